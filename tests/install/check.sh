@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install the built library into a temporary prefix, then build a consumer program
+# against it with find_package (shared and static) and with pkg-config.
+set -euo pipefail
+build="$1"; src="$(cd "$(dirname "$0")" && pwd)"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+cmake -S "$src/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/consumer/consumer_shared"
+"$tmp/consumer/consumer_static"
+libdir="$(dirname "$(find "$tmp/prefix" -name ctensor.pc | head -1)")"
+export PKG_CONFIG_PATH="$libdir"
+cc -std=c11 $(pkg-config --cflags ctensor) "$src/consumer/main.c" -o "$tmp/pc" $(pkg-config --libs ctensor)
+LD_LIBRARY_PATH="$(pkg-config --variable=libdir ctensor)" "$tmp/pc"
+cc -std=c11 $(pkg-config --cflags ctensor) "$src/consumer/main.c" -o "$tmp/pc_static" \
+    "$(pkg-config --variable=libdir ctensor)/libctensor.a" -lm
+"$tmp/pc_static"
+echo "install check passed"
