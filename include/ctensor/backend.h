@@ -1,0 +1,124 @@
+/* ctensor: the backend plugin interface.
+ *
+ * A backend provides memory and data movement for one device type. cpu (host memory through
+ * the allocator of alloc.h) and meta (no memory at all) are built in and always registered.
+ * A program adds others with ct_backend_register: a real accelerator under its own type
+ * (cuda, xpu, ...) or its own device under PrivateUse1, named as it likes (PyTorch's
+ * torch.utils.rename_privateuse1_backend): "npu:0" then parses, prints and allocates like
+ * a built-in device. Everything above the device layer reaches backends only through the
+ * device functions of device.h, which check devices and indices before calling a slot.
+ *
+ * Slot conventions: `ctx` is the backend's `context`; `index` is the concrete device index
+ * (always 0..device_count-1; -1 for backends flagged CT_BACKEND_INDEXLESS). A slot that
+ * fails returns a status other than CT_OK after setting a message with ct_set_error. Device
+ * pointers must support byte offsets (dst + n addresses n bytes further, as in CUDA), since
+ * the layers above copy parts of allocations.
+ *
+ * Threads: slots may be called from any thread, concurrently. Registration is thread-safe;
+ * ct_backend_unregister must not race with use of that backend (it is for tests and
+ * shutdown).
+ */
+#ifndef CTENSOR_BACKEND_H
+#define CTENSOR_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctensor/device.h"
+#include "ctensor/export.h"
+#include "ctensor/status.h"
+
+CT_EXTERN_C_BEGIN
+
+/** The version of struct ct_backend this header describes; set `api_version` to it. Slots
+ *  are only ever appended, and a later ctensor accepts every earlier version. */
+#define CT_BACKEND_API_VERSION 1
+
+/** Backend flags. */
+enum {
+    /** Devices of this type carry no index (like cpu and meta): any index given is dropped
+     *  when memory is allocated, and slots receive index -1. */
+    CT_BACKEND_INDEXLESS = 1u << 0
+};
+
+/** The longest PrivateUse1 name ctensor accepts, in bytes. */
+#define CT_BACKEND_MAX_NAME 63
+
+typedef struct ct_backend {
+    int32_t api_version;        /**< CT_BACKEND_API_VERSION */
+    ct_device_type device_type; /**< the type this backend serves (not cpu or meta) */
+    /** PrivateUse1: the device name to register (lower-case ASCII letters and '_', at most
+     *  CT_BACKEND_MAX_NAME bytes; see ct_privateuse1_set_name). Other types: NULL or the
+     *  type's own name. Copied at registration. */
+    const char *name;
+    uint32_t flags; /**< CT_BACKEND_* flags */
+    void *context;  /**< passed as `ctx` to every slot */
+
+    /** (optional) Number of devices; NULL means 1. Values above 128 count as 128. */
+    int32_t (*device_count)(void *ctx);
+    /** (optional, with set_device) The calling thread's current device index. When both are
+     *  NULL ctensor keeps a current index per thread itself (0 at start). */
+    int32_t (*get_device)(void *ctx);
+    /** (optional, with get_device) Make `index` the calling thread's current device. */
+    ct_status (*set_device)(void *ctx, int32_t index);
+
+    /** (required) Allocate `size` bytes (maybe 0) aligned to `align` (power of two <= 4096)
+     *  on device `index`; store the pointer in *out. */
+    ct_status (*allocate)(void *ctx, int32_t index, size_t size, size_t align, void **out);
+    /** (required) Free a pointer from allocate with its size and alignment. */
+    void (*free)(void *ctx, int32_t index, void *ptr, size_t size, size_t align);
+    /** (required) Copy n > 0 bytes from host memory `src` to `dst` on device `index`. */
+    ct_status (*copy_h2d)(void *ctx, int32_t index, void *dst, const void *src, size_t n);
+    /** (required) Copy n > 0 bytes from `src` on device `index` to host memory `dst`. */
+    ct_status (*copy_d2h)(void *ctx, int32_t index, void *dst, const void *src, size_t n);
+    /** (optional) Copy n > 0 bytes between two devices of this type (maybe the same one;
+     *  the ranges may overlap then). NULL: ctensor stages through host memory in chunks. */
+    ct_status (*copy_d2d)(void *ctx, int32_t dst_index, void *dst, int32_t src_index,
+                          const void *src, size_t n);
+    /** (optional) Fill n > 0 bytes with the pattern (1..64 bytes; n is a multiple of it).
+     *  NULL: ctensor fills a host buffer and copies it with copy_h2d. */
+    ct_status (*fill)(void *ctx, int32_t index, void *dst, size_t n, const void *pattern,
+                      size_t pattern_size);
+    /** (optional) Wait for pending work on device `index`. NULL: nothing to wait for. */
+    ct_status (*synchronize)(void *ctx, int32_t index);
+} ct_backend;
+
+/** Register a backend for `backend->device_type`. The struct is copied (it need not stay
+ *  alive); `context` must stay valid until the backend is unregistered. For PrivateUse1 the
+ *  name is registered first, with ct_privateuse1_set_name's rules and errors.
+ *  Errors: CT_ERR_MISUSE for NULL, an api_version this library does not know ("Backend
+ *  'npu' has API version 9, but this ctensor supports versions 1 to 1"), cpu or meta, an
+ *  invalid type, a missing required slot ("Backend 'npu' lacks the required slot
+ *  'allocate'"), get_device without set_device or the reverse, or a name that is not the
+ *  type's own; CT_ERR_RUNTIME "A backend is already registered for device type <name>". */
+CT_API ct_status ct_backend_register(const ct_backend *backend);
+
+/** Remove the backend of a type, for tests and shutdown: it must not be used concurrently,
+ *  and every allocation made through it must have been freed. Unregistering PrivateUse1
+ *  also forgets its name (even when only a name was set), so a test may register another.
+ *  Errors: CT_ERR_MISUSE for cpu, meta or an invalid type; CT_ERR_RUNTIME "No backend is
+ *  registered for device type <name>" (nothing to remove) and "Cannot unregister the
+ *  backend of device type <name>: <n> allocations are still live" (nothing changes). */
+CT_API ct_status ct_backend_unregister(ct_device_type type);
+
+/** true when a backend is registered for the type (always for cpu and meta). */
+CT_API bool ct_backend_is_registered(ct_device_type type);
+
+/** torch.utils.rename_privateuse1_backend(name): from now on `name` parses and prints as
+ *  PrivateUse1 ("privateuseone" keeps parsing too). Setting the same name again is allowed.
+ *  Errors (CT_ERR_RUNTIME): "torch.register_privateuse1_backend() has already been set!
+ *  Current backend: <old>" for a different name; "Cannot register privateuse1 backend with
+ *  in-tree device name: <name>" for any name the parser already knows (PyTorch checks only
+ *  cpu, cuda, hip, mps, xpu, mtia; ctensor refuses all, since they could never parse as
+ *  PrivateUse1), except "privateuseone" itself; "Invalid privateuse1 backend name '<name>':
+ *  use 1 to 63 lower-case ASCII letters or '_'" (PyTorch would accept names that can never
+ *  parse). CT_ERR_MISUSE for NULL. */
+CT_API ct_status ct_privateuse1_set_name(const char *name);
+
+/** The registered PrivateUse1 name, or NULL when none is set. Static string. */
+CT_API const char *ct_privateuse1_name(void);
+
+CT_EXTERN_C_END
+
+#endif /* CTENSOR_BACKEND_H */

@@ -1,0 +1,545 @@
+/* The backend registry and device memory: registration rules and errors, cpu and meta
+ * memory, and a privateuseone test backend over host memory ("npu", 4 devices) for
+ * accelerator rules: current device, copies between devices, fills, optional-slot
+ * defaults, allocation errors, concurrent use. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cmocka_all.h"
+#include "ctensor/ctensor.h"
+#include "test_device_host_backend.h"
+
+static ct_device dev(ct_device_type t, int32_t i) {
+    ct_device d = {t, i};
+    return d;
+}
+
+static const ct_device CPU = {CT_DEVICE_CPU, -1};
+
+/* ---- registration ---- */
+
+static void test_builtins(void **state) {
+    (void)state;
+    assert_true(ct_backend_is_registered(CT_DEVICE_CPU));
+    assert_true(ct_backend_is_registered(CT_DEVICE_META));
+    for (int t = 0; t < CT_NUM_DEVICE_TYPES; t++)
+        if (t != CT_DEVICE_CPU && t != CT_DEVICE_META)
+            assert_false(ct_backend_is_registered((ct_device_type)t));
+    assert_false(ct_backend_is_registered((ct_device_type)40));
+    assert_status_msg(ct_backend_unregister(CT_DEVICE_CPU), CT_ERR_MISUSE,
+                      "The built-in cpu backend cannot be unregistered");
+    assert_status_msg(ct_backend_unregister(CT_DEVICE_META), CT_ERR_MISUSE,
+                      "The built-in meta backend cannot be unregistered");
+    assert_int_equal(ct_backend_unregister((ct_device_type)21), CT_ERR_MISUSE);
+    assert_status_msg(ct_backend_unregister(CT_DEVICE_CUDA), CT_ERR_RUNTIME,
+                      "No backend is registered for device type cuda");
+}
+
+static void test_register_errors(void **state) {
+    (void)state;
+    host_backend hb;
+    hb_init(&hb, 2);
+    ct_backend b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
+    assert_status_msg(ct_backend_register(NULL), CT_ERR_MISUSE,
+                      "ct_backend_register: backend is NULL");
+    b.api_version = 2;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'npu' has API version 2, but this ctensor supports versions 1 to 1");
+    b.api_version = 0;
+    assert_int_equal(ct_backend_register(&b), CT_ERR_MISUSE);
+    b.api_version = CT_BACKEND_API_VERSION;
+    b.device_type = CT_DEVICE_CPU;
+    b.name = NULL;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'cpu': the cpu backend is built in and cannot be replaced");
+    b.device_type = CT_DEVICE_META;
+    assert_int_equal(ct_backend_register(&b), CT_ERR_MISUSE);
+    b.device_type = (ct_device_type)25;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend '?' has an invalid device type 25");
+    b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
+    b.allocate = NULL;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'npu' lacks the required slot 'allocate'");
+    b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
+    b.copy_d2h = NULL;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'npu' lacks the required slot 'copy_d2h'");
+    b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
+    b.set_device = NULL;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'npu' must set both get_device and set_device, or neither");
+    b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, NULL, true);
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend for privateuseone needs a name (use \"privateuseone\" to keep the "
+                      "default)");
+    b = hb_backend(&hb, CT_DEVICE_CUDA, "gpu", true);
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'gpu' is for device type cuda; only privateuseone backends choose "
+                      "their name");
+    /* PrivateUse1 names follow ct_privateuse1_set_name; a refused name registers nothing */
+    b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "cuda", true);
+    assert_status_msg(ct_backend_register(&b), CT_ERR_RUNTIME,
+                      "Cannot register privateuse1 backend with in-tree device name: cuda");
+    assert_false(ct_backend_is_registered(CT_DEVICE_PRIVATEUSEONE));
+    assert_null(ct_privateuse1_name());
+    for (int t = 0; t < CT_NUM_DEVICE_TYPES; t++)
+        if (t != CT_DEVICE_CPU && t != CT_DEVICE_META)
+            assert_false(ct_backend_is_registered((ct_device_type)t));
+    hb_destroy(&hb);
+}
+
+static void test_register_twice(void **state) {
+    (void)state;
+    host_backend hb;
+    hb_init(&hb, 2);
+    ct_backend b = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+    assert_true(ct_backend_is_registered(CT_DEVICE_PRIVATEUSEONE));
+    assert_status_msg(ct_backend_register(&b), CT_ERR_RUNTIME,
+                      "A backend is already registered for device type npu");
+    ct_backend other = hb_backend(&hb, CT_DEVICE_PRIVATEUSEONE, "tpu", true);
+    assert_status_msg(ct_backend_register(&other), CT_ERR_RUNTIME,
+                      "torch.register_privateuse1_backend() has already been set! Current "
+                      "backend: npu");
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE), CT_OK);
+    assert_false(ct_backend_is_registered(CT_DEVICE_PRIVATEUSEONE));
+    /* a name set beforehand is kept when the backend comes with the same one */
+    assert_int_equal(ct_privateuse1_set_name("tpu"), CT_OK);
+    assert_int_equal(ct_backend_register(&other), CT_OK);
+    assert_string_equal(ct_device_type_name(CT_DEVICE_PRIVATEUSEONE), "tpu");
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE), CT_OK);
+    /* a cuda backend may give its own name or none */
+    ct_backend c = hb_backend(&hb, CT_DEVICE_CUDA, "cuda", true);
+    assert_int_equal(ct_backend_register(&c), CT_OK);
+    assert_status_msg(ct_backend_register(&c), CT_ERR_RUNTIME,
+                      "A backend is already registered for device type cuda");
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_CUDA), CT_OK);
+    hb_destroy(&hb);
+}
+
+/* ---- cpu and meta memory ---- */
+
+typedef struct counting {
+    int allocs, frees, fail;
+} counting;
+
+static void *counting_alloc(void *ctx, size_t size, size_t align) {
+    counting *c = ctx;
+    if (c->fail)
+        return NULL;
+    c->allocs++;
+    void *p = NULL;
+    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1)
+               ? NULL
+               : p;
+}
+
+static void counting_free(void *ctx, void *ptr, size_t size, size_t align) {
+    (void)size;
+    (void)align;
+    ((counting *)ctx)->frees++;
+    free(ptr);
+}
+
+static void test_cpu_memory(void **state) {
+    (void)state;
+    void *a, *b;
+    ct_device where;
+    assert_int_equal(ct_device_alloc(dev(CT_DEVICE_CPU, 1), 100, 0, &a, &where), CT_OK);
+    assert_true(ct_device_equal(where, CPU)); /* 'cpu:1' memory is plain cpu memory */
+    assert_int_equal((uintptr_t)a % CT_DEVICE_DEFAULT_ALIGN, 0);
+    assert_int_equal(ct_device_alloc(CPU, 0, 4096, &b, NULL), CT_OK);
+    assert_non_null(b);
+    assert_ptr_not_equal(a, b);
+    assert_int_equal((uintptr_t)b % 4096, 0);
+    unsigned char src[100];
+    for (int i = 0; i < 100; i++)
+        src[i] = (unsigned char)i;
+    assert_int_equal(ct_device_copy(CPU, a, CPU, src, 100), CT_OK);
+    assert_memory_equal(a, src, 100);
+    /* overlapping ranges on the host */
+    assert_int_equal(ct_device_copy(CPU, (char *)a + 1, CPU, a, 99), CT_OK);
+    assert_int_equal(((unsigned char *)a)[1], 0);
+    assert_int_equal(((unsigned char *)a)[99], 98);
+    uint32_t pat = 0xdeadbeef;
+    assert_int_equal(ct_device_fill(CPU, a, 100, &pat, 4), CT_OK);
+    for (int i = 0; i < 25; i++)
+        assert_int_equal(((uint32_t *)a)[i], 0xdeadbeef);
+    unsigned char big[64];
+    for (int i = 0; i < 64; i++)
+        big[i] = (unsigned char)(i * 3);
+    void *c;
+    assert_int_equal(ct_device_alloc(CPU, 64 * 7, 64, &c, NULL), CT_OK);
+    assert_int_equal(ct_device_fill(CPU, c, 64 * 7, big, 64), CT_OK);
+    for (int k = 0; k < 7; k++)
+        assert_memory_equal((char *)c + 64 * k, big, 64);
+    unsigned char one = 0x5a;
+    assert_int_equal(ct_device_fill(CPU, c, 7, &one, 1), CT_OK);
+    assert_int_equal(((unsigned char *)c)[6], 0x5a);
+    assert_int_equal(((unsigned char *)c)[7], big[7]);
+    assert_int_equal(ct_device_free(CPU, c, 64 * 7, 64), CT_OK);
+    assert_int_equal(ct_device_free(CPU, a, 100, 0), CT_OK);
+    assert_int_equal(ct_device_free(dev(CT_DEVICE_CPU, 3), b, 0, 4096), CT_OK);
+    assert_int_equal(ct_device_free(CPU, NULL, 10, 0), CT_OK);
+}
+
+static void test_cpu_memory_hooks_and_errors(void **state) {
+    (void)state;
+    counting c = {0, 0, 0};
+    ct_allocator al = {&c, counting_alloc, counting_free};
+    assert_int_equal(ct_set_allocator(&al), CT_OK);
+    void *p;
+    assert_int_equal(ct_device_alloc(CPU, 32, 0, &p, NULL), CT_OK);
+    assert_int_equal(ct_device_free(CPU, p, 32, 0), CT_OK);
+    assert_int_equal(c.allocs, 1);
+    assert_int_equal(c.frees, 1);
+    c.fail = 1;
+    ct_device where = CPU;
+    p = &c;
+    assert_status_msg(ct_device_alloc(CPU, 32, 0, &p, &where), CT_ERR_NOMEM,
+                      "out of memory: failed to allocate 32 bytes");
+    assert_null(p);
+    assert_int_equal(where.type, CT_DEVICE_UNDEFINED);
+    assert_int_equal(ct_set_allocator(NULL), CT_OK);
+
+    assert_status_msg(ct_device_alloc(CPU, (size_t)PTRDIFF_MAX + 1, 0, &p, NULL), CT_ERR_OVERFLOW,
+                      "Cannot allocate 9223372036854775808 bytes: the size exceeds the largest "
+                      "object size (PTRDIFF_MAX)");
+    assert_int_equal(ct_device_alloc(CPU, SIZE_MAX, 0, &p, NULL), CT_ERR_OVERFLOW);
+    assert_null(p);
+    assert_status_msg(ct_device_alloc(CPU, 8, 3, &p, NULL), CT_ERR_MISUSE,
+                      "ct_device_alloc: alignment 3 is not a power of two <= 4096");
+    assert_int_equal(ct_device_alloc(CPU, 8, 8192, &p, NULL), CT_ERR_MISUSE);
+    assert_int_equal(ct_device_alloc(CPU, 8, 0, NULL, NULL), CT_ERR_MISUSE);
+    assert_int_equal(ct_device_free(CPU, &c, 8, 3), CT_ERR_MISUSE);
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_CPU, 128), 8, 0, &p, NULL), CT_ERR_RUNTIME,
+                      "Device index 128 is out of range: device indices must be between 0 and "
+                      "127");
+    assert_int_equal(ct_device_alloc(dev((ct_device_type)33, 0), 8, 0, &p, NULL), CT_ERR_MISUSE);
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_VULKAN, 0), 8, 0, &p, NULL), CT_ERR_RUNTIME,
+                      "No backend is registered for device type vulkan");
+    char buf[4];
+    assert_int_equal(ct_device_copy(CPU, NULL, CPU, buf, 4), CT_ERR_MISUSE);
+    assert_string_equal(ct_last_error(), "ct_device_copy: NULL destination pointer for 4 bytes");
+    assert_int_equal(ct_device_copy(CPU, buf, CPU, NULL, 4), CT_ERR_MISUSE);
+    assert_int_equal(ct_device_copy(CPU, NULL, CPU, NULL, 0), CT_OK);
+    assert_int_equal(ct_device_fill(CPU, NULL, 4, buf, 1), CT_ERR_MISUSE);
+    assert_status_msg(ct_device_fill(CPU, buf, 3, buf, 2), CT_ERR_VALUE,
+                      "Cannot fill 3 bytes with a pattern of 2 bytes: not a multiple");
+    assert_int_equal(ct_device_fill(CPU, buf, 4, buf, 0), CT_ERR_MISUSE);
+    assert_int_equal(ct_device_fill(CPU, buf, 65, buf, 65), CT_ERR_MISUSE);
+    assert_int_equal(ct_device_fill(CPU, buf, 4, NULL, 1), CT_ERR_MISUSE);
+}
+
+static void test_meta_memory(void **state) {
+    (void)state;
+    void *p = &p;
+    ct_device where;
+    assert_int_equal(ct_device_alloc(dev(CT_DEVICE_META, 0), 1 << 30, 0, &p, &where), CT_OK);
+    assert_null(p); /* no data at all, as PyTorch's meta storage */
+    assert_true(ct_device_equal(where, dev(CT_DEVICE_META, -1)));
+    char host[16] = {0};
+    ct_device meta = dev(CT_DEVICE_META, -1);
+    assert_int_equal(ct_device_copy(meta, NULL, CPU, host, sizeof host), CT_OK);
+    assert_int_equal(ct_device_copy(meta, NULL, meta, NULL, 1 << 20), CT_OK);
+    assert_int_equal(ct_device_fill(meta, NULL, 1 << 20, host, 4), CT_OK);
+    assert_status_msg(ct_device_copy(CPU, host, meta, NULL, sizeof host), CT_ERR_NOT_IMPLEMENTED,
+                      "Cannot copy out of meta tensor; no data!");
+    assert_status_msg(ct_device_copy(CPU, host, meta, NULL, 0), CT_ERR_NOT_IMPLEMENTED,
+                      "Cannot copy out of meta tensor; no data!");
+    assert_int_equal(ct_device_synchronize(meta), CT_OK);
+    assert_int_equal(ct_device_free(meta, p, 1 << 30, 0), CT_OK);
+}
+
+/* ---- the test accelerator ---- */
+
+static host_backend npu;
+
+static int setup_npu(void **state) {
+    (void)state;
+    hb_init(&npu, 4);
+    ct_backend b = hb_backend(&npu, CT_DEVICE_PRIVATEUSEONE, "npu", true);
+    return ct_backend_register(&b) == CT_OK ? 0 : -1;
+}
+
+static int teardown_npu(void **state) {
+    (void)state;
+    hb_current = 0;
+    ct_status st = ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE);
+    int live = hb_live(&npu);
+    hb_destroy(&npu);
+    return st == CT_OK && live == 0 ? 0 : -1;
+}
+
+static void test_npu_alloc(void **state) {
+    (void)state;
+    void *p, *q;
+    ct_device where;
+    ct_device npu_any = dev(CT_DEVICE_PRIVATEUSEONE, -1);
+    assert_int_equal(ct_device_alloc(npu_any, 64, 0, &p, &where), CT_OK);
+    assert_true(ct_device_equal(where, dev(CT_DEVICE_PRIVATEUSEONE, 0)));
+    assert_true(hb_owns(&npu, 0, p, 64));
+    /* "npu" means the current device at allocation time */
+    assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 2)), CT_OK);
+    assert_int_equal(ct_device_alloc(npu_any, 64, 0, &q, &where), CT_OK);
+    assert_true(ct_device_equal(where, dev(CT_DEVICE_PRIVATEUSEONE, 2)));
+    assert_true(hb_owns(&npu, 2, q, 64));
+    assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 0)), CT_OK);
+    /* a backend with live allocations cannot go away */
+    assert_status_msg(ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE), CT_ERR_RUNTIME,
+                      "Cannot unregister the backend of device type npu: 2 allocations are "
+                      "still live");
+    assert_true(ct_backend_is_registered(CT_DEVICE_PRIVATEUSEONE));
+    /* freeing needs the concrete device */
+    assert_status_msg(ct_device_free(npu_any, q, 64, 0), CT_ERR_MISUSE,
+                      "ct_device_free: device npu has no index; pass the device "
+                      "ct_device_alloc reported");
+    assert_int_equal(ct_device_free(dev(CT_DEVICE_PRIVATEUSEONE, 2), q, 64, 0), CT_OK);
+    assert_int_equal(ct_device_free(dev(CT_DEVICE_PRIVATEUSEONE, 0), p, 64, 0), CT_OK);
+    assert_int_equal(hb_live(&npu), 0);
+    /* index beyond the count: a clear error before the backend is asked */
+    int before = atomic_load(&npu.n_alloc);
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_PRIVATEUSEONE, 4), 8, 0, &p, &where),
+                      CT_ERR_RUNTIME,
+                      "Device index 4 is out of range for npu: 4 devices are available");
+    assert_null(p);
+    assert_int_equal(where.type, CT_DEVICE_UNDEFINED);
+    assert_int_equal(atomic_load(&npu.n_alloc), before);
+    /* a failing backend: its message and status come through, nothing stays counted */
+    npu.fail_alloc = true;
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_PRIVATEUSEONE, 3), 8, 0, &p, NULL),
+                      CT_ERR_NOMEM, "host backend: out of memory on device 3");
+    npu.fail_alloc = false;
+    assert_null(p);
+    /* zero bytes and big alignments */
+    assert_int_equal(ct_device_alloc(dev(CT_DEVICE_PRIVATEUSEONE, 1), 0, 4096, &p, &where), CT_OK);
+    assert_int_equal((uintptr_t)p % 4096, 0);
+    assert_int_equal(ct_device_free(where, p, 0, 4096), CT_OK);
+}
+
+static void test_npu_copies(void **state) {
+    (void)state;
+    enum { N = 1000 };
+    unsigned char host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (unsigned char)(i * 7 + 1);
+    ct_device d1 = dev(CT_DEVICE_PRIVATEUSEONE, 1), d3 = dev(CT_DEVICE_PRIVATEUSEONE, 3);
+    void *a, *b;
+    assert_int_equal(ct_device_alloc(d1, N, 0, &a, NULL), CT_OK);
+    assert_int_equal(ct_device_alloc(d3, N, 0, &b, NULL), CT_OK);
+    /* host -> npu:1 -> npu:3 -> host, each through the slot for that direction */
+    assert_int_equal(ct_device_copy(d1, a, CPU, host, N), CT_OK);
+    assert_int_equal(ct_device_copy(d3, b, d1, a, N), CT_OK);
+    assert_int_equal(ct_device_copy(CPU, back, d3, b, N), CT_OK);
+    assert_memory_equal(host, back, N);
+    assert_int_equal(atomic_load(&npu.n_h2d), 1);
+    assert_int_equal(atomic_load(&npu.n_d2d), 1);
+    assert_int_equal(atomic_load(&npu.n_d2h), 1);
+    /* parts of allocations (byte offsets), and an unindexed device meaning the current one */
+    assert_int_equal(ct_set_device(d3), CT_OK);
+    memset(back, 0, N);
+    assert_int_equal(
+        ct_device_copy(CPU, back, dev(CT_DEVICE_PRIVATEUSEONE, -1), (char *)b + 10, 20), CT_OK);
+    assert_memory_equal(back, host + 10, 20);
+    assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 0)), CT_OK);
+    /* the wrong device for a pointer is caught by the backend: the index travels with it */
+    char msg[128];
+    snprintf(msg, sizeof msg, "host backend: %p is not memory of device 1", b);
+    assert_status_msg(ct_device_copy(CPU, back, d1, b, 8), CT_ERR_RUNTIME, msg);
+    assert_int_equal(ct_device_copy(CPU, back, dev(CT_DEVICE_PRIVATEUSEONE, -1), b, 8),
+                     CT_ERR_RUNTIME);
+    /* indices out of range and missing backends on either side */
+    assert_status_msg(ct_device_copy(dev(CT_DEVICE_PRIVATEUSEONE, 5), a, CPU, host, 8),
+                      CT_ERR_RUNTIME,
+                      "Device index 5 is out of range for npu: 4 devices are available");
+    assert_status_msg(ct_device_copy(CPU, back, dev(CT_DEVICE_CUDA, 0), a, 8), CT_ERR_RUNTIME,
+                      "No backend is registered for device type cuda");
+    /* fills of every element size */
+    static const size_t sizes[] = {1, 2, 4, 8, 16, 64};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        unsigned char pat[64];
+        for (size_t i = 0; i < sizes[k]; i++)
+            pat[i] = (unsigned char)(0xa0 + i + k);
+        size_t n = (N / sizes[k]) * sizes[k];
+        assert_int_equal(ct_device_fill(d1, a, n, pat, sizes[k]), CT_OK);
+        assert_int_equal(ct_device_copy(CPU, back, d1, a, n), CT_OK);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(back[i], pat[i % sizes[k]]);
+    }
+    assert_int_equal(atomic_load(&npu.n_fill), 6);
+    assert_int_equal(ct_device_fill(d1, a, 0, host, 1), CT_OK);
+    assert_int_equal(ct_device_fill(d1, NULL, 8, host, 1), CT_ERR_MISUSE);
+    /* meta and npu: into meta is nothing, out of meta is an error */
+    assert_int_equal(ct_device_copy(dev(CT_DEVICE_META, -1), NULL, d1, a, 8), CT_OK);
+    assert_int_equal(ct_device_copy(d1, a, dev(CT_DEVICE_META, -1), NULL, 8),
+                     CT_ERR_NOT_IMPLEMENTED);
+    assert_int_equal(ct_device_free(d1, a, N, 0), CT_OK);
+    assert_int_equal(ct_device_free(d3, b, N, 0), CT_OK);
+}
+
+/* A second backend without any optional slot, under xpu: one device, ctensor's current
+ * index, and copies/fills emulated through host memory in chunks. */
+static void test_optional_slot_defaults(void **state) {
+    (void)state;
+    host_backend xh;
+    hb_init(&xh, 1);
+    ct_backend b = hb_backend(&xh, CT_DEVICE_XPU, NULL, false);
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+    int32_t n;
+    assert_int_equal(ct_device_count(CT_DEVICE_XPU, &n), CT_OK);
+    assert_int_equal(n, 1);
+    ct_device x0 = dev(CT_DEVICE_XPU, 0), x = dev(CT_DEVICE_XPU, -1);
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_XPU, 1), 8, 0, &(void *){NULL}, NULL),
+                      CT_ERR_RUNTIME,
+                      "Device index 1 is out of range for xpu: 1 device is available");
+    /* 2.5 MiB: the host staging works in 1 MiB chunks */
+    size_t size = ((size_t)5 << 20) / 2;
+    unsigned char *host = malloc(size), *back = malloc(size);
+    assert_non_null(host);
+    assert_non_null(back);
+    for (size_t i = 0; i < size; i++)
+        host[i] = (unsigned char)(i * 13 + (i >> 12));
+    void *a, *c;
+    ct_device where;
+    assert_int_equal(ct_device_alloc(x, size, 0, &a, &where), CT_OK);
+    assert_true(ct_device_equal(where, x0));
+    assert_int_equal(ct_device_alloc(x0, size, 0, &c, NULL), CT_OK);
+    assert_int_equal(ct_device_copy(x0, a, CPU, host, size), CT_OK);
+    assert_int_equal(ct_device_copy(x0, c, x, a, size), CT_OK); /* staged d2d */
+    assert_int_equal(ct_device_copy(CPU, back, x0, c, size), CT_OK);
+    assert_memory_equal(host, back, size);
+    assert_int_equal(atomic_load(&xh.n_d2d), 0);
+    assert_true(atomic_load(&xh.n_d2h) >= 3);
+    /* overlapping copies inside one allocation, both directions, across chunk borders */
+    size_t shift = 12345, len = size - shift;
+    assert_int_equal(ct_device_copy(x0, (char *)a + shift, x0, a, len), CT_OK);
+    assert_int_equal(ct_device_copy(CPU, back, x0, a, size), CT_OK);
+    assert_memory_equal(back + shift, host, len);
+    assert_int_equal(ct_device_copy(x0, a, CPU, host, size), CT_OK);
+    assert_int_equal(ct_device_copy(x0, a, x0, (char *)a + shift, len), CT_OK);
+    assert_int_equal(ct_device_copy(CPU, back, x0, a, len), CT_OK);
+    assert_memory_equal(back, host + shift, len);
+    /* staged fill with a pattern that does not divide the chunk size */
+    unsigned char pat[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    size_t fill_n = (size / 12) * 12;
+    assert_int_equal(ct_device_fill(x, a, fill_n, pat, 12), CT_OK);
+    assert_int_equal(ct_device_copy(CPU, back, x0, a, fill_n), CT_OK);
+    for (size_t i = 0; i < fill_n; i++)
+        if (back[i] != pat[i % 12])
+            fail_msg("fill differs at %zu", i);
+    assert_int_equal(atomic_load(&xh.n_fill), 0);
+    /* cross-type copies are refused: nothing moves implicitly */
+    void *p;
+    ct_device p_where;
+    assert_int_equal(ct_device_alloc(dev(CT_DEVICE_PRIVATEUSEONE, 1), 16, 0, &p, &p_where), CT_OK);
+    assert_status_msg(ct_device_copy(p_where, p, x, a, 16), CT_ERR_NOT_IMPLEMENTED,
+                      "Cannot copy between devices xpu:0 and npu:1 directly: copy through cpu");
+    assert_int_equal(ct_device_free(p_where, p, 16, 0), CT_OK);
+    assert_int_equal(ct_device_synchronize(x), CT_OK);
+    /* the current index ctensor keeps for this backend */
+    ct_device cur;
+    assert_int_equal(ct_current_device(CT_DEVICE_XPU, &cur), CT_OK);
+    assert_true(ct_device_equal(cur, x0));
+    assert_int_equal(ct_device_free(x0, a, size, 0), CT_OK);
+    assert_int_equal(ct_device_free(x0, c, size, 0), CT_OK);
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(hb_live(&xh), 0);
+    free(host);
+    free(back);
+    hb_destroy(&xh);
+}
+
+/* Many threads allocate, copy, fill and free on their own devices at once. */
+#define N_THREADS 8
+static void *thread_memory(void *arg) {
+    int id = (int)(intptr_t)arg, bad = 0;
+    ct_device mine = dev(CT_DEVICE_PRIVATEUSEONE, id % 4);
+    bad |= ct_set_device(mine) != CT_OK;
+    unsigned char host[256], back[256];
+    for (int round = 0; round < 50; round++) {
+        for (int i = 0; i < 256; i++)
+            host[i] = (unsigned char)(id * 31 + round + i);
+        void *a = NULL, *b = NULL;
+        ct_device wa, wb;
+        bad |= ct_device_alloc(dev(CT_DEVICE_PRIVATEUSEONE, -1), 256, 0, &a, &wa) != CT_OK;
+        bad |= !ct_device_equal(wa, mine);
+        bad |=
+            ct_device_alloc(dev(CT_DEVICE_PRIVATEUSEONE, (id + 1) % 4), 256, 0, &b, &wb) != CT_OK;
+        bad |= ct_device_copy(wa, a, CPU, host, 256) != CT_OK;
+        bad |= ct_device_copy(wb, b, wa, a, 256) != CT_OK;
+        bad |= ct_device_copy(CPU, back, wb, b, 256) != CT_OK;
+        bad |= memcmp(host, back, 256) != 0;
+        uint16_t pat = (uint16_t)(id * 1000 + round);
+        bad |= ct_device_fill(wb, b, 256, &pat, 2) != CT_OK;
+        bad |= ct_device_copy(CPU, back, wb, b, 2) != CT_OK;
+        bad |= memcmp(back, &pat, 2) != 0;
+        void *h = NULL;
+        bad |= ct_device_alloc(CPU, 64, 0, &h, NULL) != CT_OK;
+        bad |= ct_device_free(CPU, h, 64, 0) != CT_OK;
+        bad |= ct_device_free(wa, a, 256, 0) != CT_OK;
+        bad |= ct_device_free(wb, b, 256, 0) != CT_OK;
+    }
+    return (void *)(intptr_t)bad;
+}
+
+static void test_npu_threads(void **state) {
+    (void)state;
+    pthread_t t[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, thread_memory, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < N_THREADS; i++) {
+        void *bad;
+        pthread_join(t[i], &bad);
+        assert_null(bad);
+    }
+    assert_int_equal(hb_live(&npu), 0);
+    ct_device cur;
+    assert_int_equal(ct_current_device(CT_DEVICE_PRIVATEUSEONE, &cur), CT_OK);
+    assert_int_equal(cur.index, 0); /* the threads' choices stayed theirs */
+}
+
+/* Factory-function flow: resolve the device, allocate there, remember where. */
+static void test_factory_flow(void **state) {
+    (void)state;
+    size_t m;
+    assert_int_equal(ct_default_device_push(dev(CT_DEVICE_PRIVATEUSEONE, -1), &m), CT_OK);
+    assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 3)), CT_OK);
+    ct_device d, where;
+    assert_int_equal(ct_device_resolve(NULL, &d), CT_OK);
+    assert_true(ct_device_equal(d, dev(CT_DEVICE_PRIVATEUSEONE, 3)));
+    void *p;
+    assert_int_equal(ct_device_alloc(d, 32, 0, &p, &where), CT_OK);
+    assert_true(ct_device_equal(where, d));
+    char buf[CT_DEVICE_STRING_MAX];
+    assert_int_equal(ct_device_str(where, buf, sizeof buf), CT_OK);
+    assert_string_equal(buf, "npu:3");
+    assert_int_equal(ct_device_free(where, p, 32, 0), CT_OK);
+    /* an explicit cpu device wins over the scope */
+    assert_int_equal(ct_device_resolve(&CPU, &d), CT_OK);
+    assert_true(ct_device_equal(d, CPU));
+    ct_default_device_pop(m);
+    assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 0)), CT_OK);
+}
+
+int main(void) {
+    const struct CMUnitTest registry[] = {
+        cmocka_unit_test(test_builtins),
+        cmocka_unit_test(test_register_errors),
+        cmocka_unit_test(test_register_twice),
+        cmocka_unit_test(test_cpu_memory),
+        cmocka_unit_test(test_cpu_memory_hooks_and_errors),
+        cmocka_unit_test(test_meta_memory),
+    };
+    const struct CMUnitTest accel[] = {
+        cmocka_unit_test(test_npu_alloc),
+        cmocka_unit_test(test_npu_copies),
+        cmocka_unit_test(test_optional_slot_defaults),
+        cmocka_unit_test(test_npu_threads),
+        cmocka_unit_test(test_factory_flow),
+    };
+    int failed = cmocka_run_group_tests_name("registry", registry, NULL, NULL);
+    failed += cmocka_run_group_tests_name("accelerator", accel, setup_npu, teardown_npu);
+    return failed;
+}
