@@ -1,0 +1,476 @@
+/* Argument parsing that fails in PyTorch's words.
+ *
+ * PyTorch's C functions parse their arguments with PythonArgParser
+ * (torch/csrc/utils/python_arg_parser.cpp) and, when no signature matches, build the message
+ * with format_invalid_args (torch/csrc/utils/invalid_arguments.cpp). Users and tests compare
+ * those messages, so this file reproduces their rules, as PyTorch 1.13 words them, for the
+ * parameter kinds ctensor needs: in particular the quirks ("missing 1 required positional
+ * arguments", kwargs-only descriptions ending in ", )"). Two deliberate differences: colours
+ * are never used (PyTorch colours the "!" markers when both stdout and stderr are ttys), and
+ * keyword arguments are listed in call order (PyTorch lists them in std::unordered_map
+ * order). Functions PyTorch writes in Python are mirrored by ctp_check_posonly_call.
+ */
+#include <string.h>
+
+#include "ctensor_py.h"
+
+/* ---- a growable message buffer ---------------------------------------------------------- */
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    int failed; /* set once an allocation failed; later appends are ignored */
+} strbuf;
+
+static void sb_append(strbuf *sb, const char *s) {
+    size_t n = strlen(s);
+    if (sb->failed)
+        return;
+    if (sb->len + n + 1 > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 128;
+        while (cap < sb->len + n + 1)
+            cap *= 2;
+        char *p = PyMem_Realloc(sb->p, cap);
+        if (p == NULL) {
+            sb->failed = 1;
+            return;
+        }
+        sb->p = p;
+        sb->cap = cap;
+    }
+    memcpy(sb->p + sb->len, s, n + 1);
+    sb->len += n;
+}
+
+/* Drop the last `n` characters (the trailing ", " PyTorch erases). */
+static void sb_chop(strbuf *sb, size_t n) {
+    if (sb->failed || sb->len < n)
+        return;
+    sb->len -= n;
+    sb->p[sb->len] = '\0';
+}
+
+/* Raise TypeError with the buffer's text (MemoryError if it could not be built); frees it. */
+static void sb_raise(strbuf *sb) {
+    if (sb->failed || sb->p == NULL)
+        PyErr_NoMemory();
+    else
+        PyErr_SetString(PyExc_TypeError, sb->p);
+    PyMem_Free(sb->p);
+    sb->p = NULL;
+}
+
+/* ---- parameters ------------------------------------------------------------------------- */
+
+static const char *kind_name(ctp_param_kind kind) {
+    switch (kind) {
+    case CTP_PARAM_DTYPE:
+        return "ctensor.dtype";
+    case CTP_PARAM_NUMBER:
+        return "Number";
+    case CTP_PARAM_TENSOR:
+    default:
+        return "Tensor";
+    }
+}
+
+/* The Python types PyTorch accepts where a dtype is expected (THPPythonScalarType_Check;
+ * complex is newest PyTorch, 1.13 refused it). */
+static int is_python_scalar_type(PyObject *obj) {
+    return obj == (PyObject *)&PyFloat_Type || obj == (PyObject *)&PyLong_Type ||
+           obj == (PyObject *)&PyBool_Type || obj == (PyObject *)&PyComplex_Type;
+}
+
+ct_dtype ctp_dtype_of_arg(PyObject *obj) {
+    if (obj == (PyObject *)&PyFloat_Type)
+        return CT_FLOAT64;
+    if (obj == (PyObject *)&PyLong_Type)
+        return CT_INT64;
+    if (obj == (PyObject *)&PyBool_Type)
+        return CT_BOOL;
+    if (obj == (PyObject *)&PyComplex_Type)
+        return CT_COMPLEX128;
+    return ((ctp_dtype_object *)obj)->dtype;
+}
+
+static int param_accepts(ctp_param_kind kind, PyObject *obj) {
+    switch (kind) {
+    case CTP_PARAM_DTYPE:
+        return ctp_dtype_check(obj) || is_python_scalar_type(obj);
+    case CTP_PARAM_NUMBER:
+        return ctp_is_number(obj);
+    case CTP_PARAM_TENSOR:
+        return ctp_is_tensor(obj);
+    }
+    return 0;
+}
+
+/* The value of keyword `name` in kwargs, or NULL. Keys are known to be str here. */
+static PyObject *kwarg_get(PyObject *kwargs, const char *name) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    if (kwargs == NULL)
+        return NULL;
+    while (PyDict_Next(kwargs, &pos, &key, &value))
+        if (PyUnicode_CompareWithASCIIString(key, name) == 0)
+            return value;
+    return NULL;
+}
+
+static int find_param(const ctp_signature *sig, PyObject *key) {
+    for (int i = 0; i < sig->nparams; i++)
+        if (PyUnicode_CompareWithASCIIString(key, sig->params[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- one signature (FunctionSignature::parse) ------------------------------------------- */
+
+static void raise_missing(const char *fname, const ctp_signature *sig, int from) {
+    strbuf names = {0};
+    int n = 0;
+    for (int i = from; i < sig->nparams; i++, n++) {
+        if (n > 0)
+            sb_append(&names, ", ");
+        sb_append(&names, "\"");
+        sb_append(&names, sig->params[i].name);
+        sb_append(&names, "\"");
+    }
+    if (names.failed || names.p == NULL) {
+        PyMem_Free(names.p);
+        PyErr_NoMemory();
+        return;
+    }
+    /* PyTorch's plural test is inverted: "1 ... arguments", "2 ... argument". */
+    PyErr_Format(PyExc_TypeError, "%s() missing %d required positional argument%s: %s", fname, n,
+                 n == 1 ? "s" : "", names.p);
+    PyMem_Free(names.p);
+}
+
+static void raise_extra_kwargs(const char *fname, const ctp_signature *sig, PyObject *kwargs,
+                               Py_ssize_t nargs) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        int idx = find_param(sig, key);
+        if (idx < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname,
+                         key);
+            return;
+        }
+        if (idx < nargs) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", fname, key);
+            return;
+        }
+    }
+    PyErr_SetString(PyExc_TypeError, "invalid keyword arguments");
+}
+
+/* 1 if the call matches `sig` (arguments in out[]), else 0; with `raise`, a failure also sets
+ * PyTorch's TypeError. */
+static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args, PyObject *kwargs,
+                     PyObject **out, int raise) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    Py_ssize_t remaining = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    if (nargs > sig->nparams) {
+        if (raise) /* every parameter is required, so min_args == max_pos_args */
+            PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd %s given",
+                         fname, sig->nparams, sig->nparams == 1 ? "" : "s", nargs,
+                         nargs == 1 ? "was" : "were");
+        return 0;
+    }
+    Py_ssize_t arg_pos = 0;
+    for (int i = 0; i < sig->nparams; i++) {
+        const ctp_param *p = &sig->params[i];
+        int is_kwd = arg_pos >= nargs;
+        PyObject *obj = is_kwd ? kwarg_get(kwargs, p->name) : PyTuple_GET_ITEM(args, arg_pos);
+        if (obj == NULL) {
+            if (raise)
+                raise_missing(fname, sig, i);
+            return 0;
+        }
+        if (!param_accepts(p->kind, obj)) {
+            if (raise && is_kwd)
+                PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s", fname,
+                             p->name, kind_name(p->kind), Py_TYPE(obj)->tp_name);
+            else if (raise)
+                PyErr_Format(PyExc_TypeError,
+                             "%s(): argument '%s' (position %zd) must be %s, not %s", fname,
+                             p->name, arg_pos + 1, kind_name(p->kind), Py_TYPE(obj)->tp_name);
+            return 0;
+        }
+        out[i] = obj;
+        if (is_kwd)
+            remaining--;
+        else
+            arg_pos++;
+    }
+    if (remaining > 0) {
+        if (raise)
+            raise_extra_kwargs(fname, sig, kwargs, nargs);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- no signature matched (format_invalid_args) ----------------------------------------- */
+
+/* PyTorch matches by type *name* here, not by the parser's checks, so "Number" never matches
+ * and a Python type passed as dtype shows as "!type!". */
+static int name_matches(ctp_param_kind kind, PyObject *obj) {
+    return strcmp(Py_TYPE(obj)->tp_name, kind_name(kind)) == 0;
+}
+
+static int append_key(strbuf *sb, PyObject *key) {
+    const char *s = PyUnicode_AsUTF8(key);
+    if (s == NULL)
+        return -1;
+    sb_append(sb, s);
+    return 0;
+}
+
+/* "(int, str, other=float)" in call order; PyTorch leaves the ", " after a kwarg when there
+ * are no positional arguments. */
+static int append_arg_desc(strbuf *sb, PyObject *args, PyObject *kwargs) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args), pos = 0;
+    PyObject *key, *value;
+    sb_append(sb, "(");
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        sb_append(sb, Py_TYPE(PyTuple_GET_ITEM(args, i))->tp_name);
+        sb_append(sb, ", ");
+    }
+    while (kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value)) {
+        if (append_key(sb, key) < 0)
+            return -1;
+        sb_append(sb, "=");
+        sb_append(sb, Py_TYPE(value)->tp_name);
+        sb_append(sb, ", ");
+    }
+    if (nargs > 0)
+        sb_chop(sb, 2);
+    sb_append(sb, ")");
+    return 0;
+}
+
+/* The argument list with mismatches between '!': keyword arguments are taken in the order of
+ * the signature's parameters (the caller made sure each one is present). */
+static void append_formatted_desc(strbuf *sb, const ctp_signature *sig, PyObject *args,
+                                  PyObject *kwargs) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    Py_ssize_t n = nargs + (kwargs ? PyDict_GET_SIZE(kwargs) : 0);
+    sb_append(sb, "(");
+    for (Py_ssize_t i = 0; i < n && i < sig->nparams; i++) {
+        int is_kwarg = i >= nargs;
+        const ctp_param *p = &sig->params[i];
+        PyObject *arg = is_kwarg ? kwarg_get(kwargs, p->name) : PyTuple_GET_ITEM(args, i);
+        int ok = arg != NULL && name_matches(p->kind, arg);
+        sb_append(sb, ok ? "" : "!");
+        if (is_kwarg) {
+            sb_append(sb, p->name);
+            sb_append(sb, "=");
+        }
+        sb_append(sb, arg != NULL ? Py_TYPE(arg)->tp_name : "?");
+        sb_append(sb, ok ? "" : "!");
+        sb_append(sb, ", ");
+    }
+    if (nargs > 0)
+        sb_chop(sb, 2);
+    sb_append(sb, ")");
+}
+
+/* Keyword names that are not among the signature's last len(kwargs) parameters. */
+static int append_unmatched_kwargs(strbuf *sb, const ctp_signature *sig, PyObject *kwargs,
+                                   int *count) {
+    Py_ssize_t nkw = PyDict_GET_SIZE(kwargs), pos = 0;
+    Py_ssize_t start = sig->nparams - nkw;
+    PyObject *key, *value;
+    *count = 0;
+    if (start < 0)
+        start = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        int found = 0;
+        for (Py_ssize_t j = start; j < sig->nparams; j++)
+            if (PyUnicode_CompareWithASCIIString(key, sig->params[j].name) == 0)
+                found = 1;
+        if (found)
+            continue;
+        if (*count > 0)
+            sb_append(sb, ", ");
+        if (append_key(sb, key) < 0)
+            return -1;
+        (*count)++;
+    }
+    return 0;
+}
+
+static void append_signature(strbuf *sb, const ctp_signature *sig) {
+    sb_append(sb, "(");
+    for (int i = 0; i < sig->nparams; i++) {
+        if (i > 0)
+            sb_append(sb, ", ");
+        sb_append(sb, kind_name(sig->params[i].kind));
+        sb_append(sb, " ");
+        sb_append(sb, sig->params[i].name);
+    }
+    sb_append(sb, ")");
+}
+
+static void raise_invalid_combination(const char *fname, const ctp_signature *sigs, int nsigs,
+                                      PyObject *args, PyObject *kwargs) {
+    strbuf sb = {0};
+    Py_ssize_t nkw = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    Py_ssize_t num_args = PyTuple_GET_SIZE(args) + nkw;
+    sb_append(&sb, fname);
+    sb_append(&sb, "() received an invalid combination of arguments - got ");
+    if (append_arg_desc(&sb, args, kwargs) < 0)
+        goto fail;
+    sb_append(&sb, ", but expected one of:\n");
+    for (int s = 0; s < nsigs; s++) {
+        sb_append(&sb, " * ");
+        append_signature(&sb, &sigs[s]);
+        sb_append(&sb, "\n");
+        if (sigs[s].nparams != num_args)
+            continue;
+        strbuf unmatched = {0};
+        int count = 0;
+        if (nkw > 0 && append_unmatched_kwargs(&unmatched, &sigs[s], kwargs, &count) < 0) {
+            PyMem_Free(unmatched.p);
+            goto fail;
+        }
+        if (count > 0) {
+            sb_append(&sb, "      didn't match because some of the keywords were incorrect: ");
+            sb_append(&sb, unmatched.failed ? "" : unmatched.p);
+            sb.failed |= unmatched.failed;
+            sb_append(&sb, "\n");
+        } else {
+            sb_append(&sb, "      didn't match because some of the arguments have invalid types: ");
+            append_formatted_desc(&sb, &sigs[s], args, kwargs);
+            sb_append(&sb, "\n");
+        }
+        PyMem_Free(unmatched.p);
+    }
+    sb_raise(&sb);
+    return;
+fail:
+    PyMem_Free(sb.p);
+}
+
+/* ---- entry points ----------------------------------------------------------------------- */
+
+static int check_string_keys(PyObject *kwargs) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ctp_parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyObject *args,
+                   PyObject *kwargs, PyObject *out[CTP_MAX_PARAMS]) {
+    if (check_string_keys(kwargs) < 0)
+        return -1;
+    if (nsigs == 1) /* PyTorch raises the single signature's own error */
+        return parse_one(fname, &sigs[0], args, kwargs, out, 1) ? 0 : -1;
+    for (int s = 0; s < nsigs; s++)
+        if (parse_one(fname, &sigs[s], args, kwargs, out, 0))
+            return s;
+    /* When exactly one signature has the right number of arguments, its error is the most
+     * precise one (PythonArgParser::print_error). */
+    Py_ssize_t num_args = PyTuple_GET_SIZE(args) + (kwargs ? PyDict_GET_SIZE(kwargs) : 0);
+    int plausible = -1, nplausible = 0;
+    for (int s = 0; s < nsigs; s++) {
+        if (sigs[s].nparams == num_args) {
+            plausible = s;
+            nplausible++;
+        }
+    }
+    if (nplausible == 1) {
+        if (parse_one(fname, &sigs[plausible], args, kwargs, out, 1))
+            return plausible; /* cannot happen: it failed above */
+        return -1;
+    }
+    raise_invalid_combination(fname, sigs, nsigs, args, kwargs);
+    return -1;
+}
+
+/* Join names as CPython does in "missing" messages: 'a'; 'a' and 'b'; 'a', 'b', and 'c'. */
+static void append_name_list(strbuf *sb, const char *const *names, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i > 0)
+            sb_append(sb, n == 2 ? " and " : (i == n - 1 ? ", and " : ", "));
+        sb_append(sb, "'");
+        sb_append(sb, names[i]);
+        sb_append(sb, "'");
+    }
+}
+
+int ctp_check_posonly_call(const char *fname, const char *const *names, Py_ssize_t npos,
+                           PyObject *args, PyObject *kwargs) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) {
+        /* CPython looks at the first keyword; as none is accepted, it reports positional-only
+         * names given as keywords if there are any, else that first keyword. */
+        Py_ssize_t pos = 0;
+        PyObject *key, *value, *first = NULL;
+        strbuf sb = {0};
+        int nposonly = 0;
+        while (PyDict_Next(kwargs, &pos, &key, &value)) {
+            if (first == NULL)
+                first = key;
+            if (!PyUnicode_Check(key)) {
+                if (key == first) {
+                    PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+                    PyMem_Free(sb.p);
+                    return -1;
+                }
+                continue;
+            }
+            for (Py_ssize_t i = 0; i < npos; i++) {
+                if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) {
+                    if (nposonly++ > 0)
+                        sb_append(&sb, ", ");
+                    sb_append(&sb, names[i]);
+                }
+            }
+        }
+        if (nposonly > 0) {
+            if (sb.failed) {
+                PyMem_Free(sb.p);
+                PyErr_NoMemory();
+                return -1;
+            }
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got some positional-only arguments passed as keyword "
+                         "arguments: '%s'",
+                         fname, sb.p);
+            PyMem_Free(sb.p);
+            return -1;
+        }
+        PyMem_Free(sb.p);
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, first);
+        return -1;
+    }
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional argument%s but %zd %s given",
+                     fname, npos, npos == 1 ? "" : "s", nargs, nargs == 1 ? "was" : "were");
+        return -1;
+    }
+    if (nargs < npos) {
+        strbuf sb = {0};
+        append_name_list(&sb, names + nargs, npos - nargs);
+        if (sb.failed || sb.p == NULL) {
+            PyMem_Free(sb.p);
+            PyErr_NoMemory();
+            return -1;
+        }
+        PyErr_Format(PyExc_TypeError, "%s() missing %zd required positional argument%s: %s", fname,
+                     npos - nargs, npos - nargs == 1 ? "" : "s", sb.p);
+        PyMem_Free(sb.p);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* ct_status -> Python exception. The C library already words its messages as PyTorch does,
+ * so only the exception class is chosen here. */
+#include "ctensor_py.h"
+
+PyObject *ctp_raise_status(ct_status status) {
+    PyObject *exc;
+    switch (status) {
+    case CT_ERR_VALUE:
+        exc = PyExc_ValueError;
+        break;
+    case CT_ERR_TYPE:
+        exc = PyExc_TypeError;
+        break;
+    case CT_ERR_INDEX:
+        exc = PyExc_IndexError;
+        break;
+    case CT_ERR_NOT_IMPLEMENTED:
+        exc = PyExc_NotImplementedError;
+        break;
+    case CT_ERR_NOMEM:
+        exc = PyExc_MemoryError;
+        break;
+    case CT_ERR_RUNTIME:
+    case CT_ERR_MISUSE:   /* a wrong call of the C API: PyTorch's internal asserts */
+    case CT_ERR_OVERFLOW: /* PyTorch reports overflow (e.g. "Overflow when unpacking long")
+                             as RuntimeError, not OverflowError */
+    default:              /* statuses added later are errors too: never return without one */
+        exc = PyExc_RuntimeError;
+        break;
+    }
+    const char *msg = ct_last_error();
+    if (status == CT_OK || msg == NULL || msg[0] == '\0') {
+        /* A C function failed without a message (or the caller passed CT_OK): still raise,
+         * so that the interpreter never sees NULL without an exception. */
+        PyErr_Format(exc, "ctensor error %s", ct_status_name(status));
+        return NULL;
+    }
+    PyErr_SetString(exc, msg);
+    return NULL;
+}

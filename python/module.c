@@ -1,0 +1,50 @@
+/* The ctensor extension module: `import ctensor as torch` for the dtype parts of PyTorch.
+ *
+ * Contents: the dtype type and its singletons under every primary name and alias, finfo,
+ * iinfo, promote_types, can_cast, result_type, get/set_default_dtype, __version__, and the
+ * private _result_type_of. Single-phase initialisation with static types, like torch._C:
+ * the dtype singletons must stay the same objects for the life of the process.
+ */
+#include "ctensor_py.h"
+
+static struct PyModuleDef ctensor_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ctensor",
+    .m_doc = "ctensor: PyTorch's dtype system (dtypes, promotion, result types, casting rules, "
+             "default dtype, finfo/iinfo) implemented in C.",
+    .m_size = -1,
+    .m_methods = ctp_promotion_methods,
+};
+
+static int add_type(PyObject *module, PyTypeObject *type, const char *name) {
+    if (PyType_Ready(type) < 0)
+        return -1;
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one exported symbol; declared here because no header needs it. */
+PyMODINIT_FUNC PyInit_ctensor(void);
+
+PyMODINIT_FUNC PyInit_ctensor(void) {
+    /* The module is linked with the static library, so a mismatch means a broken build. */
+    if (ct_version_number() != CT_VERSION_NUMBER) {
+        PyErr_Format(PyExc_ImportError, "ctensor: library version %d, headers %d",
+                     ct_version_number(), CT_VERSION_NUMBER);
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&ctensor_module);
+    if (module == NULL)
+        return NULL;
+    if (ctp_dtype_init(module) < 0 || add_type(module, &ctp_finfo_type, "finfo") < 0 ||
+        add_type(module, &ctp_iinfo_type, "iinfo") < 0 ||
+        PyModule_AddStringConstant(module, "__version__", ct_version_string()) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
