@@ -8,7 +8,11 @@
  * arguments", kwargs-only descriptions ending in ", )"). Two deliberate differences: colours
  * are never used (PyTorch colours the "!" markers when both stdout and stderr are ttys), and
  * keyword arguments are listed in call order (PyTorch lists them in std::unordered_map
- * order). Functions PyTorch writes in Python are mirrored by ctp_check_posonly_call.
+ * order). Functions PyTorch writes in Python are mirrored by ctp_check_posonly_call and
+ * ctp_parse_python_call.
+ *
+ * Optional parameters (a name "index=-1" carries its default) follow newest PyTorch, whose
+ * signatures print the default ("int index = -1"); 1.13 printed "int index".
  */
 #include <string.h>
 
@@ -68,10 +72,51 @@ static const char *kind_name(ctp_param_kind kind) {
         return "ctensor.dtype";
     case CTP_PARAM_NUMBER:
         return "Number";
+    case CTP_PARAM_DEVICE:
+        return "ctensor.device";
+    case CTP_PARAM_STRING:
+        return "str";
+    case CTP_PARAM_INT64:
+        return "int";
     case CTP_PARAM_TENSOR:
     default:
         return "Tensor";
     }
+}
+
+/* A parameter's name is its text up to '='; what follows is the default of an optional one. */
+static size_t name_len(const ctp_param *p) { return strcspn(p->name, "="); }
+
+static int is_optional(const ctp_param *p) { return p->name[name_len(p)] == '='; }
+
+/* Whether the str `key` equals the first n bytes of `name`. */
+static int key_is(PyObject *key, const char *name, size_t n) {
+    Py_ssize_t len;
+    const char *k = PyUnicode_AsUTF8AndSize(key, &len);
+    if (k == NULL) { /* a key with lone surrogates names no parameter */
+        PyErr_Clear();
+        return 0;
+    }
+    return (size_t)len == n && memcmp(k, name, n) == 0;
+}
+
+static int key_is_param(PyObject *key, const ctp_param *p) {
+    return key_is(key, p->name, name_len(p));
+}
+
+/* Copy a parameter's name (without its default) into buf[64]. */
+static const char *copy_name(const ctp_param *p, char buf[64]) {
+    size_t n = name_len(p);
+    if (n >= 64)
+        n = 63;
+    memcpy(buf, p->name, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void sb_append_name(strbuf *sb, const ctp_param *p) {
+    char buf[64];
+    sb_append(sb, copy_name(p, buf));
 }
 
 /* The Python types PyTorch accepts where a dtype is expected (THPPythonScalarType_Check;
@@ -93,6 +138,42 @@ ct_dtype ctp_dtype_of_arg(PyObject *obj) {
     return ((ctp_dtype_object *)obj)->dtype;
 }
 
+/* Whether the type of `obj` derives from numpy.integer (np.int64, np.uint8, ...), which
+ * PyTorch accepts wherever it takes an int. Found through the MRO, so NumPy need not be
+ * imported or linked. */
+static int is_numpy_integer(PyObject *obj) {
+    PyObject *mro = Py_TYPE(obj)->tp_mro;
+    if (mro == NULL || !PyTuple_Check(mro))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (strcmp(t->tp_name, "numpy.integer") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int ctp_is_int_arg(PyObject *obj) {
+    return (PyLong_Check(obj) && !PyBool_Check(obj)) || is_numpy_integer(obj);
+}
+
+int ctp_int64_of_arg(PyObject *obj, int64_t *out) {
+    PyObject *index = PyNumber_Index(obj);
+    if (index == NULL)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow != 0) { /* PyTorch's THPUtils_unpackLong, as a RuntimeError */
+        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        return -1;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
 static int param_accepts(ctp_param_kind kind, PyObject *obj) {
     switch (kind) {
     case CTP_PARAM_DTYPE:
@@ -101,27 +182,40 @@ static int param_accepts(ctp_param_kind kind, PyObject *obj) {
         return ctp_is_number(obj);
     case CTP_PARAM_TENSOR:
         return ctp_is_tensor(obj);
+    case CTP_PARAM_DEVICE:
+        return ctp_is_device_arg(obj);
+    case CTP_PARAM_STRING: /* THPUtils_checkString: str, or bytes */
+        return PyUnicode_Check(obj) || PyBytes_Check(obj);
+    case CTP_PARAM_INT64:
+        return ctp_is_int_arg(obj);
     }
     return 0;
 }
 
-/* The value of keyword `name` in kwargs, or NULL. Keys are known to be str here. */
-static PyObject *kwarg_get(PyObject *kwargs, const char *name) {
+/* The value of the keyword naming parameter `p` in kwargs, or NULL. Keys are str here. */
+static PyObject *kwarg_get(PyObject *kwargs, const ctp_param *p) {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     if (kwargs == NULL)
         return NULL;
     while (PyDict_Next(kwargs, &pos, &key, &value))
-        if (PyUnicode_CompareWithASCIIString(key, name) == 0)
+        if (key_is_param(key, p))
             return value;
     return NULL;
 }
 
 static int find_param(const ctp_signature *sig, PyObject *key) {
     for (int i = 0; i < sig->nparams; i++)
-        if (PyUnicode_CompareWithASCIIString(key, sig->params[i].name) == 0)
+        if (key_is_param(key, &sig->params[i]))
             return i;
     return -1;
+}
+
+static int min_args(const ctp_signature *sig) {
+    int n = 0;
+    for (int i = 0; i < sig->nparams; i++)
+        n += !is_optional(&sig->params[i]);
+    return n;
 }
 
 /* ---- one signature (FunctionSignature::parse) ------------------------------------------- */
@@ -129,11 +223,13 @@ static int find_param(const ctp_signature *sig, PyObject *key) {
 static void raise_missing(const char *fname, const ctp_signature *sig, int from) {
     strbuf names = {0};
     int n = 0;
-    for (int i = from; i < sig->nparams; i++, n++) {
-        if (n > 0)
+    for (int i = from; i < sig->nparams; i++) {
+        if (is_optional(&sig->params[i]))
+            continue;
+        if (n++ > 0)
             sb_append(&names, ", ");
         sb_append(&names, "\"");
-        sb_append(&names, sig->params[i].name);
+        sb_append_name(&names, &sig->params[i]);
         sb_append(&names, "\"");
     }
     if (names.failed || names.p == NULL) {
@@ -172,8 +268,13 @@ static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args
                      PyObject **out, int raise) {
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     Py_ssize_t remaining = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    int nmin = min_args(sig);
     if (nargs > sig->nparams) {
-        if (raise) /* every parameter is required, so min_args == max_pos_args */
+        if (raise && nmin != sig->nparams)
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes from %d to %d positional arguments but %zd were given", fname,
+                         nmin, sig->nparams, nargs);
+        else if (raise)
             PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd %s given",
                          fname, sig->nparams, sig->nparams == 1 ? "" : "s", nargs,
                          nargs == 1 ? "was" : "were");
@@ -183,23 +284,32 @@ static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args
     for (int i = 0; i < sig->nparams; i++) {
         const ctp_param *p = &sig->params[i];
         int is_kwd = arg_pos >= nargs;
-        PyObject *obj = is_kwd ? kwarg_get(kwargs, p->name) : PyTuple_GET_ITEM(args, arg_pos);
+        PyObject *obj = is_kwd ? kwarg_get(kwargs, p) : PyTuple_GET_ITEM(args, arg_pos);
+        if (obj == NULL && is_optional(p)) {
+            out[i] = NULL; /* the default */
+            continue;
+        }
         if (obj == NULL) {
             if (raise)
                 raise_missing(fname, sig, i);
             return 0;
         }
-        if (!param_accepts(p->kind, obj)) {
+        if (obj == Py_None && is_optional(p)) { /* every optional parameter is nullable */
+            out[i] = NULL;
+        } else if (!param_accepts(p->kind, obj)) {
+            char name[64];
+            copy_name(p, name);
             if (raise && is_kwd)
-                PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s", fname,
-                             p->name, kind_name(p->kind), Py_TYPE(obj)->tp_name);
+                PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s", fname, name,
+                             kind_name(p->kind), Py_TYPE(obj)->tp_name);
             else if (raise)
                 PyErr_Format(PyExc_TypeError,
-                             "%s(): argument '%s' (position %zd) must be %s, not %s", fname,
-                             p->name, arg_pos + 1, kind_name(p->kind), Py_TYPE(obj)->tp_name);
+                             "%s(): argument '%s' (position %zd) must be %s, not %s", fname, name,
+                             arg_pos + 1, kind_name(p->kind), Py_TYPE(obj)->tp_name);
             return 0;
+        } else {
+            out[i] = obj;
         }
-        out[i] = obj;
         if (is_kwd)
             remaining--;
         else
@@ -262,11 +372,11 @@ static void append_formatted_desc(strbuf *sb, const ctp_signature *sig, PyObject
     for (Py_ssize_t i = 0; i < n && i < sig->nparams; i++) {
         int is_kwarg = i >= nargs;
         const ctp_param *p = &sig->params[i];
-        PyObject *arg = is_kwarg ? kwarg_get(kwargs, p->name) : PyTuple_GET_ITEM(args, i);
+        PyObject *arg = is_kwarg ? kwarg_get(kwargs, p) : PyTuple_GET_ITEM(args, i);
         int ok = arg != NULL && name_matches(p->kind, arg);
         sb_append(sb, ok ? "" : "!");
         if (is_kwarg) {
-            sb_append(sb, p->name);
+            sb_append_name(sb, p);
             sb_append(sb, "=");
         }
         sb_append(sb, arg != NULL ? Py_TYPE(arg)->tp_name : "?");
@@ -290,7 +400,7 @@ static int append_unmatched_kwargs(strbuf *sb, const ctp_signature *sig, PyObjec
     while (PyDict_Next(kwargs, &pos, &key, &value)) {
         int found = 0;
         for (Py_ssize_t j = start; j < sig->nparams; j++)
-            if (PyUnicode_CompareWithASCIIString(key, sig->params[j].name) == 0)
+            if (key_is_param(key, &sig->params[j]))
                 found = 1;
         if (found)
             continue;
@@ -308,9 +418,14 @@ static void append_signature(strbuf *sb, const ctp_signature *sig) {
     for (int i = 0; i < sig->nparams; i++) {
         if (i > 0)
             sb_append(sb, ", ");
-        sb_append(sb, kind_name(sig->params[i].kind));
+        const ctp_param *p = &sig->params[i];
+        sb_append(sb, kind_name(p->kind));
         sb_append(sb, " ");
-        sb_append(sb, sig->params[i].name);
+        sb_append_name(sb, p);
+        if (is_optional(p)) { /* newest PyTorch shows defaults */
+            sb_append(sb, " = ");
+            sb_append(sb, p->name + name_len(p) + 1);
+        }
     }
     sb_append(sb, ")");
 }
@@ -383,7 +498,7 @@ int ctp_parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyOb
     Py_ssize_t num_args = PyTuple_GET_SIZE(args) + (kwargs ? PyDict_GET_SIZE(kwargs) : 0);
     int plausible = -1, nplausible = 0;
     for (int s = 0; s < nsigs; s++) {
-        if (sigs[s].nparams == num_args) {
+        if (min_args(&sigs[s]) <= num_args && num_args <= sigs[s].nparams) {
             plausible = s;
             nplausible++;
         }
@@ -469,6 +584,69 @@ int ctp_check_posonly_call(const char *fname, const char *const *names, Py_ssize
         }
         PyErr_Format(PyExc_TypeError, "%s() missing %zd required positional argument%s: %s", fname,
                      npos - nargs, npos - nargs == 1 ? "" : "s", sb.p);
+        PyMem_Free(sb.p);
+        return -1;
+    }
+    return 0;
+}
+
+int ctp_parse_python_call(const char *fname, const char *const *names, int nparams, int nrequired,
+                          int nposonly, PyObject *args, PyObject *kwargs, PyObject **out) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args), pos = 0;
+    PyObject *key, *value;
+    for (int i = 0; i < nparams; i++)
+        out[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : NULL;
+    /* CPython checks keywords first, then the positional count, then what is missing. */
+    while (kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_Format(PyExc_TypeError, "%s() keywords must be strings", fname);
+            return -1;
+        }
+        int j = nposonly;
+        while (j < nparams && !key_is(key, names[j], strlen(names[j])))
+            j++;
+        if (j < nparams && out[j] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                         names[j]);
+            return -1;
+        }
+        if (j < nparams) {
+            out[j] = value;
+            continue;
+        }
+        /* CPython names every positional-only parameter passed as a keyword, if any */
+        for (int i = 0; i < nposonly; i++)
+            if (PyDict_GetItemString(kwargs, names[i]) != NULL)
+                return ctp_check_posonly_call(fname, names, nposonly, args, kwargs);
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+        return -1;
+    }
+    if (nargs > nparams) {
+        if (nrequired == nparams)
+            PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd %s given",
+                         fname, nparams, nparams == 1 ? "" : "s", nargs,
+                         nargs == 1 ? "was" : "were");
+        else
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes from %d to %d positional arguments but %zd %s given", fname,
+                         nrequired, nparams, nargs, nargs == 1 ? "was" : "were");
+        return -1;
+    }
+    const char *missing[CTP_MAX_PARAMS];
+    Py_ssize_t nmissing = 0;
+    for (int i = 0; i < nrequired && i < CTP_MAX_PARAMS; i++)
+        if (out[i] == NULL)
+            missing[nmissing++] = names[i];
+    if (nmissing > 0) {
+        strbuf sb = {0};
+        append_name_list(&sb, missing, nmissing);
+        if (sb.failed || sb.p == NULL) {
+            PyMem_Free(sb.p);
+            PyErr_NoMemory();
+            return -1;
+        }
+        PyErr_Format(PyExc_TypeError, "%s() missing %zd required positional argument%s: %s", fname,
+                     nmissing, nmissing == 1 ? "" : "s", sb.p);
         PyMem_Free(sb.p);
         return -1;
     }

@@ -1,5 +1,7 @@
 /* ct_status -> Python exception. The C library already words its messages as PyTorch does,
  * so only the exception class is chosen here. */
+#include <string.h>
+
 #include "ctensor_py.h"
 
 PyObject *ctp_raise_status(ct_status status) {
@@ -35,6 +37,12 @@ PyObject *ctp_raise_status(ct_status status) {
         PyErr_Format(exc, "ctensor error %s", ct_status_name(status));
         return NULL;
     }
-    PyErr_SetString(exc, msg);
+    /* The C message may end inside a UTF-8 sequence (it is cut at 1023 bytes) or carry bytes
+     * of a bytes argument: decode leniently rather than lose the error. */
+    PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "backslashreplace");
+    if (text == NULL)
+        return NULL;
+    PyErr_SetObject(exc, text);
+    Py_DECREF(text);
     return NULL;
 }

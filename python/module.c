@@ -1,9 +1,12 @@
-/* The ctensor extension module: `import ctensor as torch` for the dtype parts of PyTorch.
+/* The ctensor extension module: `import ctensor as torch` for the dtype and device parts of
+ * PyTorch.
  *
  * Contents: the dtype type and its singletons under every primary name and alias, finfo,
  * iinfo, promote_types, can_cast, result_type, get/set_default_dtype, __version__, and the
- * private _result_type_of. Single-phase initialisation with static types, like torch._C:
- * the dtype singletons must stay the same objects for the life of the process.
+ * private _result_type_of; the device type, get/set_default_device, set_device,
+ * current_device, device_count, get/set_compat_mode; the submodules accelerator, utils and
+ * _testing. Single-phase initialisation with static types, like torch._C: the dtype
+ * singletons must stay the same objects for the life of the process.
  */
 #include "ctensor_py.h"
 
@@ -27,6 +30,21 @@ static int add_type(PyObject *module, PyTypeObject *type, const char *name) {
     return 0;
 }
 
+PyObject *ctp_add_submodule(PyObject *module, struct PyModuleDef *def, const char *name) {
+    PyObject *sub = PyModule_Create(def);
+    if (sub == NULL)
+        return NULL;
+    /* In sys.modules, `import ctensor.accelerator` and `from ctensor.utils import ...` work
+     * although ctensor is a single extension module, not a package. */
+    if (PyDict_SetItemString(PyImport_GetModuleDict(), def->m_name, sub) < 0 ||
+        PyModule_AddObjectRef(module, name, sub) < 0) {
+        Py_DECREF(sub);
+        return NULL;
+    }
+    Py_DECREF(sub); /* the module keeps it */
+    return sub;
+}
+
 /* The one exported symbol; declared here because no header needs it. */
 PyMODINIT_FUNC PyInit_ctensor(void);
 
@@ -42,7 +60,10 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         return NULL;
     if (ctp_dtype_init(module) < 0 || add_type(module, &ctp_finfo_type, "finfo") < 0 ||
         add_type(module, &ctp_iinfo_type, "iinfo") < 0 ||
-        PyModule_AddStringConstant(module, "__version__", ct_version_string()) < 0) {
+        PyModule_AddStringConstant(module, "__version__", ct_version_string()) < 0 ||
+        ctp_device_init(module) < 0 || PyModule_AddFunctions(module, ctp_device_functions) < 0 ||
+        ctp_accelerator_init(module) < 0 || ctp_utils_init(module) < 0 ||
+        ctp_testing_init(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -119,6 +119,29 @@ CT_API ct_status ct_privateuse1_set_name(const char *name);
 /** The registered PrivateUse1 name, or NULL when none is set. Static string. */
 CT_API const char *ct_privateuse1_name(void);
 
+/* ---- an accelerator emulated in host memory (for testing and development) -------------- */
+
+/** Fill `*out` with a backend that emulates `device_count` devices of `type` in host memory,
+ *  without registering it, so that a program may adjust it first: drop optional slots to
+ *  exercise ctensor's own fallbacks, or wrap slots to count or fail calls. The backend keeps
+ *  a current device per thread (device 0 until set), allocates through the allocator of
+ *  alloc.h, records every allocation with its device index, and refuses copies and fills
+ *  whose device pointers are not memory of the device named (CT_ERR_RUNTIME "host-emulated
+ *  npu: 8 bytes at 0x... are not memory of device 1"), as a real device would fault. For
+ *  PrivateUse1 the name is the registered one (ct_privateuse1_set_name), else
+ *  "privateuseone". One emulated state exists per type; making a new backend resets it.
+ *  Not for production: it moves no data off the host and is slower than the cpu backend.
+ *  Errors: CT_ERR_MISUSE for NULL out, cpu, meta or an invalid type; CT_ERR_VALUE "Cannot
+ *  emulate 200 devices: the count must be between 0 and 128"; CT_ERR_RUNTIME "A backend is
+ *  already registered for device type <name>". */
+CT_API ct_status ct_backend_host_emulated(ct_device_type type, int device_count, ct_backend *out);
+
+/** ct_backend_host_emulated, then ct_backend_register: after
+ *  `ct_privateuse1_set_name("npu"); ct_backend_register_host_emulated(CT_DEVICE_PRIVATEUSEONE,
+ *  4);` the devices npu:0 .. npu:3 exist. Unregister with ct_backend_unregister. Errors: those
+ *  of both functions. */
+CT_API ct_status ct_backend_register_host_emulated(ct_device_type type, int device_count);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_BACKEND_H */

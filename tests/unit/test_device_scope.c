@@ -2,33 +2,59 @@
  * ordinals, and the default device (global default, per-thread scopes, resolution). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "cmocka_all.h"
 #include "ctensor/ctensor.h"
-#include "test_device_host_backend.h"
-
-static host_backend npu_hb; /* privateuseone "npu": 4 devices, its own current device */
 
 static ct_device dev(ct_device_type t, int32_t i) {
     ct_device d = {t, i};
     return d;
 }
 
+/* privateuseone "npu": the library's host-emulated accelerator with 4 devices and its own
+ * current device, its set_device and synchronize slots wrapped to count calls. */
+static ct_backend npu_slots;
+static atomic_int n_set, n_sync;
+
+static ct_status count_set_device(void *ctx, int32_t index) {
+    atomic_fetch_add(&n_set, 1);
+    return npu_slots.set_device(ctx, index);
+}
+
+static ct_status count_synchronize(void *ctx, int32_t index) {
+    atomic_fetch_add(&n_sync, 1);
+    return npu_slots.synchronize(ctx, index);
+}
+
+static int register_npu(void) {
+    if (ct_backend_host_emulated(CT_DEVICE_PRIVATEUSEONE, 4, &npu_slots) != CT_OK)
+        return -1;
+    npu_slots.name = "npu";
+    ct_backend b = npu_slots;
+    b.set_device = count_set_device;
+    b.synchronize = count_synchronize;
+    return ct_backend_register(&b) == CT_OK ? 0 : -1;
+}
+
+/* The emulated backend of `type` with `count` devices. */
+static ct_backend emulated(ct_device_type type, int count) {
+    ct_backend b;
+    if (ct_backend_host_emulated(type, count, &b) != CT_OK)
+        fail_msg("ct_backend_host_emulated: %s", ct_last_error());
+    return b;
+}
+
 static int setup_npu(void **state) {
     (void)state;
-    hb_init(&npu_hb, 4);
-    ct_backend b = hb_backend(&npu_hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
-    return ct_backend_register(&b) == CT_OK ? 0 : -1;
+    return register_npu();
 }
 
 static int teardown_npu(void **state) {
     (void)state;
     ct_set_default_device(NULL);
     ct_default_device_pop(0);
-    hb_current = 0;
-    ct_status st = ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE);
-    hb_destroy(&npu_hb);
-    return st == CT_OK ? 0 : -1;
+    return ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE) == CT_OK ? 0 : -1;
 }
 
 /* ---- counts and the current device ---- */
@@ -63,14 +89,14 @@ static void test_current_device(void **state) {
     assert_true(ct_device_equal(d, dev(CT_DEVICE_PRIVATEUSEONE, 0)));
 
     assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 2)), CT_OK);
-    assert_int_equal(atomic_load(&npu_hb.n_set), 1);
+    assert_int_equal(atomic_load(&n_set), 1);
     assert_int_equal(ct_current_device(CT_DEVICE_PRIVATEUSEONE, &d), CT_OK);
     assert_true(ct_device_equal(d, dev(CT_DEVICE_PRIVATEUSEONE, 2)));
     /* no index, cpu and meta: nothing changes */
     assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, -1)), CT_OK);
     assert_int_equal(ct_set_device(dev(CT_DEVICE_CPU, 3)), CT_OK);
     assert_int_equal(ct_set_device(dev(CT_DEVICE_META, 0)), CT_OK);
-    assert_int_equal(atomic_load(&npu_hb.n_set), 1);
+    assert_int_equal(atomic_load(&n_set), 1);
     assert_status_msg(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 4)), CT_ERR_RUNTIME,
                       "Device index 4 is out of range for npu: 4 devices are available");
     assert_status_msg(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 127)), CT_ERR_RUNTIME,
@@ -90,14 +116,13 @@ static void test_current_device(void **state) {
     assert_int_equal(ct_device_synchronize(dev(CT_DEVICE_PRIVATEUSEONE, -1)), CT_OK);
     assert_int_equal(ct_device_synchronize(dev(CT_DEVICE_CPU, -1)), CT_OK);
     assert_int_equal(ct_device_synchronize(dev(CT_DEVICE_META, -1)), CT_OK);
-    assert_int_equal(atomic_load(&npu_hb.n_sync), 2);
+    assert_int_equal(atomic_load(&n_sync), 2);
     assert_int_equal(ct_device_synchronize(dev(CT_DEVICE_PRIVATEUSEONE, 9)), CT_ERR_RUNTIME);
 }
 
 /* Threads each pick their own current device, for the backend that keeps it (npu) and for
  * one whose index ctensor keeps (xpu), and never see each other's choice. */
 #define N_THREADS 8
-static host_backend xpu_hb;
 static pthread_barrier_t barrier;
 
 static void *thread_current(void *arg) {
@@ -126,9 +151,9 @@ static void *thread_current(void *arg) {
 
 static void test_current_device_per_thread(void **state) {
     (void)state;
-    hb_init(&xpu_hb, 3);
-    ct_backend b = hb_backend(&xpu_hb, CT_DEVICE_XPU, NULL, false);
-    b.device_count = hb_device_count; /* 3 devices, current index kept by ctensor */
+    ct_backend b = emulated(CT_DEVICE_XPU, 3);
+    b.get_device = NULL; /* 3 devices, current index kept by ctensor */
+    b.set_device = NULL;
     assert_int_equal(ct_backend_register(&b), CT_OK);
     assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 3)), CT_OK);
     assert_int_equal(ct_set_device(dev(CT_DEVICE_XPU, 2)), CT_OK);
@@ -153,15 +178,9 @@ static void test_current_device_per_thread(void **state) {
     assert_int_equal(ct_set_device(dev(CT_DEVICE_XPU, 0)), CT_OK);
     assert_int_equal(ct_set_device(dev(CT_DEVICE_PRIVATEUSEONE, 0)), CT_OK);
     assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
-    hb_destroy(&xpu_hb);
 }
 
 /* ---- the current accelerator and ordinals ---- */
-
-static int32_t zero_devices(void *ctx) {
-    (void)ctx;
-    return 0;
-}
 
 static void test_accelerator_order(void **state) {
     (void)state;
@@ -176,14 +195,9 @@ static void test_accelerator_order(void **state) {
     assert_int_equal(ct_device_from_ordinal(100, &d), CT_OK);
     assert_int_equal(d.index, 100);
 
-    host_backend cuda_hb, xpu, mtia;
-    hb_init(&cuda_hb, 1);
-    hb_init(&xpu, 2);
-    hb_init(&mtia, 1);
-    ct_backend cb = hb_backend(&cuda_hb, CT_DEVICE_CUDA, "cuda", false);
-    cb.device_count = zero_devices; /* a cuda backend that found no GPU */
-    ct_backend xb = hb_backend(&xpu, CT_DEVICE_XPU, NULL, true);
-    ct_backend mb = hb_backend(&mtia, CT_DEVICE_MTIA, NULL, true);
+    ct_backend cb = emulated(CT_DEVICE_CUDA, 0); /* a cuda backend that found no GPU */
+    ct_backend xb = emulated(CT_DEVICE_XPU, 2);
+    ct_backend mb = emulated(CT_DEVICE_MTIA, 1);
     assert_int_equal(ct_backend_register(&cb), CT_OK);
     assert_int_equal(ct_backend_register(&xb), CT_OK);
     assert_int_equal(ct_current_accelerator(&t), CT_OK);
@@ -204,7 +218,8 @@ static void test_accelerator_order(void **state) {
     assert_status_msg(ct_current_device(CT_DEVICE_CUDA, &d), CT_ERR_RUNTIME,
                       "No cuda devices are available");
     assert_int_equal(ct_backend_unregister(CT_DEVICE_CUDA), CT_OK);
-    cb.device_count = NULL; /* now one device: cuda comes first */
+    cb = emulated(CT_DEVICE_CUDA, 1); /* now one device: cuda comes first */
+    cb.device_count = NULL;           /* (NULL means one device) */
     assert_int_equal(ct_backend_register(&cb), CT_OK);
     assert_int_equal(ct_current_accelerator(&t), CT_OK);
     assert_int_equal(t, CT_DEVICE_CUDA);
@@ -215,12 +230,8 @@ static void test_accelerator_order(void **state) {
     assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
     assert_status_msg(ct_device_from_ordinal(0, &d), CT_ERR_RUNTIME,
                       "Cannot access accelerator device when none is available.");
-    hb_destroy(&cuda_hb);
-    hb_destroy(&xpu);
-    hb_destroy(&mtia);
     /* put npu back for the other tests */
-    ct_backend nb = hb_backend(&npu_hb, CT_DEVICE_PRIVATEUSEONE, "npu", true);
-    assert_int_equal(ct_backend_register(&nb), CT_OK);
+    assert_int_equal(register_npu(), 0);
 }
 
 /* ---- the default device ---- */
