@@ -1,8 +1,9 @@
 /* Throughput of ct_convert for the hot conversions (bench/README.md).
  *
  * Usage: bench_convert [--n N] [--reps R] [--isa active|all|baseline|avx2|avx512]
- * Prints one line per (conversion, ISA level):
+ * Prints one line per (conversion, ISA level), then a memcpy of the float32 array as yardstick:
  *   RESULT <conversion> <isa> <n> <best ms> <GB/s>
+ *   REFERENCE memcpy <n> <best ms> <GB/s>
  * GB/s counts the bytes read plus the bytes written (n * (source + destination size)),
  * divided by the best of R timed runs. The destination is written once before timing, so
  * page faults are not part of the measurement. */
@@ -95,6 +96,31 @@ static int run_case(const bench_case *c, ct_cpu_isa isa, size_t n, int reps) {
     return 0;
 }
 
+/* The yardstick: memcpy of the float32 array (40 MB at the default n), read + write. */
+static int run_memcpy(size_t n, int reps) {
+    size_t bytes = n * sizeof(float);
+    void *src = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    void *dst = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (src == NULL || dst == NULL) {
+        fprintf(stderr, "bench_convert: out of memory\n");
+        return 1;
+    }
+    fill_source(CT_FLOAT32, src, n);
+    memset(dst, 0, bytes);
+    double best = 1e30;
+    for (int r = 0; r <= reps; r++) {
+        double t0 = now_seconds();
+        memcpy(dst, src, bytes);
+        double t = now_seconds() - t0;
+        if (r > 0 && t < best)
+            best = t;
+    }
+    printf("REFERENCE memcpy %zu %.3f %.2f\n", n, best * 1e3, 2.0 * (double)bytes / best * 1e-9);
+    free(src);
+    free(dst);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     size_t n = 10000000;
     int reps = 10;
@@ -107,7 +133,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
             isa_arg = argv[++i];
         } else {
-            fprintf(stderr, "usage: %s [--n N] [--reps R] [--isa active|all|baseline|avx2|avx512]\n",
+            fprintf(stderr,
+                    "usage: %s [--n N] [--reps R] [--isa active|all|baseline|avx2|avx512]\n",
                     argv[0]);
             return 2;
         }
@@ -139,5 +166,5 @@ int main(int argc, char **argv) {
                 return 1;
         }
     }
-    return 0;
+    return run_memcpy(n, reps);
 }

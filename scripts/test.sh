@@ -9,7 +9,7 @@ jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 "$root/scripts/deps.sh"
 
 echo "== sanitizer build (address, undefined): C unit tests"
-BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DCT_SANITIZE=address,undefined \
+BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DCT_SANITIZE=address,undefined,float-cast-overflow \
     -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF >/dev/null
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" -L unit)

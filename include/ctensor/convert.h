@@ -16,9 +16,9 @@
  *    else through the 64-bit truncation. See Note [float to int] in src/dtype/convert/.
  *  - float64 -> float16/bfloat16/float8 rounds twice (through float32), as PyTorch does.
  *  - float32 -> float16: round to nearest even, overflow to inf, NaN -> 0x7E00 | sign.
- *  - float32 -> bfloat16: round to nearest even on the top 16 bits, overflow to inf; NaN ->
- *    0xFFFF? see the implementation note in src/dtype/convert/bfloat16.c for the NaN
- *    encoding chosen and why.
+ *  - float32 -> bfloat16: round to nearest even on the top 16 bits, overflow to inf; every
+ *    NaN -> 0xFFFF, what Tensor.to(torch.bfloat16) gives on x86-64 (Note [bfloat16 NaN] in
+ *    src/dtype/convert/half.c says why).
  *  - float8: round to nearest even, subnormals kept, never saturating: e4m3fn and the fnuz
  *    formats overflow to NaN, e5m2 to inf; e8m0fnu ignores the sign, rounds up from 1.5,
  *    maps 0 to 2^-127 and overflow to NaN.

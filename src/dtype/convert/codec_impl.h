@@ -1,9 +1,11 @@
 /* Branch-free element codecs for the array loops (loops.c, compiled once per ISA level).
  *
- * Every function here computes all candidate results and selects among them with
- * conditional expressions, so the compiler can turn a plain for-loop over them into
- * vector code. Each one must give exactly the bytes of the scalar codecs in half.c,
- * float8.c and of the reference in convert.c; test_convert checks that at every level. */
+ * Every function here computes all candidate results and selects among them (conditional
+ * expressions or masks), so the compiler can turn a plain for-loop over them into vector
+ * code. Each one must give exactly the bytes of the scalar codecs in half.c, float8.c and
+ * of the reference in convert.c; test_convert checks that at every level. Like PyTorch's,
+ * they assume the default floating-point environment (round to nearest, no FTZ/DAZ): the
+ * subnormal paths let the FPU do the rounding. */
 #ifndef CT_DTYPE_CONVERT_CODEC_IMPL_H
 #define CT_DTYPE_CONVERT_CODEC_IMPL_H
 
@@ -127,7 +129,8 @@ CT_CVT_INLINE float ct_cvt_f8_decode(uint8_t b, unsigned mbits, unsigned bias, i
     if (family == CT_F8_FN)
         r = ct_cvt_sel(a == 0x7Fu, sign | 0x7FF00000u, r);
     else if (family == CT_F8_IEEE) /* as float16 with the low byte zero, quietened */
-        r = ct_cvt_sel(a >= 0x7Cu, sign | 0x7F800000u | (m << 21) | (m != 0u ? 0x00400000u : 0u), r);
+        r = ct_cvt_sel(a >= 0x7Cu, sign | 0x7F800000u | (m << 21) | (m != 0u ? 0x00400000u : 0u),
+                       r);
     else
         r = ct_cvt_sel(b == 0x80u, 0x7F800001u, r);
     return ct_cvt_float(r);
@@ -140,7 +143,7 @@ CT_CVT_INLINE float ct_cvt_e8m0_to_f32(uint8_t b) {
     return ct_cvt_float(r);
 }
 
-/* The per-format rows (bias, mantissa bits, limits) of spec section 12.3. */
+/* The per-format rows of spec section 12.3: mantissa bits, bias, overflow code, NaN code. */
 #define ct_cvt_f32_to_e4m3fn(x) ct_cvt_f8_encode((x), 3u, 7u, 0x7Fu, 0x7Fu, CT_F8_FN)
 #define ct_cvt_f32_to_e5m2(x) ct_cvt_f8_encode((x), 2u, 15u, 0x7Cu, 0x7Fu, CT_F8_IEEE)
 #define ct_cvt_f32_to_e4m3fnuz(x) ct_cvt_f8_encode((x), 3u, 8u, 0x80u, 0x80u, CT_F8_FNUZ)

@@ -35,11 +35,10 @@ static const ct_convert_loop_table *active_table(void) {
 }
 
 ct_status ct_convert_strided(ct_dtype dst_dtype, void *dst, ptrdiff_t dst_stride,
-                             ct_dtype src_dtype, const void *src, ptrdiff_t src_stride,
-                             size_t n) {
+                             ct_dtype src_dtype, const void *src, ptrdiff_t src_stride, size_t n) {
     ct_status st = CT_OK;
-    CT_CHECK(valid(dst_dtype) && valid(src_dtype), CT_ERR_MISUSE,
-             "ct_convert: invalid dtype (%d -> %d)", (int)src_dtype, (int)dst_dtype);
+    CT_CHECK(valid(src_dtype), CT_ERR_MISUSE, "ct_convert: invalid dtype value %d", (int)src_dtype);
+    CT_CHECK(valid(dst_dtype), CT_ERR_MISUSE, "ct_convert: invalid dtype value %d", (int)dst_dtype);
     CT_CHECK((dst_dtype == CT_FLOAT4_E2M1FN_X2) == (src_dtype == CT_FLOAT4_E2M1FN_X2),
              CT_ERR_NOT_IMPLEMENTED, "\"copy_\" not implemented for 'Float4_e2m1fn_x2'");
     if (n == 0)
@@ -53,8 +52,7 @@ fail:
     return st;
 }
 
-ct_status ct_convert(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src,
-                     size_t n) {
+ct_status ct_convert(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src, size_t n) {
     ptrdiff_t ds = valid(dst_dtype) ? (ptrdiff_t)itemsizes[dst_dtype] : 0;
     ptrdiff_t ss = valid(src_dtype) ? (ptrdiff_t)itemsizes[src_dtype] : 0;
     return ct_convert_strided(dst_dtype, dst, ds, src_dtype, src, ss, n);
@@ -158,36 +156,53 @@ static value load(ct_dtype dt, const void *p) {
 /* x != 0 (NaN is true); complex: either part. */
 static bool truth(const value *v) {
     switch (v->kind) {
-    case V_BOOL: return v->b;
-    case V_I64: return v->i != 0;
-    case V_U64: return v->u != 0;
-    case V_F32: return v->fre != 0.0f;
-    case V_F64: return v->dre != 0.0;
-    case V_C64: return v->fre != 0.0f || v->fim != 0.0f;
-    default: return v->dre != 0.0 || v->dim != 0.0;
+    case V_BOOL:
+        return v->b;
+    case V_I64:
+        return v->i != 0;
+    case V_U64:
+        return v->u != 0;
+    case V_F32:
+        return v->fre != 0.0f;
+    case V_F64:
+        return v->dre != 0.0;
+    case V_C64:
+        return v->fre != 0.0f || v->fim != 0.0f;
+    default:
+        return v->dre != 0.0 || v->dim != 0.0;
     }
 }
 
 /* The real part as float32 (integers rounded to nearest even by the C cast). */
 static float real_f32(const value *v) {
     switch (v->kind) {
-    case V_BOOL: return v->b ? 1.0f : 0.0f;
-    case V_I64: return (float)v->i;
-    case V_U64: return (float)v->u;
+    case V_BOOL:
+        return v->b ? 1.0f : 0.0f;
+    case V_I64:
+        return (float)v->i;
+    case V_U64:
+        return (float)v->u;
     case V_F32:
-    case V_C64: return v->fre;
-    default: return (float)v->dre;
+    case V_C64:
+        return v->fre;
+    default:
+        return (float)v->dre;
     }
 }
 
 static double real_f64(const value *v) {
     switch (v->kind) {
-    case V_BOOL: return v->b ? 1.0 : 0.0;
-    case V_I64: return (double)v->i;
-    case V_U64: return (double)v->u;
+    case V_BOOL:
+        return v->b ? 1.0 : 0.0;
+    case V_I64:
+        return (double)v->i;
+    case V_U64:
+        return (double)v->u;
     case V_F32:
-    case V_C64: return (double)v->fre;
-    default: return v->dre;
+    case V_C64:
+        return (double)v->fre;
+    default:
+        return v->dre;
     }
 }
 
@@ -223,12 +238,17 @@ static uint64_t truncate_to(ct_dtype dt, double x) {
 /* The integer value (its low bits are kept by the caller). */
 static uint64_t integer_bits(ct_dtype dt, const value *v) {
     switch (v->kind) {
-    case V_BOOL: return v->b;
-    case V_I64: return (uint64_t)v->i;
-    case V_U64: return v->u;
+    case V_BOOL:
+        return v->b;
+    case V_I64:
+        return (uint64_t)v->i;
+    case V_U64:
+        return v->u;
     case V_F32:
-    case V_C64: return truncate_to(dt, (double)v->fre);
-    default: return truncate_to(dt, v->dre);
+    case V_C64:
+        return truncate_to(dt, (double)v->fre);
+    default:
+        return truncate_to(dt, v->dre);
     }
 }
 

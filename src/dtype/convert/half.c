@@ -31,9 +31,9 @@ uint32_t ct_convert_round_to_format(uint32_t abs_bits, unsigned mbits, int bias)
     int exp2 = biased == 0 ? -149 : (int)biased - 150;
     int e = exp2 + 63 - __builtin_clzll(sig);
     int emin = 1 - bias;
-    int top = e > emin ? e : emin;      /* exponent of the target binade (subnormals: emin) */
-    int quantum = top - (int)mbits;     /* the target's ulp there is 2^quantum */
-    int shift = quantum - exp2;         /* significand bits that are dropped */
+    int top = e > emin ? e : emin;  /* exponent of the target binade (subnormals: emin) */
+    int quantum = top - (int)mbits; /* the target's ulp there is 2^quantum */
+    int shift = quantum - exp2;     /* significand bits that are dropped */
     uint64_t kept;
     if (shift <= 0) {
         kept = sig << -shift;
