@@ -22,7 +22,12 @@
 #include "ctensor/device.h"
 #include "ctensor/dtype.h"
 #include "ctensor/export.h"
+#include "ctensor/layout.h"
+#include "ctensor/memformat.h"
+#include "ctensor/random.h"
+#include "ctensor/scalar.h"
 #include "ctensor/status.h"
+#include "ctensor/tensor.h"
 #include "ctensor/version.h"
 
 #endif /* CTENSOR_CTENSOR_H */
