@@ -24,6 +24,7 @@
 #include "ctensor/export.h"
 #include "ctensor/layout.h"
 #include "ctensor/memformat.h"
+#include "ctensor/print.h"
 #include "ctensor/random.h"
 #include "ctensor/scalar.h"
 #include "ctensor/status.h"
