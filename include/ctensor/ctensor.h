@@ -27,6 +27,7 @@
 #include "ctensor/print.h"
 #include "ctensor/random.h"
 #include "ctensor/scalar.h"
+#include "ctensor/sparse.h"
 #include "ctensor/status.h"
 #include "ctensor/tensor.h"
 #include "ctensor/version.h"
