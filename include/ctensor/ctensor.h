@@ -20,6 +20,7 @@
 #include "ctensor/convert.h"
 #include "ctensor/cpu.h"
 #include "ctensor/device.h"
+#include "ctensor/dlpack.h"
 #include "ctensor/dtype.h"
 #include "ctensor/export.h"
 #include "ctensor/layout.h"
