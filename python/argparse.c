@@ -13,6 +13,10 @@
  *
  * Optional parameters (a name "index=-1" carries its default) follow newest PyTorch, whose
  * signatures print the default ("int index = -1"); 1.13 printed "int index".
+ *
+ * The tensor functions add PyTorch's keyword-only parameters ("*dtype=None"), parameters that
+ * are required but may be None ("names?"), and IntArrayRef's var-args form (zeros(2, 3) for
+ * zeros((2, 3))), with the rules of FunctionSignature::parse.
  */
 #include <string.h>
 
@@ -66,7 +70,7 @@ static void sb_raise(strbuf *sb) {
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
-static const char *kind_name(ctp_param_kind kind) {
+const char *ctp_param_kind_name(ctp_param_kind kind) {
     switch (kind) {
     case CTP_PARAM_DTYPE:
         return "ctensor.dtype";
@@ -78,16 +82,61 @@ static const char *kind_name(ctp_param_kind kind) {
         return "str";
     case CTP_PARAM_INT64:
         return "int";
+    case CTP_PARAM_INT_LIST:
+        return "tuple of ints";
+    case CTP_PARAM_SYMINT_LIST:
+        return "tuple of SymInts";
+    case CTP_PARAM_LAYOUT:
+        return "ctensor.layout";
+    case CTP_PARAM_MEMORY_FORMAT:
+        return "ctensor.memory_format";
+    case CTP_PARAM_BOOL:
+        return "bool";
+    case CTP_PARAM_NAME:
+        return "name";
+    case CTP_PARAM_NAME_LIST:
+        return "tuple of names";
+    case CTP_PARAM_GENERATOR:
+        return "ctensor.Generator";
+    case CTP_PARAM_OBJECT:
+        return "object";
+    case CTP_PARAM_STORAGE:
+        return "ctensor.Storage";
     case CTP_PARAM_TENSOR:
+    case CTP_PARAM_TENSOR_OR_NUMBER:
     default:
         return "Tensor";
     }
 }
 
-/* A parameter's name is its text up to '='; what follows is the default of an optional one. */
-static size_t name_len(const ctp_param *p) { return strcspn(p->name, "="); }
+/* A parameter's name is its text after an optional '*' (keyword-only from here on) and up to
+ * '=' (what follows is the default of an optional one) or '?' (required but nullable). */
+static const char *name_of(const ctp_param *p) { return p->name + (p->name[0] == '*'); }
 
-static int is_optional(const ctp_param *p) { return p->name[name_len(p)] == '='; }
+static size_t name_len(const ctp_param *p) { return strcspn(name_of(p), "=?"); }
+
+static int is_optional(const ctp_param *p) { return name_of(p)[name_len(p)] == '='; }
+
+/* Optional parameters are nullable too (a simplification: PyTorch refuses None for the few
+ * optional ones whose default is not None, such as "bool copy=False"). */
+static int is_nullable(const ctp_param *p) { return name_of(p)[name_len(p)] != '\0'; }
+
+/* The number of positional-or-keyword parameters (PyTorch's max_pos_args). */
+static int max_pos_args(const ctp_signature *sig) {
+    for (int i = 0; i < sig->nparams; i++)
+        if (sig->params[i].name[0] == '*')
+            return i;
+    return sig->nparams;
+}
+
+static int is_list_kind(ctp_param_kind kind) {
+    return kind == CTP_PARAM_INT_LIST || kind == CTP_PARAM_SYMINT_LIST;
+}
+
+/* PyTorch's allow_varargs_intlist: a single positional int-list parameter. */
+static int allows_varargs(const ctp_signature *sig) {
+    return max_pos_args(sig) == 1 && is_list_kind(sig->params[0].kind);
+}
 
 /* Whether the str `key` equals the first n bytes of `name`. */
 static int key_is(PyObject *key, const char *name, size_t n) {
@@ -101,22 +150,21 @@ static int key_is(PyObject *key, const char *name, size_t n) {
 }
 
 static int key_is_param(PyObject *key, const ctp_param *p) {
-    return key_is(key, p->name, name_len(p));
+    return key_is(key, name_of(p), name_len(p));
 }
 
-/* Copy a parameter's name (without its default) into buf[64]. */
-static const char *copy_name(const ctp_param *p, char buf[64]) {
+const char *ctp_param_name(const ctp_param *p, char buf[64]) {
     size_t n = name_len(p);
     if (n >= 64)
         n = 63;
-    memcpy(buf, p->name, n);
+    memcpy(buf, name_of(p), n);
     buf[n] = '\0';
     return buf;
 }
 
 static void sb_append_name(strbuf *sb, const ctp_param *p) {
     char buf[64];
-    sb_append(sb, copy_name(p, buf));
+    sb_append(sb, ctp_param_name(p, buf));
 }
 
 /* The Python types PyTorch accepts where a dtype is expected (THPPythonScalarType_Check;
@@ -138,20 +186,9 @@ ct_dtype ctp_dtype_of_arg(PyObject *obj) {
     return ((ctp_dtype_object *)obj)->dtype;
 }
 
-/* Whether the type of `obj` derives from numpy.integer (np.int64, np.uint8, ...), which
- * PyTorch accepts wherever it takes an int. Found through the MRO, so NumPy need not be
- * imported or linked. */
-static int is_numpy_integer(PyObject *obj) {
-    PyObject *mro = Py_TYPE(obj)->tp_mro;
-    if (mro == NULL || !PyTuple_Check(mro))
-        return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-        if (strcmp(t->tp_name, "numpy.integer") == 0)
-            return 1;
-    }
-    return 0;
-}
+/* numpy.integer (np.int64, np.uint8, ...), which PyTorch accepts wherever it takes an int;
+ * found through the MRO, so NumPy need not be imported or linked. */
+static int is_numpy_integer(PyObject *obj) { return ctp_type_has_base(obj, "numpy.integer"); }
 
 int ctp_is_int_arg(PyObject *obj) {
     return (PyLong_Check(obj) && !PyBool_Check(obj)) || is_numpy_integer(obj);
@@ -179,9 +216,30 @@ static int param_accepts(ctp_param_kind kind, PyObject *obj) {
     case CTP_PARAM_DTYPE:
         return ctp_dtype_check(obj) || is_python_scalar_type(obj);
     case CTP_PARAM_NUMBER:
-        return ctp_is_number(obj);
+        return ctp_is_number_arg(obj);
     case CTP_PARAM_TENSOR:
         return ctp_is_tensor(obj);
+    case CTP_PARAM_TENSOR_OR_NUMBER:
+        return ctp_is_tensor(obj) || ctp_is_number(obj);
+    case CTP_PARAM_INT_LIST:
+    case CTP_PARAM_SYMINT_LIST:
+        return ctp_is_int_list_arg(obj);
+    case CTP_PARAM_LAYOUT:
+        return ctp_layout_check(obj);
+    case CTP_PARAM_MEMORY_FORMAT:
+        return ctp_memory_format_check(obj);
+    case CTP_PARAM_BOOL:
+        return PyBool_Check(obj) || ctp_is_numpy_bool(obj);
+    case CTP_PARAM_NAME:
+        return ctp_is_name_arg(obj);
+    case CTP_PARAM_NAME_LIST:
+        return ctp_is_name_list_arg(obj);
+    case CTP_PARAM_GENERATOR:
+        return ctp_generator_check(obj);
+    case CTP_PARAM_OBJECT:
+        return 1;
+    case CTP_PARAM_STORAGE:
+        return 0;
     case CTP_PARAM_DEVICE:
         return ctp_is_device_arg(obj);
     case CTP_PARAM_STRING: /* THPUtils_checkString: str, or bytes */
@@ -262,28 +320,39 @@ static void raise_extra_kwargs(const char *fname, const ctp_signature *sig, PyOb
     PyErr_SetString(PyExc_TypeError, "invalid keyword arguments");
 }
 
+/* PyTorch's extra_args: too many positional arguments. */
+static void raise_extra_args(const char *fname, const ctp_signature *sig, Py_ssize_t nargs) {
+    int nmin = min_args(sig), npos = max_pos_args(sig);
+    if (nmin != npos)
+        PyErr_Format(PyExc_TypeError,
+                     "%s() takes from %d to %d positional arguments but %zd were given", fname,
+                     nmin, npos, nargs);
+    else
+        PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd %s given",
+                     fname, npos, npos == 1 ? "" : "s", nargs, nargs == 1 ? "was" : "were");
+}
+
 /* 1 if the call matches `sig` (arguments in out[]), else 0; with `raise`, a failure also sets
  * PyTorch's TypeError. */
 static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args, PyObject *kwargs,
                      PyObject **out, int raise) {
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     Py_ssize_t remaining = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
-    int nmin = min_args(sig);
-    if (nargs > sig->nparams) {
-        if (raise && nmin != sig->nparams)
-            PyErr_Format(PyExc_TypeError,
-                         "%s() takes from %d to %d positional arguments but %zd were given", fname,
-                         nmin, sig->nparams, nargs);
-        else if (raise)
-            PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd %s given",
-                         fname, sig->nparams, sig->nparams == 1 ? "" : "s", nargs,
-                         nargs == 1 ? "was" : "were");
+    int varargs = allows_varargs(sig);
+    if (nargs > max_pos_args(sig) && !varargs) {
+        if (raise)
+            raise_extra_args(fname, sig, nargs);
         return 0;
     }
     Py_ssize_t arg_pos = 0;
     for (int i = 0; i < sig->nparams; i++) {
         const ctp_param *p = &sig->params[i];
         int is_kwd = arg_pos >= nargs;
+        if (!is_kwd && i >= max_pos_args(sig)) { /* extra ints after a var-args int list */
+            if (raise)
+                raise_extra_args(fname, sig, nargs);
+            return 0;
+        }
         PyObject *obj = is_kwd ? kwarg_get(kwargs, p) : PyTuple_GET_ITEM(args, arg_pos);
         if (obj == NULL && is_optional(p)) {
             out[i] = NULL; /* the default */
@@ -294,21 +363,26 @@ static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args
                 raise_missing(fname, sig, i);
             return 0;
         }
-        if (obj == Py_None && is_optional(p)) { /* every optional parameter is nullable */
+        if (obj == Py_None && is_nullable(p)) {
             out[i] = NULL;
-        } else if (!param_accepts(p->kind, obj)) {
+        } else if (param_accepts(p->kind, obj)) {
+            out[i] = obj;
+        } else if (varargs && i == 0 && !is_kwd && ctp_is_index_arg(obj)) {
+            /* zeros(2, 3): every positional argument is an element of the list */
+            out[i] = args;
+            arg_pos = nargs;
+            continue;
+        } else {
             char name[64];
-            copy_name(p, name);
+            ctp_param_name(p, name);
             if (raise && is_kwd)
                 PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s", fname, name,
-                             kind_name(p->kind), Py_TYPE(obj)->tp_name);
+                             ctp_param_kind_name(p->kind), Py_TYPE(obj)->tp_name);
             else if (raise)
                 PyErr_Format(PyExc_TypeError,
                              "%s(): argument '%s' (position %zd) must be %s, not %s", fname, name,
-                             arg_pos + 1, kind_name(p->kind), Py_TYPE(obj)->tp_name);
+                             arg_pos + 1, ctp_param_kind_name(p->kind), Py_TYPE(obj)->tp_name);
             return 0;
-        } else {
-            out[i] = obj;
         }
         if (is_kwd)
             remaining--;
@@ -328,7 +402,7 @@ static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args
 /* PyTorch matches by type *name* here, not by the parser's checks, so "Number" never matches
  * and a Python type passed as dtype shows as "!type!". */
 static int name_matches(ctp_param_kind kind, PyObject *obj) {
-    return strcmp(Py_TYPE(obj)->tp_name, kind_name(kind)) == 0;
+    return strcmp(Py_TYPE(obj)->tp_name, ctp_param_kind_name(kind)) == 0;
 }
 
 static int append_key(strbuf *sb, PyObject *key) {
@@ -362,21 +436,41 @@ static int append_arg_desc(strbuf *sb, PyObject *args, PyObject *kwargs) {
     return 0;
 }
 
+/* The parameters as PyTorch's format_invalid_args sees a printed signature: it splits the
+ * text at ", ", so the "*" before keyword-only parameters counts as one more (unmatchable)
+ * parameter. Entries are NULL for that "*". Returns the count. */
+static int printed_params(const ctp_signature *sig, const ctp_param *out[CTP_MAX_PARAMS + 1]) {
+    int n = 0;
+    for (int i = 0; i < sig->nparams; i++) {
+        if (sig->params[i].name[0] == '*')
+            out[n++] = NULL;
+        out[n++] = &sig->params[i];
+    }
+    return n;
+}
+
 /* The argument list with mismatches between '!': keyword arguments are taken in the order of
- * the signature's parameters (the caller made sure each one is present). */
+ * the signature's parameters (the caller made sure the counts agree). */
 static void append_formatted_desc(strbuf *sb, const ctp_signature *sig, PyObject *args,
                                   PyObject *kwargs) {
+    const ctp_param *opt[CTP_MAX_PARAMS + 1];
+    int nopt = printed_params(sig, opt);
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     Py_ssize_t n = nargs + (kwargs ? PyDict_GET_SIZE(kwargs) : 0);
     sb_append(sb, "(");
-    for (Py_ssize_t i = 0; i < n && i < sig->nparams; i++) {
+    for (Py_ssize_t i = 0; i < n && i < nopt; i++) {
         int is_kwarg = i >= nargs;
-        const ctp_param *p = &sig->params[i];
-        PyObject *arg = is_kwarg ? kwarg_get(kwargs, p) : PyTuple_GET_ITEM(args, i);
-        int ok = arg != NULL && name_matches(p->kind, arg);
+        const ctp_param *p = opt[i];
+        PyObject *arg = !is_kwarg ? PyTuple_GET_ITEM(args, i)
+                        : p != NULL ? kwarg_get(kwargs, p)
+                                    : NULL;
+        int ok = arg != NULL && p != NULL && name_matches(p->kind, arg);
         sb_append(sb, ok ? "" : "!");
         if (is_kwarg) {
-            sb_append_name(sb, p);
+            if (p != NULL)
+                sb_append_name(sb, p);
+            else
+                sb_append(sb, "*");
             sb_append(sb, "=");
         }
         sb_append(sb, arg != NULL ? Py_TYPE(arg)->tp_name : "?");
@@ -388,19 +482,21 @@ static void append_formatted_desc(strbuf *sb, const ctp_signature *sig, PyObject
     sb_append(sb, ")");
 }
 
-/* Keyword names that are not among the signature's last len(kwargs) parameters. */
+/* Keyword names that are not among the signature's last len(kwargs) printed parameters. */
 static int append_unmatched_kwargs(strbuf *sb, const ctp_signature *sig, PyObject *kwargs,
                                    int *count) {
+    const ctp_param *opt[CTP_MAX_PARAMS + 1];
+    int nopt = printed_params(sig, opt);
     Py_ssize_t nkw = PyDict_GET_SIZE(kwargs), pos = 0;
-    Py_ssize_t start = sig->nparams - nkw;
+    Py_ssize_t start = nopt - nkw;
     PyObject *key, *value;
     *count = 0;
     if (start < 0)
         start = 0;
     while (PyDict_Next(kwargs, &pos, &key, &value)) {
         int found = 0;
-        for (Py_ssize_t j = start; j < sig->nparams; j++)
-            if (key_is_param(key, &sig->params[j]))
+        for (Py_ssize_t j = start; j < nopt; j++)
+            if (opt[j] != NULL && key_is_param(key, opt[j]))
                 found = 1;
         if (found)
             continue;
@@ -419,12 +515,14 @@ static void append_signature(strbuf *sb, const ctp_signature *sig) {
         if (i > 0)
             sb_append(sb, ", ");
         const ctp_param *p = &sig->params[i];
-        sb_append(sb, kind_name(p->kind));
+        if (p->name[0] == '*')
+            sb_append(sb, "*, ");
+        sb_append(sb, ctp_param_kind_name(p->kind));
         sb_append(sb, " ");
         sb_append_name(sb, p);
         if (is_optional(p)) { /* newest PyTorch shows defaults */
             sb_append(sb, " = ");
-            sb_append(sb, p->name + name_len(p) + 1);
+            sb_append(sb, name_of(p) + name_len(p) + 1);
         }
     }
     sb_append(sb, ")");
@@ -444,7 +542,8 @@ static void raise_invalid_combination(const char *fname, const ctp_signature *si
         sb_append(&sb, " * ");
         append_signature(&sb, &sigs[s]);
         sb_append(&sb, "\n");
-        if (sigs[s].nparams != num_args)
+        const ctp_param *opt[CTP_MAX_PARAMS + 1];
+        if (printed_params(&sigs[s], opt) != num_args)
             continue;
         strbuf unmatched = {0};
         int count = 0;
@@ -471,6 +570,20 @@ fail:
 }
 
 /* ---- entry points ----------------------------------------------------------------------- */
+
+const ctp_param *ctp_param_named(const ctp_signature *sig, const char *name) {
+    for (int i = 0; i < sig->nparams; i++) {
+        const ctp_param *p = &sig->params[i];
+        if (strlen(name) == name_len(p) && memcmp(name, name_of(p), name_len(p)) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+PyObject *ctp_arg(const ctp_signature *sig, PyObject *const *parsed, const char *name) {
+    const ctp_param *p = ctp_param_named(sig, name);
+    return p == NULL ? NULL : parsed[p - sig->params];
+}
 
 static int check_string_keys(PyObject *kwargs) {
     Py_ssize_t pos = 0;

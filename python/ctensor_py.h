@@ -50,26 +50,47 @@ extern PyTypeObject ctp_iinfo_type;
 /* ---- argument parsing in PyTorch's words (argparse.c) ------------------------------------ */
 
 /* Kinds of parameter the parser knows. Error messages print them as PyTorch does:
- * "ctensor.dtype", "Number", "Tensor", "ctensor.device", "str", "int". */
+ * "ctensor.dtype", "Number", "Tensor", "ctensor.device", "str", "int", "tuple of ints", ... */
 typedef enum ctp_param_kind {
     CTP_PARAM_DTYPE,  /**< a ctensor.dtype, or the Python type float/int/bool/complex */
-    CTP_PARAM_NUMBER, /**< a Python bool, int, float or complex ("Number") */
-    CTP_PARAM_TENSOR, /**< a tensor (nothing matches yet: ctensor has no Tensor type) */
+    CTP_PARAM_NUMBER, /**< a Python or NumPy scalar, or a 0-dim tensor ("Number") */
+    CTP_PARAM_TENSOR, /**< a ctensor.Tensor */
     CTP_PARAM_DEVICE, /**< a ctensor.device, a device string or an int ordinal */
     CTP_PARAM_STRING, /**< a str (or bytes) */
     CTP_PARAM_INT64,  /**< an int that is not a bool, or a NumPy integer */
+    CTP_PARAM_INT_LIST,      /**< a tuple or list of ints ("tuple of ints"; see below) */
+    CTP_PARAM_SYMINT_LIST,   /**< the same, printed "tuple of SymInts" as PyTorch does */
+    CTP_PARAM_LAYOUT,        /**< a ctensor.layout */
+    CTP_PARAM_MEMORY_FORMAT, /**< a ctensor.memory_format */
+    CTP_PARAM_BOOL,          /**< a bool (or NumPy bool) */
+    CTP_PARAM_NAME,          /**< a dimension name: str or None ("name"; named tensors) */
+    CTP_PARAM_NAME_LIST,     /**< a tuple or list of names ("tuple of names") */
+    CTP_PARAM_GENERATOR,     /**< a ctensor.Generator */
+    CTP_PARAM_OBJECT,        /**< anything ("object"; tensor(data)) */
+    CTP_PARAM_TENSOR_OR_NUMBER, /**< a Tensor, or a Number taken as a wrapped number (to(),
+                                     copy_(): PyTorch's "numbers as tensors"); prints "Tensor" */
+    CTP_PARAM_STORAGE,          /**< "torch.Storage": nothing matches (ctensor has no storage
+                                     objects); for the legacy constructor's messages */
 } ctp_param_kind;
 
-#define CTP_MAX_PARAMS 4
+#define CTP_MAX_PARAMS 10
 
 /** A parameter. A name with a default, "index=-1", makes it optional: it may be left out or
- *  given as None, and the parser then stores NULL. */
+ *  given as None, and the parser then stores NULL. A name ending in '?' ("names?") is
+ *  required but may be None (stored as NULL). A name starting with '*' ("*dtype=None")
+ *  makes it and every later parameter keyword-only.
+ *
+ *  Int lists, as PyTorch's IntArrayRef: a tuple or list whose first element is an int
+ *  (the rest is checked by ctp_int_list_of_arg); when such a parameter is the signature's
+ *  only positional one, the ints may also be given as separate arguments (zeros(2, 3)), and
+ *  the parser then stores the whole argument tuple. */
 typedef struct ctp_param {
     ctp_param_kind kind;
     const char *name;
 } ctp_param;
 
-/** One signature; its parameters are positional-or-keyword, required ones first. */
+/** One signature; its parameters are positional-or-keyword (required ones first), then
+ *  keyword-only. */
 typedef struct ctp_signature {
     int nparams;
     ctp_param params[CTP_MAX_PARAMS];
@@ -81,6 +102,13 @@ typedef struct ctp_signature {
  *  for `fname` (the function name without "()"). */
 int ctp_parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyObject *args,
                    PyObject *kwargs, PyObject *out[CTP_MAX_PARAMS]);
+
+/** The parameter of `sig` called `name` (without '*', default or '?'), or NULL. */
+const ctp_param *ctp_param_named(const ctp_signature *sig, const char *name);
+
+/** The parsed argument (NULL when left out or None) of the parameter `name` of `sig`, whose
+ *  arguments ctp_parse_args stored in `parsed`; NULL too when `sig` has no such parameter. */
+PyObject *ctp_arg(const ctp_signature *sig, PyObject *const *parsed, const char *name);
 
 /** Convert an argument accepted as CTP_PARAM_DTYPE to its dtype (float -> float64, int ->
  *  int64, bool -> bool, complex -> complex128, as PyTorch maps the Python types). */
@@ -108,18 +136,51 @@ int ctp_is_int_arg(PyObject *obj);
  *  words) outside int64. 0, or -1 with an exception set. */
 int ctp_int64_of_arg(PyObject *obj, int64_t *out);
 
+/** PyTorch's printed name of a parameter kind ("tuple of ints"), and a parameter's name
+ *  without '*', default or '?' copied into buf (argparse.c). */
+const char *ctp_param_kind_name(ctp_param_kind kind);
+const char *ctp_param_name(const ctp_param *p, char buf[64]);
+
+/** The checks of the tensor parameter kinds (tensor_args.c): an int list (a tuple or list,
+ *  empty or with an index first), a dimension name (str or None), a list of names, a Number
+ *  (Python numbers, NumPy scalars, 0-dim tensors). */
+int ctp_is_int_list_arg(PyObject *obj);
+int ctp_is_name_arg(PyObject *obj);
+int ctp_is_name_list_arg(PyObject *obj);
+int ctp_is_number_arg(PyObject *obj);
+
+/** Whether `obj` is an index as PyTorch's THPUtils_checkIndex takes it: an int that is not a
+ *  bool, a NumPy integer, or anything else with __index__ (a one-element integer tensor). */
+int ctp_is_index_arg(PyObject *obj);
+
+/** Whether `obj` is a NumPy bool (numpy.bool_), found through its type's MRO. */
+int ctp_is_numpy_bool(PyObject *obj);
+
+/** Whether the type of `obj` has a class named `tp_name` ("numpy.ndarray") in its MRO. */
+int ctp_type_has_base(PyObject *obj, const char *tp_name);
+
+/** The ints of an argument the parser accepted as CTP_PARAM_INT_LIST or SYMINT_LIST for
+ *  `param` of `fname` (tensor_args.c): at most CT_MAX_DIMS of them (more: ValueError "maximum
+ *  supported dimension for a tensor is 64, found 65"), each an index (bools count as 0/1,
+ *  as PyTorch unpacks them). An element that is no int or overflows int64 raises PyTorch's
+ *  TypeError "zeros(): argument 'size' must be tuple of SymInts, but found element of type
+ *  float at pos 2". Returns the count, or -1 with an exception set. */
+Py_ssize_t ctp_int_list_of_arg(const char *fname, const ctp_param *param, PyObject *obj,
+                               int64_t out[CT_MAX_DIMS]);
+
 /* ---- result-type operands (operand.c) ---------------------------------------------------- */
 
 /** Whether `obj` is a Python number as PyTorch's "Number" parameters accept it. */
 int ctp_is_number(PyObject *obj);
 
-/** Whether `obj` is a tensor. Always 0 until ctensor has a Tensor type. */
+/** Whether `obj` is a tensor (ctp_tensor_check). */
 int ctp_is_tensor(PyObject *obj);
 
-/** Describe `obj` (a Number, or later a Tensor) as a result-type operand: a Python scalar
- *  becomes a wrapped number of its own dtype (bool, int64, float64, complex128). Returns 0, or
- *  -1 with an exception set (RuntimeError "Overflow when unpacking long" for an int outside
- *  int64; TypeError for anything that is not an operand). */
+/** Describe `obj` (a Number or a Tensor) as a result-type operand: a Python scalar becomes a
+ *  wrapped number of its own dtype (bool, int64, float64, complex128); a tensor counts by its
+ *  dim() and wrapped-number flag. Returns 0, or -1 with an exception set (RuntimeError
+ *  "Overflow when unpacking long" for an int outside int64; TypeError for anything that is
+ *  not an operand). */
 int ctp_operand_from_object(PyObject *obj, ct_operand *out);
 
 /* ---- module-level functions (promotion.c) ------------------------------------------------ */
@@ -195,5 +256,160 @@ int ctp_testing_init(PyObject *module);
  *  ("cuda", the PrivateUse1 name), a device string or device (its type), or an int (the
  *  current accelerator). 0, or -1 with an exception set (device_functions.c). */
 int ctp_device_type_arg(PyObject *obj, ct_device_type *out);
+
+/* ---- layouts and memory formats (layout_object.c) --------------------------------------- */
+
+typedef struct {
+    PyObject ob_base;
+    ct_layout layout;
+} ctp_layout_object;
+
+typedef struct {
+    PyObject ob_base;
+    ct_memory_format format;
+} ctp_memory_format_object;
+
+extern PyTypeObject ctp_layout_type;
+extern PyTypeObject ctp_memory_format_type;
+
+static inline int ctp_layout_check(PyObject *obj) { return Py_TYPE(obj) == &ctp_layout_type; }
+static inline int ctp_memory_format_check(PyObject *obj) {
+    return Py_TYPE(obj) == &ctp_memory_format_type;
+}
+
+/** Add the two types and their singletons (ctensor.strided, ..., ctensor.channels_last) to
+ *  `module`. 0, or -1 with an exception set. */
+int ctp_layout_init(PyObject *module);
+
+/** New references to the singletons; RuntimeError for an invalid value. */
+PyObject *ctp_layout_new_ref(ct_layout layout);
+PyObject *ctp_memory_format_new_ref(ct_memory_format format);
+
+/* ---- ctensor.Size (size.c) --------------------------------------------------------------- */
+
+extern PyTypeObject ctp_size_type;
+
+int ctp_size_init(PyObject *module);
+
+/** A new ctensor.Size holding `n` ints. */
+PyObject *ctp_size_new(const int64_t *v, int64_t n);
+
+/* ---- ctensor.Tensor (tensor_object.c and the tensor_*.c files) -------------------------- */
+
+typedef struct {
+    PyObject ob_base;
+    ct_tensor *tensor; /* owned reference; never NULL once constructed */
+    PyObject *weakrefs;
+} ctp_tensor_object;
+
+extern PyTypeObject ctp_tensor_type;
+
+/** Whether `obj` is a ctensor.Tensor (or an instance of a subclass). */
+int ctp_tensor_check(PyObject *obj);
+
+/** A new ctensor.Tensor object owning `t`: steals the reference, also on failure (then
+ *  releases it). NULL `t` (a failed C call) raises nothing new and returns NULL, so that
+ *  `return ctp_tensor_wrap(r)` may follow a call that set an exception. */
+PyObject *ctp_tensor_wrap(ct_tensor *t);
+
+/** The C tensor of a ctensor.Tensor (borrowed); NULL (no exception) for anything else. */
+ct_tensor *ctp_tensor_get(PyObject *obj);
+
+/** Turn the result of a C call on `self` into a Python object: on failure raise `st`; when
+ *  the call returned self's own ct_tensor (contiguous() of a contiguous tensor, to() without
+ *  change), return `self` itself, as PyTorch returns the same Tensor object. Steals `r`. */
+PyObject *ctp_tensor_result(PyObject *self, ct_status st, ct_tensor *r);
+
+/** What PyTorch raises when a dimension name is used (no ctensor tensor has names): "Name 'a'
+ *  not found in Tensor[None, None]." or, for None, "Please look up dimensions by name, got:
+ *  name = None.". Returns NULL. */
+PyObject *ctp_tensor_raise_name(PyObject *self, PyObject *name);
+
+/** repr() and str() of tensors call this hook when it is set (the printing layer sets it at
+ *  module initialisation); NULL means the plain "<ctensor.Tensor shape=[2, 3]
+ *  dtype=ctensor.float32 device=cpu>" text. */
+extern PyObject *(*ctp_tensor_repr_hook)(PyObject *tensor);
+
+/** Add the Tensor type (with every method of the tensor_*.c files) to `module`. */
+int ctp_tensor_init(PyObject *module);
+
+/** Printing (tensor_print.c): set ctp_tensor_repr_hook and add set_printoptions,
+ *  get_printoptions and printoptions to `module`. 0, or -1 with an exception set. */
+int ctp_print_init(PyObject *module);
+
+/* Method tables of the tensor files, merged into the type at initialisation. */
+extern PyMethodDef ctp_tensor_view_methods[];    /* tensor_views.c */
+extern PyMethodDef ctp_tensor_convert_methods[]; /* tensor_convert.c */
+extern PyMethodDef ctp_tensor_data_methods[];    /* tensor_data.c */
+extern PyGetSetDef ctp_tensor_view_getset[];     /* tensor_views.c: T, mT, H */
+
+/* Number and mapping protocols (tensor_data.c, tensor_index.c). */
+extern PyNumberMethods ctp_tensor_as_number;
+PyObject *ctp_tensor_getitem(PyObject *self, PyObject *index);
+int ctp_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
+Py_ssize_t ctp_tensor_length(PyObject *self);
+PyObject *ctp_tensor_iter(PyObject *self);
+
+/** Module functions that make tensors: factories (tensor_create.c), tensor() and the
+ *  random functions (tensor_new.c, tensor_random.c). */
+extern PyMethodDef ctp_tensor_create_functions[];
+extern PyMethodDef ctp_tensor_new_functions[];
+extern PyMethodDef ctp_tensor_random_functions[];
+
+/** The legacy constructor ctensor.Tensor(...) (tensor_new.c). */
+PyObject *ctp_tensor_legacy_new(PyTypeObject *type, PyObject *args, PyObject *kwargs);
+
+/** torch.tensor(data, dtype=...) with `dtype` UNDEFINED for inference and `device` NULL for
+ *  the default device (tensor_new.c). New reference, or NULL with an exception. */
+PyObject *ctp_tensor_from_data(PyObject *data, ct_dtype dtype, const ct_device *device);
+
+/* ---- argument helpers of the tensor functions (tensor_args.c) ---------------------------- */
+
+/** The dtype of an optional dtype argument (NULL -> CT_DTYPE_UNDEFINED). */
+ct_dtype ctp_opt_dtype(PyObject *obj);
+/** The layout of an optional layout argument (NULL -> strided). */
+ct_layout ctp_opt_layout(PyObject *obj);
+/** The format of an optional memory_format argument (NULL -> `dflt`). */
+ct_memory_format ctp_opt_memory_format(PyObject *obj, ct_memory_format dflt);
+/** An optional bool argument (NULL -> false). */
+int ctp_opt_bool(PyObject *obj);
+
+/** An optional device argument: NULL or None leaves *has at 0 (use the default device);
+ *  otherwise parses it into *out and sets *has. 0, or -1 with an exception set. */
+int ctp_opt_device(PyObject *obj, ct_device *out, int *has);
+
+/** Refuse what ctensor does not implement among the factory options, in PyTorch's order of
+ *  checks: requires_grad=True (RuntimeError "Only Tensors of floating point and complex dtype
+ *  can require gradients" for other dtypes, else NotImplementedError: no autograd),
+ *  pin_memory=True, names other than None, out= other than None. `dtype` is the dtype the
+ *  result will have. 0, or -1 with an exception set. */
+int ctp_check_factory_options(ct_dtype dtype, PyObject *requires_grad, PyObject *pin_memory,
+                              PyObject *names, PyObject *out);
+
+/** The layout check of the factories: strided passes; sparse_coo raises NotImplementedError
+ *  "<fn>: layout ctensor.sparse_coo is not supported yet" (the sparse layer wires it), any
+ *  other layout the same. 0, or -1 with an exception set. */
+int ctp_check_strided_layout(const char *fname, ct_layout layout);
+
+/** A scalar from a Number argument (bool, int, float, complex, NumPy scalar, 0-dim tensor).
+ *  ints beyond int64 but within uint64 become CT_SCALAR_UINT; larger ones raise
+ *  RuntimeError "Overflow when unpacking long". 0, or -1 with an exception set. */
+int ctp_scalar_of_arg(PyObject *obj, ct_scalar *out);
+
+/** A Python object for a scalar: bool, int, float or complex. */
+PyObject *ctp_scalar_to_object(ct_scalar value);
+
+/* ---- random generators (tensor_random.c) ------------------------------------------------- */
+
+extern PyTypeObject ctp_generator_type;
+
+static inline int ctp_generator_check(PyObject *obj) {
+    return Py_TYPE(obj) == &ctp_generator_type;
+}
+
+/** The C generator of a Generator argument (NULL -> the default generator). */
+ct_generator *ctp_generator_of_arg(PyObject *obj);
+
+int ctp_generator_init(PyObject *module);
 
 #endif /* CTENSOR_PY_H */

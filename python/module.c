@@ -5,8 +5,10 @@
  * iinfo, promote_types, can_cast, result_type, get/set_default_dtype, __version__, and the
  * private _result_type_of; the device type, get/set_default_device, set_device,
  * current_device, device_count, get/set_compat_mode; the submodules accelerator, utils and
- * _testing. Single-phase initialisation with static types, like torch._C: the dtype
- * singletons must stay the same objects for the life of the process.
+ * _testing; the layout and memory_format singletons, Size, Tensor with its factory
+ * functions (empty, zeros, ones, full, arange, rand, randn, tensor, *_like, ...), Generator,
+ * manual_seed and initial_seed. Single-phase initialisation with static types, like
+ * torch._C: the dtype singletons must stay the same objects for the life of the process.
  */
 #include "ctensor_py.h"
 
@@ -47,6 +49,8 @@ PyObject *ctp_add_submodule(PyObject *module, struct PyModuleDef *def, const cha
 
 /* The one exported symbol; declared here because no header needs it. */
 PyMODINIT_FUNC PyInit_ctensor(void);
+/* Tensor.__dlpack__, __dlpack_device__ and from_dlpack (dlpack.c). */
+int ctp_dlpack_init(PyObject *module);
 
 PyMODINIT_FUNC PyInit_ctensor(void) {
     /* The module is linked with the static library, so a mismatch means a broken build. */
@@ -63,7 +67,13 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddStringConstant(module, "__version__", ct_version_string()) < 0 ||
         ctp_device_init(module) < 0 || PyModule_AddFunctions(module, ctp_device_functions) < 0 ||
         ctp_accelerator_init(module) < 0 || ctp_utils_init(module) < 0 ||
-        ctp_testing_init(module) < 0) {
+        ctp_testing_init(module) < 0 || ctp_layout_init(module) < 0 ||
+        ctp_size_init(module) < 0 || ctp_generator_init(module) < 0 ||
+        ctp_tensor_init(module) < 0 || ctp_dlpack_init(module) < 0 ||
+        PyModule_AddFunctions(module, ctp_tensor_create_functions) < 0 ||
+        PyModule_AddFunctions(module, ctp_tensor_new_functions) < 0 ||
+        PyModule_AddFunctions(module, ctp_tensor_random_functions) < 0 ||
+        ctp_print_init(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

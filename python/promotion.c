@@ -36,8 +36,7 @@ static PyObject *py_can_cast(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 /* ---- result_type ------------------------------------------------------------------------ */
 
-/* PyTorch's four overloads, in the order its parser tries and prints them. Only the last one
- * can match until ctensor has tensors; the others keep the messages identical to PyTorch's. */
+/* PyTorch's four overloads, in the order its parser tries and prints them. */
 static const ctp_signature result_type_sigs[] = {
     {2, {{CTP_PARAM_TENSOR, "tensor"}, {CTP_PARAM_TENSOR, "other"}}},
     {2, {{CTP_PARAM_NUMBER, "scalar"}, {CTP_PARAM_TENSOR, "tensor"}}},

@@ -45,6 +45,7 @@
 #include "ctensor/device.h"
 #include "ctensor/dtype.h"
 #include "ctensor/export.h"
+#include "ctensor/print.h"
 #include "ctensor/scalar.h"
 #include "ctensor/status.h"
 #include "ctensor/tensor.h"
@@ -204,6 +205,22 @@ CT_API ct_status ct_sparse_to_sparse_dim(const ct_tensor *tensor, int64_t sparse
  *  operand is sparse or a layout other than strided and sparse COO is given. */
 CT_API ct_status ct_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha,
                                ct_tensor **out);
+
+/* ---- printing -------------------------------------------------------------------------- */
+
+/** repr(tensor) / str(tensor) of a sparse COO tensor, as PyTorch 1.13's _str_intern prints
+ *  it: "tensor(indices=tensor([[0, 1]]),\n       values=tensor([1., 2.]),\n       size=(2,),
+ *  nnz=2, layout=torch.sparse_coo)" (the suffixes always start a new line; a device suffix
+ *  first for non-cpu tensors; dtype= unless the dtype is one a dense tensor prints without;
+ *  empty indices or values add ", size=(2, 0)"). Meta tensors print "..." for indices and
+ *  values and no nnz. `opts` NULL means the process-wide options; `name` NULL means
+ *  "tensor" (ct_sparse_repr_named prints a subclass's name, as ct_tensor_repr_named). Other
+ *  layouts are handed to ct_tensor_repr_named. *out is freed with ct_string_free.
+ *  Errors: CT_ERR_MISUSE for NULL tensor or out; those of ct_print_options_check and of the
+ *  dense printer (device copies); CT_ERR_NOMEM. *out is NULL on error. */
+CT_API ct_status ct_sparse_repr(const ct_tensor *tensor, const ct_print_options *opts, char **out);
+CT_API ct_status ct_sparse_repr_named(const ct_tensor *tensor, const ct_print_options *opts,
+                                      const char *name, char **out);
 
 CT_EXTERN_C_END
 

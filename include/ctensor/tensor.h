@@ -119,7 +119,7 @@ CT_API const int64_t *ct_tensor_sizes(const ct_tensor *tensor);
 /** The strides in elements, dim() entries; borrowed. NULL for non-strided layouts. */
 CT_API const int64_t *ct_tensor_strides(const ct_tensor *tensor);
 /** size(dim) with dim wrapping. Errors: CT_ERR_INDEX "Dimension out of range (...)", and
- *  for a 0-dim tensor "dimension specified as 0 but tensor has no dimensions". */
+ *  for a 0-dim tensor "Dimension specified as 0 but tensor has no dimensions". */
 CT_API ct_status ct_tensor_size(const ct_tensor *tensor, int64_t dim, int64_t *out);
 /** stride(dim), as ct_tensor_size. */
 CT_API ct_status ct_tensor_stride(const ct_tensor *tensor, int64_t dim, int64_t *out);

@@ -36,7 +36,7 @@ ct_status ct_shape_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar, int64_t
     if (ndim <= 0) {
         if (!wrap_scalar)
             return ct_set_error(CT_ERR_INDEX,
-                                "dimension specified as %" PRId64 " but tensor has no dimensions",
+                                "Dimension specified as %" PRId64 " but tensor has no dimensions",
                                 dim);
         ndim = 1; /* a scalar accepts [-1, 0] */
     }

@@ -48,13 +48,15 @@ static ct_status infer_size(const int64_t *shape, int64_t n, int64_t numel, int6
         memcpy(res, shape, (size_t)n * sizeof *res);
     char s[512];
     if (infer >= 0) {
-        if (newsize == 0)
+        /* Ambiguous only when nothing is left to infer from (PyTorch checks it after the
+         * numel test, so 1 element into [0, -1] is an invalid shape, not an ambiguous one). */
+        if (newsize == 0 && numel == 0)
             return ct_set_error(CT_ERR_RUNTIME,
                                 "cannot reshape tensor of %" PRId64 " elements into shape %s "
                                 "because the unspecified dimension size -1 can be any value and "
                                 "is ambiguous",
                                 numel, ct_shape_format(s, sizeof s, shape, n));
-        if (!big && numel % newsize == 0) {
+        if (!big && newsize > 0 && numel % newsize == 0) {
             res[infer] = numel / newsize;
             return CT_OK;
         }
@@ -229,32 +231,23 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
     if (n > CT_MAX_DIMS)
         return ct_shape_check_sizes(target, n);
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (t->ndim == 0) { /* every dim is new; PyTorch gives them all stride 0 */
-        for (int64_t i = 0; i < n; i++) {
-            if (target[i] < 0)
-                return ct_set_error(CT_ERR_RUNTIME,
-                                    "The expanded size of the tensor (%" PRId64
-                                    ") isn't allowed in a leading, non-existing dimension %" PRId64,
-                                    target[i], i);
-            sizes[i] = target[i];
-            strides[i] = 0;
-        }
-        return ct_tensor_impl_view(t, sizes, strides, n, t->storage_offset, out);
-    }
-    /* PyTorch's inferExpandGeometry, from the last dim backwards */
+    /* PyTorch's inferExpandGeometry, from the last dim backwards; a 0-dim tensor's dims are
+     * all new and get stride 0. A -1 in a new leading dim is an error; other negative sizes
+     * pass the loop in PyTorch (which then builds a tensor of negative size, or fails on a
+     * dim further left), so they are refused after it. */
     for (int64_t i = n - 1; i >= 0; i--) {
         int64_t dim = t->ndim - 1 - (n - 1 - i);
         int64_t size = 1, stride;
         if (dim >= 0) {
             size = t->sizes[dim];
             stride = t->strides[dim];
-        } else if (i == n - 1) {
-            stride = 1;
+        } else if (t->ndim == 0 || i == n - 1) {
+            stride = t->ndim == 0 ? 0 : 1;
         } else if (ct_mul_overflow_i64(sizes[i + 1], strides[i + 1], &stride)) {
             stride = 0; /* only ever the stride of a broadcast dim */
         }
         int64_t want = target[i];
-        if (want == -1 || (want < -1 && dim < 0)) {
+        if (want == -1) {
             if (dim < 0)
                 return ct_set_error(CT_ERR_RUNTIME,
                                     "The expanded size of the tensor (%" PRId64
@@ -262,8 +255,6 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
                                     want, i);
             want = size;
         }
-        if (want < 0)
-            return ct_shape_check_sizes(target, n); /* the negative-dimension message */
         if (size != want) {
             if (size != 1)
                 return ct_set_error(CT_ERR_RUNTIME,
@@ -279,6 +270,7 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
         sizes[i] = size;
         strides[i] = stride;
     }
+    CT_TRY(ct_shape_check_sizes(sizes, n)); /* the negative-dimension message */
     return ct_tensor_impl_view(t, sizes, strides, n, t->storage_offset, out);
 }
 

@@ -213,9 +213,9 @@ static void test_attributes(void **state) {
     assert_int_equal(ct_tensor_get_device(t), -1);
     assert_non_null(ct_tensor_sizes(t));
     assert_status_msg(ct_tensor_size(t, 0, &v), CT_ERR_INDEX,
-                      "dimension specified as 0 but tensor has no dimensions");
+                      "Dimension specified as 0 but tensor has no dimensions");
     assert_status_msg(ct_tensor_stride(t, -1, &v), CT_ERR_INDEX,
-                      "dimension specified as -1 but tensor has no dimensions");
+                      "Dimension specified as -1 but tensor has no dimensions");
     ct_tensor_release(t);
 
     /* NULL is total */

@@ -1,0 +1,386 @@
+/* Factory functions: empty, zeros, ones, full, rand, randn, arange, empty_strided,
+ * scalar_tensor, and the *_like family.
+ *
+ * Signatures are PyTorch's (1.13's overloads, printed with newest PyTorch's defaults), so the
+ * parser's errors read as PyTorch's: zeros(2, dtype=1) lists both overloads of zeros. Sizes
+ * may be given as separate ints or as one sequence (a ctensor.Size too).
+ *
+ * Devices (§7.6): a factory with no device argument, or device=None, allocates on the
+ * default device (innermost `with ctensor.device(...)` of the thread, else
+ * set_default_device's, else cpu); an explicit device always wins. The *_like functions
+ * follow their input instead, as in PyTorch.
+ */
+#include "ctensor_py.h"
+
+/* The options every factory ends with (PyTorch's TensorOptions, in its order). */
+#define OPTIONS                                                                                    \
+    {CTP_PARAM_DTYPE, "dtype=None"}, {CTP_PARAM_LAYOUT, "layout=None"},                            \
+        {CTP_PARAM_DEVICE, "device=None"}, {CTP_PARAM_BOOL, "pin_memory=False"}, {                 \
+        CTP_PARAM_BOOL, "requires_grad=False"                                                      \
+    }
+
+/* The same options as the first keyword-only parameters. */
+#define KW_OPTIONS                                                                                 \
+    {CTP_PARAM_DTYPE, "*dtype=None"}, {CTP_PARAM_LAYOUT, "layout=None"},                           \
+        {CTP_PARAM_DEVICE, "device=None"}, {CTP_PARAM_BOOL, "pin_memory=False"}, {                 \
+        CTP_PARAM_BOOL, "requires_grad=False"                                                      \
+    }
+
+static const ctp_signature empty_sigs[] = {
+    {8,
+     {{CTP_PARAM_INT_LIST, "size"},
+      {CTP_PARAM_NAME_LIST, "*names?"},
+      {CTP_PARAM_MEMORY_FORMAT, "memory_format=None"},
+      OPTIONS}},
+    {8,
+     {{CTP_PARAM_SYMINT_LIST, "size"},
+      {CTP_PARAM_MEMORY_FORMAT, "*memory_format=None"},
+      {CTP_PARAM_TENSOR, "out=None"},
+      OPTIONS}},
+};
+
+/* zeros and ones */
+static const ctp_signature fill_sigs[] = {
+    {7, {{CTP_PARAM_INT_LIST, "size"}, {CTP_PARAM_NAME_LIST, "*names?"}, OPTIONS}},
+    {7, {{CTP_PARAM_SYMINT_LIST, "size"}, {CTP_PARAM_TENSOR, "*out=None"}, OPTIONS}},
+};
+
+static const ctp_signature full_sigs[] = {
+    {8,
+     {{CTP_PARAM_INT_LIST, "size"},
+      {CTP_PARAM_NUMBER, "fill_value"},
+      {CTP_PARAM_NAME_LIST, "*names?"},
+      OPTIONS}},
+    {8,
+     {{CTP_PARAM_SYMINT_LIST, "size"},
+      {CTP_PARAM_NUMBER, "fill_value"},
+      {CTP_PARAM_TENSOR, "*out=None"},
+      OPTIONS}},
+};
+
+/* rand and randn */
+static const ctp_signature random_sigs[] = {
+    {8,
+     {{CTP_PARAM_INT_LIST, "size"},
+      {CTP_PARAM_GENERATOR, "*generator?"},
+      {CTP_PARAM_NAME_LIST, "names?"},
+      OPTIONS}},
+    {8,
+     {{CTP_PARAM_INT_LIST, "size"},
+      {CTP_PARAM_GENERATOR, "*generator?"},
+      {CTP_PARAM_TENSOR, "out=None"},
+      OPTIONS}},
+    {7, {{CTP_PARAM_INT_LIST, "size"}, {CTP_PARAM_TENSOR, "*out=None"}, OPTIONS}},
+    {7, {{CTP_PARAM_INT_LIST, "size"}, {CTP_PARAM_NAME_LIST, "*names?"}, OPTIONS}},
+};
+
+typedef enum { F_EMPTY, F_ZEROS, F_ONES, F_FULL, F_RAND, F_RANDN } factory_kind;
+
+/* The options shared by every factory, read from the matched signature. */
+typedef struct {
+    ct_dtype dtype;
+    ct_device device;
+    const ct_device *devp; /* NULL: the default device (or the input's, for *_like) */
+} options;
+
+static int read_options(const char *fname, const ctp_signature *sig, PyObject **a, options *o) {
+    int has;
+    o->dtype = ctp_opt_dtype(ctp_arg(sig, a, "dtype"));
+    if (ctp_check_strided_layout(fname, ctp_opt_layout(ctp_arg(sig, a, "layout"))) < 0 ||
+        ctp_opt_device(ctp_arg(sig, a, "device"), &o->device, &has) < 0)
+        return -1;
+    o->devp = has ? &o->device : NULL;
+    return 0;
+}
+
+/* Wrap a factory's result after the options ctensor refuses have been checked on it. */
+static PyObject *finish(const ctp_signature *sig, PyObject **a, ct_status st, ct_tensor *r) {
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    if (ctp_check_factory_options(ct_tensor_dtype(r), ctp_arg(sig, a, "requires_grad"),
+                                  ctp_arg(sig, a, "pin_memory"), ctp_arg(sig, a, "names"),
+                                  ctp_arg(sig, a, "out")) < 0) {
+        ct_tensor_release(r);
+        return NULL;
+    }
+    return ctp_tensor_wrap(r);
+}
+
+static PyObject *run_factory(const char *fname, factory_kind kind, const ctp_signature *sigs,
+                             int nsigs, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    int64_t sizes[CT_MAX_DIMS];
+    options o;
+    int s = ctp_parse_args(fname, sigs, nsigs, args, kwargs, a);
+    if (s < 0)
+        return NULL;
+    const ctp_signature *sig = &sigs[s];
+    Py_ssize_t n = ctp_int_list_of_arg(fname, &sig->params[0], a[0], sizes);
+    if (n < 0 || read_options(fname, sig, a, &o) < 0)
+        return NULL;
+    ct_tensor *r = NULL;
+    ct_status st = CT_OK;
+    switch (kind) {
+    case F_EMPTY:
+        st = ct_tensor_empty(
+            sizes, n, o.dtype, o.devp, CT_LAYOUT_STRIDED,
+            ctp_opt_memory_format(ctp_arg(sig, a, "memory_format"), CT_MEMFMT_CONTIGUOUS), &r);
+        break;
+    case F_ZEROS:
+        st = ct_tensor_zeros(sizes, n, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
+        break;
+    case F_ONES:
+        st = ct_tensor_ones(sizes, n, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
+        break;
+    case F_FULL: {
+        ct_scalar value;
+        if (ctp_scalar_of_arg(ctp_arg(sig, a, "fill_value"), &value) < 0)
+            return NULL;
+        st = ct_tensor_full(sizes, n, value, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
+        break;
+    }
+    case F_RAND:
+    case F_RANDN: {
+        ct_generator *g = ctp_generator_of_arg(ctp_arg(sig, a, "generator"));
+        st = (kind == F_RAND ? ct_tensor_rand : ct_tensor_randn)(sizes, n, g, o.dtype, o.devp,
+                                                                 CT_LAYOUT_STRIDED, &r);
+        break;
+    }
+    }
+    return finish(sig, a, st, r);
+}
+
+static PyObject *py_empty(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_factory("empty", F_EMPTY, empty_sigs, 2, args, kwargs);
+}
+
+static PyObject *py_zeros(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_factory("zeros", F_ZEROS, fill_sigs, 2, args, kwargs);
+}
+
+static PyObject *py_ones(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_factory("ones", F_ONES, fill_sigs, 2, args, kwargs);
+}
+
+static PyObject *py_full(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_factory("full", F_FULL, full_sigs, 2, args, kwargs);
+}
+
+static PyObject *py_rand(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_factory("rand", F_RAND, random_sigs, 4, args, kwargs);
+}
+
+static PyObject *py_randn(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_factory("randn", F_RANDN, random_sigs, 4, args, kwargs);
+}
+
+/* ---- arange, empty_strided, scalar_tensor ------------------------------------------------ */
+
+static const ctp_signature arange_sigs[] = {
+    {7, {{CTP_PARAM_NUMBER, "end"}, {CTP_PARAM_TENSOR, "*out=None"}, OPTIONS}},
+    {7, {{CTP_PARAM_NUMBER, "start"}, {CTP_PARAM_NUMBER, "end"}, KW_OPTIONS}},
+    {9,
+     {{CTP_PARAM_NUMBER, "start"},
+      {CTP_PARAM_NUMBER, "end"},
+      {CTP_PARAM_NUMBER, "step=1"},
+      {CTP_PARAM_TENSOR, "*out=None"},
+      OPTIONS}},
+};
+
+static PyObject *py_arange(PyObject *m, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    options o;
+    (void)m;
+    int s = ctp_parse_args("arange", arange_sigs, 3, args, kwargs, a);
+    if (s < 0)
+        return NULL;
+    const ctp_signature *sig = &arange_sigs[s];
+    ct_scalar start = ct_scalar_int(0), end, step = ct_scalar_int(1);
+    PyObject *start_obj = ctp_arg(sig, a, "start"), *step_obj = ctp_arg(sig, a, "step");
+    if ((start_obj != NULL && ctp_scalar_of_arg(start_obj, &start) < 0) ||
+        ctp_scalar_of_arg(ctp_arg(sig, a, "end"), &end) < 0 ||
+        (step_obj != NULL && ctp_scalar_of_arg(step_obj, &step) < 0) ||
+        read_options("arange", sig, a, &o) < 0)
+        return NULL;
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_arange(start, end, step, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
+    return finish(sig, a, st, r);
+}
+
+static const ctp_signature empty_strided_sig[] = {
+    {7, {{CTP_PARAM_SYMINT_LIST, "size"}, {CTP_PARAM_SYMINT_LIST, "stride"}, KW_OPTIONS}},
+};
+
+static PyObject *py_empty_strided(PyObject *m, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    options o;
+    (void)m;
+    const ctp_signature *sig = &empty_strided_sig[0];
+    if (ctp_parse_args("empty_strided", sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    Py_ssize_t n = ctp_int_list_of_arg("empty_strided", &sig->params[0], a[0], sizes);
+    if (n < 0)
+        return NULL;
+    Py_ssize_t ns = ctp_int_list_of_arg("empty_strided", &sig->params[1], a[1], strides);
+    if (ns < 0 || read_options("empty_strided", sig, a, &o) < 0)
+        return NULL;
+    if (ns != n)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "dimensionality of sizes (%zd) must match dimensionality of strides "
+                            "(%zd)",
+                            n, ns);
+    ct_tensor *r = NULL;
+    ct_status st =
+        ct_tensor_empty_strided(sizes, strides, n, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
+    return finish(sig, a, st, r);
+}
+
+static const ctp_signature scalar_tensor_sig[] = {
+    {6, {{CTP_PARAM_NUMBER, "s"}, KW_OPTIONS}},
+};
+
+static PyObject *py_scalar_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    options o;
+    ct_scalar value;
+    (void)m;
+    const ctp_signature *sig = &scalar_tensor_sig[0];
+    if (ctp_parse_args("scalar_tensor", sig, 1, args, kwargs, a) < 0 ||
+        ctp_scalar_of_arg(a[0], &value) < 0 || read_options("scalar_tensor", sig, a, &o) < 0)
+        return NULL;
+    /* Unlike tensor(), scalar_tensor's dtype is the default dtype whatever the value is. */
+    if (o.dtype == CT_DTYPE_UNDEFINED)
+        o.dtype = ct_get_default_dtype();
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_scalar_tensor(value, o.dtype, o.devp, &r);
+    return finish(sig, a, st, r);
+}
+
+/* ---- *_like ------------------------------------------------------------------------------ */
+
+#define LIKE_OPTIONS                                                                               \
+    {CTP_PARAM_MEMORY_FORMAT, "*memory_format=None"}, {CTP_PARAM_DTYPE, "dtype=None"},             \
+        {CTP_PARAM_LAYOUT, "layout=None"}, {CTP_PARAM_DEVICE, "device=None"},                      \
+        {CTP_PARAM_BOOL, "pin_memory=False"}, {                                                    \
+        CTP_PARAM_BOOL, "requires_grad=False"                                                      \
+    }
+
+static const ctp_signature like_sig[] = {
+    {7, {{CTP_PARAM_TENSOR, "input"}, LIKE_OPTIONS}},
+};
+
+static const ctp_signature full_like_sig[] = {
+    {8, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_NUMBER, "fill_value"}, LIKE_OPTIONS}},
+};
+
+static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    options o;
+    ct_scalar value = ct_scalar_int(0);
+    const ctp_signature *sig = kind == F_FULL ? &full_like_sig[0] : &like_sig[0];
+    if (ctp_parse_args(fname, sig, 1, args, kwargs, a) < 0 ||
+        (kind == F_FULL && ctp_scalar_of_arg(a[1], &value) < 0) ||
+        read_options(fname, sig, a, &o) < 0)
+        return NULL;
+    const ct_tensor *t = ctp_tensor_get(a[0]);
+    ct_memory_format f =
+        ctp_opt_memory_format(ctp_arg(sig, a, "memory_format"), CT_MEMFMT_PRESERVE);
+    ct_tensor *r = NULL;
+    ct_status st = CT_OK;
+    switch (kind) {
+    case F_EMPTY:
+        st = ct_tensor_empty_like(t, o.dtype, o.devp, f, &r);
+        break;
+    case F_ZEROS:
+        st = ct_tensor_zeros_like(t, o.dtype, o.devp, f, &r);
+        break;
+    case F_ONES:
+        st = ct_tensor_ones_like(t, o.dtype, o.devp, f, &r);
+        break;
+    case F_FULL:
+        st = ct_tensor_full_like(t, value, o.dtype, o.devp, f, &r);
+        break;
+    case F_RAND:
+        st = ct_tensor_rand_like(t, NULL, o.dtype, o.devp, f, &r);
+        break;
+    case F_RANDN:
+        st = ct_tensor_randn_like(t, NULL, o.dtype, o.devp, f, &r);
+        break;
+    }
+    return finish(sig, a, st, r);
+}
+
+static PyObject *py_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_like("empty_like", F_EMPTY, args, kwargs);
+}
+
+static PyObject *py_zeros_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_like("zeros_like", F_ZEROS, args, kwargs);
+}
+
+static PyObject *py_ones_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_like("ones_like", F_ONES, args, kwargs);
+}
+
+static PyObject *py_full_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_like("full_like", F_FULL, args, kwargs);
+}
+
+static PyObject *py_rand_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_like("rand_like", F_RAND, args, kwargs);
+}
+
+static PyObject *py_randn_like(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return run_like("randn_like", F_RANDN, args, kwargs);
+}
+
+#define FACTORY(name, doc)                                                                         \
+    { #name, CTP_KW_FUNC(py_##name), METH_VARARGS | METH_KEYWORDS, doc }
+
+PyMethodDef ctp_tensor_create_functions[] = {
+    FACTORY(empty, "empty(*size, *, memory_format=None, dtype=None, layout=None, device=None, "
+                   "pin_memory=False, requires_grad=False) -> Tensor\n\nAn uninitialised tensor."),
+    FACTORY(zeros, "zeros(*size, *, dtype=None, layout=None, device=None, pin_memory=False, "
+                   "requires_grad=False) -> Tensor"),
+    FACTORY(ones, "ones(*size, *, dtype=None, layout=None, device=None, pin_memory=False, "
+                  "requires_grad=False) -> Tensor"),
+    FACTORY(full, "full(size, fill_value, *, dtype=None, layout=None, device=None, "
+                  "pin_memory=False, requires_grad=False) -> Tensor"),
+    FACTORY(rand, "rand(*size, *, generator=None, dtype=None, layout=None, device=None, "
+                  "pin_memory=False, requires_grad=False) -> Tensor\n\nUniform in [0, 1)."),
+    FACTORY(randn, "randn(*size, *, generator=None, dtype=None, layout=None, device=None, "
+                   "pin_memory=False, requires_grad=False) -> Tensor\n\nStandard normal."),
+    FACTORY(arange, "arange(start=0, end, step=1, *, dtype=None, layout=None, device=None, "
+                    "pin_memory=False, requires_grad=False) -> Tensor"),
+    FACTORY(empty_strided, "empty_strided(size, stride, *, dtype=None, layout=None, device=None, "
+                           "pin_memory=False, requires_grad=False) -> Tensor"),
+    FACTORY(scalar_tensor, "scalar_tensor(s, *, dtype=None, layout=None, device=None, "
+                           "pin_memory=False, requires_grad=False) -> Tensor"),
+    FACTORY(empty_like, "empty_like(input, *, memory_format=ctensor.preserve_format, dtype=None, "
+                        "layout=None, device=None, pin_memory=False, requires_grad=False) -> "
+                        "Tensor"),
+    FACTORY(zeros_like, "zeros_like(input, *, memory_format=ctensor.preserve_format, dtype=None, "
+                        "...) -> Tensor"),
+    FACTORY(ones_like, "ones_like(input, *, memory_format=ctensor.preserve_format, dtype=None, "
+                       "...) -> Tensor"),
+    FACTORY(full_like, "full_like(input, fill_value, *, memory_format=ctensor.preserve_format, "
+                       "dtype=None, ...) -> Tensor"),
+    FACTORY(rand_like, "rand_like(input, *, memory_format=ctensor.preserve_format, dtype=None, "
+                       "...) -> Tensor"),
+    FACTORY(randn_like, "randn_like(input, *, memory_format=ctensor.preserve_format, "
+                        "dtype=None, ...) -> Tensor"),
+    {NULL, NULL, 0, NULL},
+};
