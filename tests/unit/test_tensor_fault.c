@@ -11,33 +11,7 @@
 
 static const ct_device NPU = {CT_DEVICE_PRIVATEUSEONE, 0};
 
-/* ---- the counting, failing allocator ---- */
-
-static long live_allocs;
-static long calls, fail_at; /* fail the call numbered fail_at (1-based); 0 = never */
-
-static void *fa_alloc(void *ctx, size_t size, size_t align) {
-    (void)ctx;
-    if (++calls == fail_at)
-        return NULL;
-    if (align < sizeof(void *))
-        align = sizeof(void *);
-    void *p = NULL;
-    if (posix_memalign(&p, align, size ? size : 1) != 0)
-        return NULL;
-    live_allocs++;
-    return p;
-}
-
-static void fa_free(void *ctx, void *p, size_t size, size_t align) {
-    (void)ctx;
-    (void)size;
-    (void)align;
-    if (p != NULL) {
-        live_allocs--;
-        free(p);
-    }
-}
+#include "fault_alloc.h"
 
 static ct_tensor *anchor; /* keeps the emulated backend's bookkeeping allocated */
 
