@@ -337,6 +337,10 @@ int ctp_tensor_init(PyObject *module);
  *  get_printoptions and printoptions to `module`. 0, or -1 with an exception set. */
 int ctp_print_init(PyObject *module);
 
+/** Sparse COO (sparse.c): add sparse_coo_tensor, the sparse methods and `+` to the module
+ *  and the Tensor type, and wrap ctp_tensor_repr_hook; after ctp_print_init. */
+int ctp_sparse_init(PyObject *module);
+
 /* Method tables of the tensor files, merged into the type at initialisation. */
 extern PyMethodDef ctp_tensor_view_methods[];    /* tensor_views.c */
 extern PyMethodDef ctp_tensor_convert_methods[]; /* tensor_convert.c */

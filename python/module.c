@@ -73,7 +73,7 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddFunctions(module, ctp_tensor_create_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_new_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_random_functions) < 0 ||
-        ctp_print_init(module) < 0) {
+        ctp_print_init(module) < 0 || ctp_sparse_init(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

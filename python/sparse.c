@@ -1,0 +1,424 @@
+/* The Python surface of sparse COO tensors (include/ctensor/sparse.h): the module function
+ * ctensor.sparse_coo_tensor, the sparse methods of ctensor.Tensor (coalesce, indices,
+ * values, to_dense, to_sparse, add, ...), `+` where an operand is sparse, and repr() of
+ * sparse tensors through ct_sparse_repr_named.
+ *
+ * This file owns none of the Tensor type: like dlpack.c, it adds its methods to the type's
+ * dictionary once the type is ready (skipping any the Tensor files define themselves), sets
+ * the type's nb_add slot only while the type has none, and wraps the repr hook of the
+ * printing layer so that strided tensors still print through it.
+ *
+ * Behaviour follows PyTorch 1.13 where it has the feature, newest PyTorch otherwise:
+ *  - sparse_coo_tensor takes newest PyTorch's check_invariants= and is_coalesced= keywords
+ *    (1.13 rejects both). check_invariants=None checks, as 1.13 always does; False skips
+ *    the checks that read the indices.
+ *  - to_sparse(sparse_dim) of a sparse tensor with that sparse_dim returns it (newest; 1.13
+ *    raises NotImplementedError), sparse_dim()/dense_dim() of a strided tensor are 0/dim()
+ *    (newest; 1.13 raises).
+ *  - `+` of two strided tensors is left undefined here (elementwise arithmetic is another
+ *    layer's), so Python raises its usual TypeError; add() of two strided tensors raises
+ *    NotImplementedError.
+ */
+#include <string.h>
+
+#include "ctensor/sparse.h"
+#include "ctensor_py.h"
+
+static int is_sparse_obj(PyObject *obj) {
+    ct_tensor *t = ctp_tensor_get(obj);
+    return t != NULL && ct_sparse_is_sparse(t);
+}
+
+/* A tensor argument as torch's sparse constructor reads one (internal_new_from_data with
+ * copy=false): a ctensor tensor is converted only when dtype or device differ (so indices
+ * and values are shared as in PyTorch); anything else goes through ctensor.tensor's data
+ * reader. Sparse tensors pass unchanged so that the C constructor reports PyTorch's
+ * "expected indices to be a dense tensor" error. New reference, or NULL with an exception. */
+static PyObject *tensor_of_arg(PyObject *obj, ct_dtype dtype, const ct_device *device) {
+    ct_tensor *t = ctp_tensor_get(obj);
+    if (t == NULL)
+        return ctp_tensor_from_data(obj, dtype, device);
+    if (ct_sparse_is_sparse(t))
+        return Py_NewRef(obj);
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_to(t, dtype, device, false, CT_MEMFMT_PRESERVE, &r);
+    return ctp_tensor_result(obj, st, r);
+}
+
+/* ---- ctensor.sparse_coo_tensor --------------------------------------------------------- */
+
+#define SPARSE_KW_OPTIONS                                                                          \
+    {CTP_PARAM_DTYPE, "*dtype=None"}, {CTP_PARAM_DEVICE, "device=None"},                           \
+        {CTP_PARAM_BOOL, "requires_grad=False"}, {                                                 \
+        CTP_PARAM_BOOL, "check_invariants=None"                                                    \
+    }
+
+/* PyTorch's three signatures, in its order (the first that matches wins). */
+static const ctp_signature coo_sigs[] = {
+    {7,
+     {{CTP_PARAM_OBJECT, "indices"},
+      {CTP_PARAM_OBJECT, "values"},
+      SPARSE_KW_OPTIONS,
+      {CTP_PARAM_BOOL, "is_coalesced=None"}}},
+    {8,
+     {{CTP_PARAM_OBJECT, "indices"},
+      {CTP_PARAM_OBJECT, "values"},
+      {CTP_PARAM_INT_LIST, "size"},
+      SPARSE_KW_OPTIONS,
+      {CTP_PARAM_BOOL, "is_coalesced=None"}}},
+    {5, {{CTP_PARAM_INT_LIST, "size"}, SPARSE_KW_OPTIONS}},
+};
+
+static PyObject *py_sparse_coo_tensor(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    int k = ctp_parse_args("sparse_coo_tensor", coo_sigs, 3, args, kwargs, a);
+    if (k < 0)
+        return NULL;
+    const ctp_signature *sig = &coo_sigs[k];
+    ct_device dev;
+    int has_dev = 0;
+    if (ctp_opt_device(ctp_arg(sig, a, "device"), &dev, &has_dev) < 0)
+        return NULL;
+    const ct_device *devp = has_dev ? &dev : NULL;
+    const ct_dtype dtype = ctp_opt_dtype(ctp_arg(sig, a, "dtype"));
+    int64_t sizes[CT_MAX_DIMS];
+    Py_ssize_t ndim = CT_SPARSE_INFER_SIZE;
+    PyObject *size_arg = ctp_arg(sig, a, "size");
+    if (size_arg != NULL) {
+        ndim =
+            ctp_int_list_of_arg("sparse_coo_tensor", ctp_param_named(sig, "size"), size_arg, sizes);
+        if (ndim < 0)
+            return NULL;
+    }
+
+    ct_tensor *out = NULL;
+    ct_status st;
+    if (k == 2) { /* sparse_coo_tensor(size): all zeros, every dim sparse */
+        st = ct_sparse_coo_zeros(sizes, ndim, ndim, dtype, devp, &out);
+    } else {
+        /* values first: indices given as data go to the values' device, as in PyTorch */
+        PyObject *values = tensor_of_arg(a[1], dtype, devp);
+        if (values == NULL)
+            return NULL;
+        ct_device idx_dev = ct_tensor_device(ctp_tensor_get(values));
+        const ct_device *idx_devp = devp != NULL ? devp : &idx_dev;
+        if (devp == NULL && ctp_tensor_check(a[0]))
+            idx_devp = NULL; /* a tensor keeps its device; the C check reports a mismatch */
+        /* indices are always made int64, whatever their dtype (PyTorch converts too) */
+        PyObject *indices = tensor_of_arg(a[0], CT_INT64, idx_devp);
+        if (indices == NULL) {
+            Py_DECREF(values);
+            return NULL;
+        }
+        ct_sparse_coo_options opts = CT_SPARSE_COO_OPTIONS_INIT;
+        PyObject *check = ctp_arg(sig, a, "check_invariants");
+        opts.check_invariants = check == NULL || PyObject_IsTrue(check);
+        opts.is_coalesced = ctp_opt_bool(ctp_arg(sig, a, "is_coalesced"));
+        st = ct_sparse_coo_tensor(ctp_tensor_get(indices), ctp_tensor_get(values),
+                                  ndim >= 0 ? sizes : NULL, ndim, &opts, &out);
+        Py_DECREF(indices);
+        Py_DECREF(values);
+    }
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    if (ctp_check_factory_options(ct_tensor_dtype(out), ctp_arg(sig, a, "requires_grad"), NULL,
+                                  NULL, NULL) < 0) {
+        ct_tensor_release(out);
+        return NULL;
+    }
+    return ctp_tensor_wrap(out);
+}
+
+/* ---- attribute methods ----------------------------------------------------------------- */
+
+typedef ct_status (*int_getter)(const ct_tensor *, int64_t *);
+
+static PyObject *int_result(PyObject *self, int_getter get) {
+    int64_t v = 0;
+    ct_status st = get(ctp_tensor_get(self), &v);
+    return st == CT_OK ? PyLong_FromLongLong(v) : ctp_raise_status(st);
+}
+
+static PyObject *tensor_sparse_dim(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return int_result(self, ct_sparse_dim);
+}
+
+static PyObject *tensor_dense_dim(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return int_result(self, ct_sparse_dense_dim);
+}
+
+static PyObject *tensor_nnz(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return int_result(self, ct_sparse_nnz);
+}
+
+static PyObject *tensor_is_coalesced(PyObject *self, PyObject *unused) {
+    (void)unused;
+    bool v = false;
+    ct_status st = ct_sparse_is_coalesced(ctp_tensor_get(self), &v);
+    return st == CT_OK ? PyBool_FromLong(v) : ctp_raise_status(st);
+}
+
+typedef ct_status (*tensor_getter)(const ct_tensor *, ct_tensor **);
+
+static PyObject *tensor_result(PyObject *self, tensor_getter get) {
+    ct_tensor *r = NULL;
+    ct_status st = get(ctp_tensor_get(self), &r);
+    return ctp_tensor_result(self, st, r);
+}
+
+static PyObject *tensor_coalesce(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return tensor_result(self, ct_sparse_coalesce);
+}
+
+static PyObject *tensor_indices(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return tensor_result(self, ct_sparse_indices);
+}
+
+static PyObject *tensor_values(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return tensor_result(self, ct_sparse_values);
+}
+
+static PyObject *tensor_raw_indices(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return tensor_result(self, ct_sparse_raw_indices);
+}
+
+static PyObject *tensor_raw_values(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return tensor_result(self, ct_sparse_raw_values);
+}
+
+/* ---- conversions ----------------------------------------------------------------------- */
+
+static const ctp_signature to_dense_sig[] = {{1, {{CTP_PARAM_DTYPE, "dtype=None"}}}};
+
+/* to_dense(dtype=None): a strided tensor is converted; PyTorch's sparse kernel takes no
+ * dtype. */
+static PyObject *tensor_to_dense(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("to_dense", to_dense_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    if (a[0] != NULL && is_sparse_obj(self)) {
+        PyErr_SetString(PyExc_RuntimeError, "dtype argument is not supported by sparse_to_dense");
+        return NULL;
+    }
+    ct_tensor *dense = NULL;
+    ct_status st = ct_sparse_to_dense(ctp_tensor_get(self), &dense);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    ct_dtype dtype = ctp_opt_dtype(a[0]);
+    if (dtype != CT_DTYPE_UNDEFINED) {
+        ct_tensor *conv = NULL;
+        st = ct_tensor_to_dtype(dense, dtype, &conv);
+        ct_tensor_release(dense);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+        dense = conv;
+    }
+    return ctp_tensor_result(self, CT_OK, dense);
+}
+
+/* PyTorch's two signatures: to_sparse() and to_sparse(sparse_dim). */
+static const ctp_signature to_sparse_sigs[] = {
+    {0, {{0, NULL}}},
+    {1, {{CTP_PARAM_INT64, "sparse_dim"}}},
+};
+
+static PyObject *tensor_to_sparse(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    int k = ctp_parse_args("to_sparse", to_sparse_sigs, 2, args, kwargs, a);
+    if (k < 0)
+        return NULL;
+    ct_tensor *r = NULL;
+    ct_status st;
+    if (k == 0) {
+        st = ct_sparse_to_sparse(ctp_tensor_get(self), &r);
+    } else {
+        int64_t sd = 0;
+        if (ctp_int64_of_arg(a[0], &sd) < 0)
+            return NULL;
+        st = ct_sparse_to_sparse_dim(ctp_tensor_get(self), sd, &r);
+    }
+    return ctp_tensor_result(self, st, r);
+}
+
+/* ---- addition -------------------------------------------------------------------------- */
+
+static const ctp_signature add_sig[] = {
+    {2, {{CTP_PARAM_TENSOR_OR_NUMBER, "other"}, {CTP_PARAM_NUMBER, "*alpha=1"}}},
+};
+
+/* self + alpha * other where self is a tensor and other a tensor or a Number. `dunder`:
+ * the call comes from `+`, which must answer NotImplemented where no operand is sparse or
+ * where other is no operand at all (PyTorch turns TypeError into NotImplemented too). */
+static PyObject *add_impl(PyObject *self, PyObject *other, PyObject *alpha_obj, int dunder) {
+    ct_tensor *ts = ctp_tensor_get(self), *to = ctp_tensor_get(other);
+    if (to == NULL && !ctp_is_number_arg(other)) {
+        if (dunder)
+            Py_RETURN_NOTIMPLEMENTED;
+        return PyErr_Format(PyExc_TypeError,
+                            "add(): argument 'other' (position 1) must be Tensor, not %s",
+                            Py_TYPE(other)->tp_name);
+    }
+    const int sparse = ct_sparse_is_sparse(ts) || (to != NULL && ct_sparse_is_sparse(to));
+    if (!sparse) {
+        if (dunder)
+            Py_RETURN_NOTIMPLEMENTED;
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "add(): only additions with a sparse COO operand are implemented; "
+                        "elementwise arithmetic on strided tensors is not implemented yet");
+        return NULL;
+    }
+    ct_scalar alpha = ct_scalar_int(1);
+    if (alpha_obj != NULL && ctp_scalar_of_arg(alpha_obj, &alpha) < 0)
+        return NULL;
+    if (to == NULL) {
+        /* a Number is a 0-dim dense tensor to PyTorch, and sparse + dense is refused; a
+         * sparse self is the only way to get here with a Number */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "add(sparse, dense) is not supported. Use add(dense, sparse) instead.");
+        return NULL;
+    }
+    ct_tensor *r = NULL;
+    ct_status st = ct_sparse_add(ts, to, alpha, &r);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    return ctp_tensor_wrap(r);
+}
+
+static PyObject *tensor_add(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("add", add_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return add_impl(self, a[0], a[1], 0);
+}
+
+/* __add__ / __radd__ as methods: PyTorch's __radd__(self, other) is self.add(other), so
+ * `1 + s` is s + 1 (refused for sparse s, as in PyTorch). */
+static PyObject *tensor_dunder_add(PyObject *self, PyObject *other) {
+    return add_impl(self, other, NULL, 1);
+}
+
+/* The nb_add slot: called for a + b with either operand a tensor. */
+static PyObject *tensor_nb_add(PyObject *a, PyObject *b) {
+    if (!is_sparse_obj(a) && !is_sparse_obj(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    if (ctp_tensor_check(a))
+        return add_impl(a, b, NULL, 1);
+    return add_impl(b, a, NULL, 1);
+}
+
+/* ---- repr ------------------------------------------------------------------------------ */
+
+static PyObject *(*previous_repr_hook)(PyObject *) = NULL;
+
+/* Sparse tensors print through ct_sparse_repr_named (with the "ctensor." prefix, under the
+ * subclass's name for subclasses, as the strided printer does); others through the hook the
+ * printing layer installed. */
+static PyObject *sparse_repr_hook(PyObject *self) {
+    ct_tensor *t = ctp_tensor_get(self);
+    if (t != NULL && !ct_sparse_is_sparse(t) && previous_repr_hook != NULL)
+        return previous_repr_hook(self);
+    if (t == NULL)
+        return PyErr_Format(PyExc_TypeError, "expected a ctensor.Tensor, got %s",
+                            Py_TYPE(self)->tp_name);
+    ct_print_options o = ct_get_printoptions();
+    memcpy(o.prefix, "ctensor.", sizeof "ctensor.");
+    PyObject *name = NULL;
+    const char *cname = "tensor";
+    if (Py_TYPE(self) != &ctp_tensor_type) {
+        name = PyType_GetName(Py_TYPE(self));
+        if (name == NULL || (cname = PyUnicode_AsUTF8(name)) == NULL) {
+            Py_XDECREF(name);
+            return NULL;
+        }
+    }
+    char *s = NULL;
+    ct_status st = ct_sparse_is_sparse(t) ? ct_sparse_repr_named(t, &o, cname, &s)
+                                          : ct_tensor_repr_named(t, &o, cname, &s);
+    Py_XDECREF(name);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    PyObject *r = PyUnicode_FromString(s);
+    ct_string_free(s);
+    return r;
+}
+
+/* ---- registration ---------------------------------------------------------------------- */
+
+static PyMethodDef sparse_tensor_methods[] = {
+    {"sparse_dim", tensor_sparse_dim, METH_NOARGS,
+     "sparse_dim() -> int\n\nThe number of sparse dims (0 for a strided tensor)."},
+    {"dense_dim", tensor_dense_dim, METH_NOARGS,
+     "dense_dim() -> int\n\nThe number of dense dims (dim() for a strided tensor)."},
+    {"_nnz", tensor_nnz, METH_NOARGS, "_nnz() -> int\n\nThe number of stored elements."},
+    {"is_coalesced", tensor_is_coalesced, METH_NOARGS,
+     "is_coalesced() -> bool\n\nWhether the sparse tensor is known to be coalesced."},
+    {"coalesce", tensor_coalesce, METH_NOARGS,
+     "coalesce() -> Tensor\n\nSorted indices, duplicates summed (self when coalesced)."},
+    {"indices", tensor_indices, METH_NOARGS, "indices() -> Tensor (coalesced tensors only)"},
+    {"values", tensor_values, METH_NOARGS, "values() -> Tensor (coalesced tensors only)"},
+    {"_indices", tensor_raw_indices, METH_NOARGS, "_indices() -> Tensor"},
+    {"_values", tensor_raw_values, METH_NOARGS, "_values() -> Tensor"},
+    {"to_dense", CTP_KW_FUNC(tensor_to_dense), METH_VARARGS | METH_KEYWORDS,
+     "to_dense(dtype=None) -> Tensor\n\nA strided tensor (self when already strided)."},
+    {"to_sparse", CTP_KW_FUNC(tensor_to_sparse), METH_VARARGS | METH_KEYWORDS,
+     "to_sparse(sparse_dim=None) -> Tensor\n\nA coalesced sparse COO tensor."},
+    {"add", CTP_KW_FUNC(tensor_add), METH_VARARGS | METH_KEYWORDS,
+     "add(other, *, alpha=1) -> Tensor\n\nself + alpha * other, where an operand is sparse."},
+    {"__add__", tensor_dunder_add, METH_O, NULL},
+    {"__radd__", tensor_dunder_add, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef sparse_module_functions[] = {
+    {"sparse_coo_tensor", CTP_KW_FUNC(py_sparse_coo_tensor), METH_VARARGS | METH_KEYWORDS,
+     "sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, "
+     "requires_grad=False, check_invariants=None, is_coalesced=None) -> Tensor\n"
+     "sparse_coo_tensor(size, *, dtype=None, device=None, requires_grad=False) -> Tensor\n\n"
+     "A sparse COO tensor from indices (converted to int64) and values, tensors or data."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Runs after the Tensor type is ready and the printing layer set its repr hook. */
+int ctp_sparse_init(PyObject *module) {
+    if (PyModule_AddFunctions(module, sparse_module_functions) < 0)
+        return -1;
+    PyObject *dict = ctp_tensor_type.tp_dict;
+    if (dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ctensor: the Tensor type is not ready");
+        return -1;
+    }
+    /* `+` only when the Tensor type has no addition of its own; the slot lives in the
+     * type's static number table, read at each call, and subclasses made later inherit it */
+    int own_add =
+        ctp_tensor_type.tp_as_number != NULL && ctp_tensor_type.tp_as_number->nb_add == NULL;
+    for (PyMethodDef *def = sparse_tensor_methods; def->ml_name != NULL; def++) {
+        if (strncmp(def->ml_name, "__", 2) == 0 && !own_add)
+            continue; /* the Tensor type has its own `+` */
+        if (PyDict_GetItemString(dict, def->ml_name) != NULL)
+            continue; /* the Tensor type lists it itself */
+        PyObject *descr = PyDescr_NewMethod(&ctp_tensor_type, def);
+        if (descr == NULL)
+            return -1;
+        int rc = PyDict_SetItemString(dict, def->ml_name, descr);
+        Py_DECREF(descr);
+        if (rc < 0)
+            return -1;
+    }
+    if (own_add)
+        ctp_tensor_type.tp_as_number->nb_add = tensor_nb_add;
+    PyType_Modified(&ctp_tensor_type);
+    if (ctp_tensor_repr_hook != sparse_repr_hook) { /* once per process */
+        previous_repr_hook = ctp_tensor_repr_hook;
+        ctp_tensor_repr_hook = sparse_repr_hook;
+    }
+    return 0;
+}

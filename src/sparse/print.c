@@ -1,0 +1,142 @@
+/* repr() of sparse COO tensors (ct_sparse_repr in include/ctensor/sparse.h): PyTorch's
+ * _str_intern for is_sparse tensors, built from the dense printer's pieces (print_impl.h),
+ * which lays out the indices and values as it lays out any strided tensor:
+ *
+ *   tensor(indices=tensor([[0, 1],
+ *                          [1, 0]]),
+ *          values=tensor([1., 2.]),
+ *          size=(2, 2), nnz=2, layout=torch.sparse_coo)
+ *
+ * The suffixes always start on a new line (PyTorch's force_newline for sparse tensors);
+ * empty indices or values name their shape; the dtype suffix is left out for the dtypes a
+ * non-empty dense tensor would print without one, whatever the nnz (PyTorch tests
+ * has_default_dtype only). Meta tensors have no data: as newest PyTorch, they print no nnz,
+ * and their indices and values print as "..." as the dense printer prints meta tensors. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error_impl.h"
+#include "dtype/table_impl.h"
+#include "sparse/sparse_impl.h"
+#include "tensor/print_impl.h"
+
+enum { SPARSE_MAX_SUFFIXES = 5 };
+
+/* One "name=tensor(<body>)" part: `column` is where "name=" starts. */
+static ct_status put_part(ct_strbuf *b, const char *label, const ct_tensor *t, int64_t column,
+                          const ct_print_options *o) {
+    ct_strbuf_puts(b, label);
+    ct_strbuf_puts(b, "=tensor(");
+    const int64_t indent = column + (int64_t)strlen(label) + (int64_t)strlen("=tensor(");
+    if (t->device.type == CT_DEVICE_META) {
+        ct_strbuf_puts(b, "...");
+    } else {
+        CT_TRY(ct_print_body(b, t, indent, o));
+        if (t->numel == 0) { /* "[]" alone would not say which shape is empty */
+            ct_strbuf_puts(b, ", size=");
+            ct_print_shape(b, t->sizes, t->ndim);
+        }
+    }
+    ct_strbuf_puts(b, ")");
+    return CT_OK;
+}
+
+static void put_int(ct_strbuf *b, int64_t v) {
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)v);
+    ct_strbuf_puts(b, num);
+}
+
+ct_status ct_sparse_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
+    return ct_sparse_repr_named(t, opts, NULL, out);
+}
+
+ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
+                               char **out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: out is NULL");
+    *out = NULL;
+    if (t == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: tensor is NULL");
+    if (!ct_sparse_is_sparse(t)) /* strided and other layouts: the dense printer's answer */
+        return ct_tensor_repr_named(t, opts, name, out);
+    ct_print_options o = opts != NULL ? *opts : ct_get_printoptions();
+    CT_TRY(ct_print_options_check(&o));
+    if (name == NULL)
+        name = "tensor";
+    const int64_t indent = (int64_t)strlen(name) + 1;
+
+    ct_tensor *indices = NULL, *values = NULL;
+    int64_t nnz = 0;
+    ct_status st = ct_sparse_raw_indices(t, &indices);
+    if (st == CT_OK)
+        st = ct_sparse_raw_values(t, &values);
+    if (st == CT_OK)
+        st = ct_sparse_nnz(t, &nnz);
+    if (st != CT_OK) {
+        ct_tensor_release(indices);
+        ct_tensor_release(values);
+        return st;
+    }
+
+    ct_strbuf sx[SPARSE_MAX_SUFFIXES];
+    size_t n = 0;
+    if (t->device.type != CT_DEVICE_CPU) { /* Note [Print tensor device], as print.c */
+        char dev[CT_DEVICE_STRING_MAX];
+        st = ct_device_str(t->device, dev, sizeof dev);
+        if (st != CT_OK)
+            goto done;
+        ct_strbuf_init(&sx[n]);
+        ct_strbuf_puts(&sx[n], "device='");
+        ct_strbuf_puts(&sx[n], dev);
+        ct_strbuf_puts(&sx[n++], "'");
+    }
+    ct_strbuf_init(&sx[n]);
+    ct_strbuf_puts(&sx[n], "size=");
+    ct_print_shape(&sx[n++], t->sizes, t->ndim);
+    if (t->device.type != CT_DEVICE_META) {
+        ct_strbuf_init(&sx[n]);
+        ct_strbuf_puts(&sx[n], "nnz=");
+        put_int(&sx[n++], nnz);
+    }
+    if (!ct_print_has_default_dtype(t->dtype)) {
+        ct_strbuf_init(&sx[n]);
+        ct_strbuf_puts(&sx[n], "dtype=");
+        ct_strbuf_puts(&sx[n], o.prefix);
+        ct_strbuf_puts(&sx[n++], ct_dtype_table[t->dtype].name);
+    }
+    ct_strbuf_init(&sx[n]);
+    ct_strbuf_puts(&sx[n], "layout=");
+    ct_strbuf_puts(&sx[n], o.prefix);
+    ct_strbuf_puts(&sx[n++], ct_layout_name(t->layout));
+
+    ct_strbuf b;
+    ct_strbuf_init(&b);
+    ct_strbuf_puts(&b, name);
+    ct_strbuf_puts(&b, "(");
+    st = put_part(&b, "indices", indices, indent, &o);
+    if (st == CT_OK) {
+        ct_strbuf_puts(&b, ",\n");
+        ct_strbuf_fill(&b, ' ', indent);
+        st = put_part(&b, "values", values, indent, &o);
+    }
+    if (st == CT_OK) {
+        const char *texts[SPARSE_MAX_SUFFIXES];
+        for (size_t i = 0; i < n; i++) {
+            if (sx[i].failed)
+                st = CT_ERR_NOMEM;
+            texts[i] = sx[i].data;
+        }
+        if (st == CT_OK) {
+            ct_print_add_suffixes(&b, texts, n, indent, true, &o);
+            st = ct_strbuf_finish(&b, out);
+        } /* else: the failed append set the message */
+    }
+    ct_strbuf_free(&b);
+done:
+    for (size_t i = 0; i < n; i++)
+        ct_strbuf_free(&sx[i]);
+    ct_tensor_release(indices);
+    ct_tensor_release(values);
+    return st;
+}
