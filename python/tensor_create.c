@@ -10,6 +10,7 @@
  * set_default_device's, else cpu); an explicit device always wins. The *_like functions
  * follow their input instead, as in PyTorch.
  */
+#include "ctensor/sparse.h"
 #include "ctensor_py.h"
 
 /* The options every factory ends with (PyTorch's TensorOptions, in its order). */
@@ -106,6 +107,33 @@ static PyObject *finish(const ctp_signature *sig, PyObject **a, ct_status st, ct
     return ctp_tensor_wrap(r);
 }
 
+/* layout=sparse_coo: empty and zeros give an all-zero sparse tensor with every dim sparse,
+ * as PyTorch does; the factories that write values are not defined for sparse tensors and
+ * fail with PyTorch's messages. */
+static PyObject *sparse_factory(const char *fname, factory_kind kind, const ctp_signature *sig,
+                                PyObject **a, const int64_t *sizes, Py_ssize_t n) {
+    if (kind == F_ONES || kind == F_FULL) {
+        PyErr_SetString(PyExc_RuntimeError, "full(...) is not implemented for sparse layout");
+        return NULL;
+    }
+    if (kind == F_RAND || kind == F_RANDN) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "Could not run 'aten::%s' with arguments from the 'SparseCPU' backend.",
+                     kind == F_RAND ? "uniform_" : "normal_");
+        return NULL;
+    }
+    options o;
+    int has;
+    o.dtype = ctp_opt_dtype(ctp_arg(sig, a, "dtype"));
+    if (ctp_opt_device(ctp_arg(sig, a, "device"), &o.device, &has) < 0)
+        return NULL;
+    ct_tensor *r = NULL;
+    ct_status st = ct_sparse_coo_zeros(sizes, (int64_t)n, (int64_t)n, o.dtype,
+                                       has ? &o.device : NULL, &r);
+    (void)fname;
+    return finish(sig, a, st, r);
+}
+
 static PyObject *run_factory(const char *fname, factory_kind kind, const ctp_signature *sigs,
                              int nsigs, PyObject *args, PyObject *kwargs) {
     PyObject *a[CTP_MAX_PARAMS];
@@ -116,7 +144,12 @@ static PyObject *run_factory(const char *fname, factory_kind kind, const ctp_sig
         return NULL;
     const ctp_signature *sig = &sigs[s];
     Py_ssize_t n = ctp_int_list_of_arg(fname, &sig->params[0], a[0], sizes);
-    if (n < 0 || read_options(fname, sig, a, &o) < 0)
+    if (n < 0)
+        return NULL;
+    ct_layout layout = ctp_opt_layout(ctp_arg(sig, a, "layout"));
+    if (layout == CT_LAYOUT_SPARSE_COO)
+        return sparse_factory(fname, kind, sig, a, sizes, n);
+    if (read_options(fname, sig, a, &o) < 0)
         return NULL;
     ct_tensor *r = NULL;
     ct_status st = CT_OK;

@@ -396,3 +396,42 @@ def test_results_hold_their_parts():
     del s
     gc.collect()
     assert i._refcounts()[0] == base_i and v._refcounts()[0] == base_v
+
+
+# ---- layout=sparse_coo in the factories ---------------------------------------------------
+
+@pytest.mark.parametrize("fname", ["zeros", "empty"])
+@pytest.mark.parametrize("shape", [(2, 3), (4,), (0, 2), (1, 2, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
+def test_factory_sparse_layout_matches_torch(fname, shape, dtype):
+    import torch
+    import ctensor
+    t = getattr(torch, fname)(*shape, layout=torch.sparse_coo, dtype=getattr(torch, dtype))
+    c = getattr(ctensor, fname)(*shape, layout=ctensor.sparse_coo, dtype=getattr(ctensor, dtype))
+    assert c.layout is ctensor.sparse_coo
+    assert (c.sparse_dim(), c.dense_dim(), c._nnz()) == (t.sparse_dim(), t.dense_dim(), t._nnz())
+    assert c.is_coalesced() == t.is_coalesced()
+    assert str(c).replace("ctensor.", "torch.") == str(t)
+
+
+def test_factory_sparse_layout_default_dtype_and_device():
+    import ctensor
+    assert ctensor.zeros(2, layout=ctensor.sparse_coo).dtype is ctensor.get_default_dtype()
+    with ctensor.device("meta"):
+        assert ctensor.zeros(2, 2, layout=ctensor.sparse_coo).device == ctensor.device("meta")
+    assert ctensor.zeros(2, layout=ctensor.sparse_coo, device="meta").device.type == "meta"
+
+
+@pytest.mark.parametrize("call", ["ones(2, layout={m}.sparse_coo)",
+                                  "full((2,), 1.0, layout={m}.sparse_coo)",
+                                  "rand(2, layout={m}.sparse_coo)",
+                                  "randn(2, layout={m}.sparse_coo)"])
+def test_factory_sparse_layout_errors_match_torch(call):
+    import torch
+    import ctensor
+    with pytest.raises(Exception) as te:
+        eval("torch." + call.format(m="torch"))
+    with pytest.raises(Exception) as ce:
+        eval("ctensor." + call.format(m="ctensor"))
+    assert type(ce.value) is type(te.value)
+    assert str(te.value).startswith(str(ce.value))
