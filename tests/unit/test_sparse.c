@@ -12,7 +12,7 @@
 
 static const ct_device NPU = {CT_DEVICE_PRIVATEUSEONE, 0};
 
-#include "fault_alloc.h"
+#include "fault_loop.h"
 
 static int setup(void **state) {
     (void)state;
@@ -867,40 +867,6 @@ static void test_add_dense_paths(void **state) {
 
 /* ---- allocation failures ---- */
 
-typedef ct_status (*op_fn)(ct_tensor **out);
-
-/* Fail allocation 1, 2, ... until `op` goes through: each failure must be CT_ERR_NOMEM with
- * a NULL result and no live allocation left behind. Returns the failures injected. */
-static int fault_loop(const char *name, op_fn op) {
-    for (long n = 1;; n++) {
-        long before = live_allocs;
-        calls = 0;
-        fail_at = n;
-        ct_tensor *out = NULL;
-        ct_status st = op(&out);
-        fail_at = 0;
-        if (calls < n) {
-            if (st != CT_OK)
-                fail_msg("%s: failed without a fault: %s", name, ct_last_error());
-            ct_tensor_release(out);
-            if (live_allocs != before)
-                fail_msg("%s: %ld allocations remain", name, live_allocs - before);
-            return (int)n - 1;
-        }
-        if (st == CT_OK) {
-            ct_tensor_release(out);
-        } else {
-            if (st != CT_ERR_NOMEM)
-                fail_msg("%s: allocation %ld failed with %s: %s", name, n, ct_status_name(st),
-                         ct_last_error());
-            if (out != NULL)
-                fail_msg("%s: out is not NULL after a failure", name);
-        }
-        if (live_allocs != before)
-            fail_msg("%s: allocation %ld failed and %ld allocations leaked", name, n,
-                     live_allocs - before);
-    }
-}
 
 static ct_tensor *f_ind, *f_val, *f_sparse, *f_sparse_nc, *f_dense, *f_npu, *f_dense_npu;
 
