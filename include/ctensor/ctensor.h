@@ -25,6 +25,7 @@
 #include "ctensor/export.h"
 #include "ctensor/layout.h"
 #include "ctensor/memformat.h"
+#include "ctensor/parallel.h"
 #include "ctensor/print.h"
 #include "ctensor/random.h"
 #include "ctensor/scalar.h"
@@ -32,5 +33,6 @@
 #include "ctensor/status.h"
 #include "ctensor/tensor.h"
 #include "ctensor/version.h"
+#include "ctensor/warning.h"
 
 #endif /* CTENSOR_CTENSOR_H */

@@ -25,13 +25,10 @@ static void default_free(void *ctx, void *ptr, size_t size, size_t align) {
 static ct_allocator current = {NULL, default_alloc, default_free};
 
 ct_status ct_set_allocator(const ct_allocator *allocator) {
-    if (allocator == NULL) {
-        current = (ct_allocator){NULL, default_alloc, default_free};
-        return CT_OK;
-    }
-    if (allocator->alloc == NULL || allocator->free == NULL)
+    if (allocator != NULL && (allocator->alloc == NULL || allocator->free == NULL))
         return ct_set_error(CT_ERR_MISUSE, "ct_set_allocator: alloc and free must both be set");
-    current = *allocator;
+    ct_host_cache_empty(); /* kept blocks go back to the allocator that made them */
+    current = allocator != NULL ? *allocator : (ct_allocator){NULL, default_alloc, default_free};
     return CT_OK;
 }
 

@@ -16,26 +16,25 @@
  *     along the destination would read the source with a large stride, touching a new
  *     cache line per element. Then the two dims are walked in square tiles (Note: 32 x 32
  *     elements keep both sides of a tile in L1), as PyTorch's copy_transpose does.
- *  5. Large copies split the outermost dim across threads (one per core, at most 8; the
- *     CT_NUM_THREADS environment variable overrides).
+ *  5. Large copies split the outermost dim across threads with ct_parallel_for (the count
+ *     is ct_get_num_threads(): CT_NUM_THREADS or torch.set_num_threads); a chunk runs the
+ *     same plan over its own range of that dim.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "base/error_impl.h"
+#include "base/parallel.h"
 #include "dtype/table_impl.h"
 #include "tensor/tensor_impl.h"
 
 #define TILE 32
-/* Below this many bytes moved, a copy runs on the calling thread only. */
+/* Below this many bytes moved, a copy runs on the calling thread only; above it, each
+ * thread moves at least CHUNK_BYTES (waking a team costs microseconds, 1 MiB ~100 us). */
 #define PARALLEL_BYTES ((int64_t)1 << 22)
-#define MAX_THREADS 8
+#define CHUNK_BYTES ((int64_t)1 << 20)
 
 typedef struct dimrec {
     int64_t size;
@@ -244,28 +243,19 @@ static void run(const plan *p, char *dp, const char *sp) {
 
 /* ---- threads -------------------------------------------------------------------------- */
 
-static int thread_count(void) {
-    static atomic_int cached;
-    int n = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (n > 0)
-        return n;
-    const char *env = getenv("CT_NUM_THREADS");
-    long v = env != NULL ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-    n = v < 1 ? 1 : v > MAX_THREADS ? MAX_THREADS : (int)v;
-    atomic_store_explicit(&cached, n, memory_order_relaxed);
-    return n;
-}
-
 typedef struct job {
-    plan p; /* the plan restricted to one range of the outermost dim */
+    const plan *p;
     char *dp;
     const char *sp;
 } job;
 
-static void *job_main(void *arg) {
-    job *j = arg;
-    run(&j->p, j->dp, j->sp);
-    return NULL;
+/* Rows [lo, hi) of the outermost dim: the same plan over a shorter outer dim. */
+static void job_run(void *ctx, int64_t lo, int64_t hi) {
+    const job *j = ctx;
+    plan part = *j->p;
+    dimrec *outer = &part.d[part.n - 1];
+    outer->size = hi - lo;
+    run(&part, j->dp + lo * outer->ds, j->sp + lo * outer->ss);
 }
 
 ct_status ct_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides, const void *src,
@@ -276,36 +266,14 @@ ct_status ct_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides
     int64_t numel = 1;
     for (int i = 0; i < p.n; i++)
         numel *= p.d[i].size;
-    int threads = thread_count();
-    const dimrec *outer = p.n > 0 ? &p.d[p.n - 1] : NULL;
-    if (threads < 2 || outer == NULL || outer->size < 2 ||
-        numel * (int64_t)(p.dsz + p.ssz) < PARALLEL_BYTES) {
+    int64_t bytes = numel * (int64_t)(p.dsz + p.ssz);
+    if (p.n == 0 || p.d[p.n - 1].size < 2 || bytes < PARALLEL_BYTES) {
         run(&p, dst, src);
         return CT_OK;
     }
-    if (threads > outer->size)
-        threads = (int)outer->size;
-    job jobs[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    int64_t per = outer->size / threads, extra = outer->size % threads, lo = 0;
-    for (int t = 0; t < threads; t++) {
-        int64_t len = per + (t < extra ? 1 : 0);
-        jobs[t].p = p;
-        jobs[t].p.d[p.n - 1].size = len;
-        jobs[t].dp = (char *)dst + lo * outer->ds;
-        jobs[t].sp = (const char *)src + lo * outer->ss;
-        lo += len;
-    }
-    /* job 0 runs here; a thread that cannot start runs here too */
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, job_main, &jobs[t]) == 0;
-    run(&jobs[0].p, jobs[0].dp, jobs[0].sp);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            run(&jobs[t].p, jobs[t].dp, jobs[t].sp);
-    }
+    /* the grain in outer rows: enough rows to move CHUNK_BYTES */
+    int64_t outer = p.d[p.n - 1].size, row_bytes = bytes / outer;
+    job j = {&p, dst, src};
+    ct_parallel_for(0, outer, (CHUNK_BYTES + row_bytes - 1) / row_bytes, job_run, &j);
     return CT_OK;
 }

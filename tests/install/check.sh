@@ -13,7 +13,9 @@ libdir="$(dirname "$(find "$tmp/prefix" -name ctensor.pc | head -1)")"
 export PKG_CONFIG_PATH="$libdir"
 cc -std=c11 $(pkg-config --cflags ctensor) "$src/consumer/main.c" -o "$tmp/pc" $(pkg-config --libs ctensor)
 LD_LIBRARY_PATH="$(pkg-config --variable=libdir ctensor)" "$tmp/pc"
+# static: the archive itself, then what Libs.private says it needs (libm, threads, OpenMP)
+private="$(pkg-config --static --libs ctensor | tr ' ' '\n' | grep -v -e '^-lctensor$' -e '^-L' | tr '\n' ' ')"
 cc -std=c11 $(pkg-config --cflags ctensor) "$src/consumer/main.c" -o "$tmp/pc_static" \
-    "$(pkg-config --variable=libdir ctensor)/libctensor.a" -lm
+    "$(pkg-config --variable=libdir ctensor)/libctensor.a" $private
 "$tmp/pc_static"
 echo "install check passed"

@@ -7,6 +7,9 @@ int main(void) {
         return 1;
     if (ct_version_number() != CT_VERSION_NUMBER)
         return 2;
+    /* pulls in the OpenMP runtime: a static consumer must link it (Libs.private) */
+    if (ct_set_num_threads(2) != CT_OK || ct_get_num_threads() != 2)
+        return 3;
     printf("consumer ok: %s\n", ct_dtype_name(d));
     return 0;
 }
