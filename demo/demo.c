@@ -1,6 +1,8 @@
 /* ctensor demo: the dtype table, and the promotion and casting examples of PyTorch's
- * "Tensor Attributes" page computed by ctensor next to the results the page prints.
+ * "Tensor Attributes" page run as real tensor arithmetic, next to the results the page
+ * prints.
  * Exits non-zero if any result differs from the documentation. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,38 +89,111 @@ static void print_dtype_table(void) {
     }
 }
 
+/* A fresh operand as the page makes it: torch.ones(1, dtype=...) for the tensors,
+ * torch.tensor(1, dtype=...) for the zero-dim ones, and a wrapped number for the bare Python
+ * numbers. NULL (message in ct_last_error) on failure. */
+static ct_tensor *make_operand(const char *name) {
+    ct_operand op = lookup(name);
+    ct_tensor *t = NULL;
+    ct_status st;
+    if (op.category == CT_OPERAND_SCALAR) {
+        ct_scalar value = op.dtype == CT_INT64     ? ct_scalar_int(5)
+                          : op.dtype == CT_FLOAT64 ? ct_scalar_float(5.0)
+                                                   : ct_scalar_complex(0.0, 1.0);
+        st = ct_tensor_wrapped_number(value, &t);
+    } else {
+        int64_t one = 1;
+        st = ct_tensor_ones(&one, op.category == CT_OPERAND_ZERO_DIM ? 0 : 1, op.dtype, NULL,
+                            CT_LAYOUT_STRIDED, &t);
+    }
+    return st == CT_OK ? t : NULL;
+}
+
+static void print_value(const ct_tensor *t) {
+    char *repr = NULL;
+    if (ct_tensor_repr(t, NULL, &repr) == CT_OK)
+        printf("      = %s\n", repr);
+    ct_string_free(repr);
+}
+
+/* Each example runs the real operation (add, or mul_ for the in-place casting examples) on
+ * tensors built like the page's, then compares the result's dtype with the page. */
 static int print_promotions(void) {
     int mismatches = 0;
-    printf("\nPromotion examples (documented result, then ctensor's)\n\n");
+    printf("\nPromotion examples: the operation computed on real tensors\n"
+           "(documented dtype, then ctensor's)\n\n");
     for (size_t i = 0; i < sizeof promotions / sizeof promotions[0]; i++) {
         const promotion_example *e = &promotions[i];
-        ct_operand ops[2] = {lookup(e->a), lookup(e->b)};
-        ct_dtype got;
-        const char *name = ct_result_type(ops, 2, &got) == CT_OK ? ct_dtype_name(got) : ct_last_error();
+        ct_tensor *a = make_operand(e->a), *b = make_operand(e->b), *sum = NULL;
+        const char *name = a && b && ct_add(a, b, ct_scalar_int(1), &sum) == CT_OK
+                               ? ct_dtype_name(ct_tensor_dtype(sum))
+                               : ct_last_error();
         int same = strcmp(name, e->documented) == 0;
         mismatches += !same;
         printf("  >>> %-52s torch.%-10s ctensor.%-10s %s\n", e->expr, e->documented, name,
                same ? "ok" : "MISMATCH");
+        if (sum)
+            print_value(sum);
+        ct_tensor_release(sum);
+        ct_tensor_release(b);
+        ct_tensor_release(a);
     }
     return mismatches;
 }
 
 static int print_castings(void) {
     int mismatches = 0;
-    printf("\nCasting examples (in-place: the result type must be castable to self's dtype)\n\n");
+    printf("\nCasting examples: in-place mul_ (the result type must be castable to self's dtype)\n\n");
     for (size_t i = 0; i < sizeof castings / sizeof castings[0]; i++) {
         const casting_example *e = &castings[i];
-        ct_operand ops[2] = {lookup(e->self), lookup(e->other)};
-        ct_dtype result;
-        int allowed = ct_result_type(ops, 2, &result) == CT_OK &&
-                      ct_check_output_cast(result, ops[0].dtype) == CT_OK;
+        ct_tensor *self = make_operand(e->self), *other = make_operand(e->other);
+        int allowed = self && other && ct_mul_(self, other) == CT_OK;
         char line[96];
         snprintf(line, sizeof line, "%s *= %s", e->self, e->other);
         mismatches += allowed != e->documented_allowed;
         printf("  >>> %-40s %-9s %s%s\n", line, allowed ? "allowed" : "RuntimeError:",
                allowed ? "" : ct_last_error(), allowed == e->documented_allowed ? "" : "  MISMATCH");
+        ct_tensor_release(other);
+        ct_tensor_release(self);
     }
     return mismatches;
+}
+
+/* The division table of the spec (§3.6), the defined INT_MIN / -1, and a clean error for
+ * integer division by zero. Returns the number of failed calls. */
+static int print_division(void) {
+    static const int32_t num[] = {7, -7, 7, -7, INT32_MIN}, den[] = {2, 2, -2, -2, -1};
+    static const char *const modes[] = {"None", "'trunc'", "'floor'"};
+    int64_t n = 5, failures = 0;
+    ct_tensor *a = NULL, *b = NULL, *zero = NULL;
+    printf("\nDivision: a = [7, -7, 7, -7, INT32_MIN], b = [2, 2, -2, -2, -1] (int32)\n\n");
+    if (ct_tensor_from_data(CT_INT32, &n, 1, num, NULL, &a) != CT_OK ||
+        ct_tensor_from_data(CT_INT32, &n, 1, den, NULL, &b) != CT_OK) {
+        printf("  error: %s\n", ct_last_error());
+        failures++;
+        goto done;
+    }
+    for (int mode = CT_ROUNDING_NONE; mode <= CT_ROUNDING_FLOOR; mode++) {
+        ct_tensor *q = NULL;
+        printf("  torch.div(a, b, rounding_mode=%s)\n", modes[mode]);
+        if (ct_div(a, b, (ct_rounding_mode)mode, &q) == CT_OK)
+            print_value(q);
+        else
+            printf("      error: %s\n", ct_last_error()), failures++;
+        ct_tensor_release(q);
+    }
+    ct_tensor *q = NULL;
+    if (ct_tensor_wrapped_number(ct_scalar_int(0), &zero) == CT_OK &&
+        ct_div(a, zero, CT_ROUNDING_FLOOR, &q) != CT_OK)
+        printf("  a // 0 -> %s: %s\n", ct_status_name(ct_last_error_kind()), ct_last_error());
+    else
+        failures++;
+    ct_tensor_release(q);
+done:
+    ct_tensor_release(zero);
+    ct_tensor_release(b);
+    ct_tensor_release(a);
+    return (int)failures;
 }
 
 static void print_limits(void) {
@@ -152,7 +227,7 @@ static void print_limits(void) {
 
 int main(void) {
     print_dtype_table();
-    int mismatches = print_promotions() + print_castings();
+    int mismatches = print_promotions() + print_castings() + print_division();
     print_limits();
     printf("\n%s\n", mismatches ? "Some results differ from the documentation." :
                                   "All results match the documentation.");

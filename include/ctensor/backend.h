@@ -39,7 +39,11 @@ CT_EXTERN_C_BEGIN
 enum {
     /** Devices of this type carry no index (like cpu and meta): any index given is dropped
      *  when memory is allocated, and slots receive index -1. */
-    CT_BACKEND_INDEXLESS = 1u << 0
+    CT_BACKEND_INDEXLESS = 1u << 0,
+    /** Device pointers are host memory: ctensor may run its host kernels (element-wise
+     *  arithmetic) on them directly. Without it, such operations on this device type fail
+     *  with CT_ERR_NOT_IMPLEMENTED. */
+    CT_BACKEND_HOST_ACCESSIBLE = 1u << 1
 };
 
 /** The longest PrivateUse1 name ctensor accepts, in bytes. */

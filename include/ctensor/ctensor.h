@@ -25,6 +25,7 @@
 #include "ctensor/export.h"
 #include "ctensor/layout.h"
 #include "ctensor/memformat.h"
+#include "ctensor/ops.h"
 #include "ctensor/parallel.h"
 #include "ctensor/print.h"
 #include "ctensor/random.h"

@@ -227,6 +227,7 @@ ct_status ct_backend_host_emulated(ct_device_type type, int device_count, ct_bac
         out->name = name != NULL ? name : "privateuseone";
     }
     out->context = e;
+    out->flags = CT_BACKEND_HOST_ACCESSIBLE; /* its memory is host memory */
     out->device_count = emu_device_count;
     out->get_device = emu_get_device;
     out->set_device = emu_set_device;

@@ -41,6 +41,9 @@ int32_t ct_devval_oneflow_index(ct_device d);
 ct_status ct_registry_get(ct_device_type type, bool reserve, ct_backend *out);
 /* Quietly copy the backend of `type` into *out; false (no error set) when there is none. */
 bool ct_registry_find(ct_device_type type, ct_backend *out);
+/* Whether host kernels may run on memory of device type `type`: cpu yes, meta no (it has
+ * no memory), a registered backend when it sets CT_BACKEND_HOST_ACCESSIBLE. No error set. */
+bool ct_device_host_accessible(ct_device_type type);
 /* Undo one reservation of ct_registry_get. */
 void ct_registry_release(ct_device_type type);
 /* The interned lower-case / upper-case PrivateUse1 name, NULL when unset. Lock-free. */

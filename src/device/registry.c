@@ -82,6 +82,15 @@ ct_status ct_registry_get(ct_device_type type, bool reserve, ct_backend *out) {
     return found ? CT_OK : ct_registry_missing_error(type);
 }
 
+bool ct_device_host_accessible(ct_device_type type) {
+    if (type == CT_DEVICE_CPU)
+        return true;
+    if (type == CT_DEVICE_META)
+        return false;
+    ct_backend b;
+    return ct_registry_find(type, &b) && (b.flags & CT_BACKEND_HOST_ACCESSIBLE) != 0;
+}
+
 void ct_registry_release(ct_device_type type) {
     enter();
     if (slots[type].live > 0)

@@ -147,6 +147,16 @@ ct_status ct_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides
                        ct_dtype src_dtype, const int64_t *src_strides, const int64_t *sizes,
                        int64_t ndim);
 
+/* ---- resize.c ---- */
+
+/* PyTorch's resize_ for `out=` tensors: give `t` (strided) the geometry sizes/strides
+ * (strides NULL: contiguous), keeping its storage offset. A storage too small for it is
+ * replaced, for t only, by a new one on the same device holding a copy of the old bytes
+ * (external storages: CT_ERR_RUNTIME "Trying to resize storage that is not resizable").
+ * On error t is unchanged. Not synchronised with other users of t. */
+ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim,
+                                const int64_t *strides);
+
 /* ---- scalar.c ---- */
 
 /* The dtype full()/scalar_tensor() infer for a value when none is given. */

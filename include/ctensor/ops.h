@@ -1,0 +1,128 @@
+/* ctensor: element-wise arithmetic (add, sub, mul, div) with PyTorch's rules.
+ *
+ * Every operation comes in three forms, as in PyTorch:
+ *   ct_add(a, b, alpha, &result)     torch.add(a, b, alpha=alpha): a new tensor
+ *   ct_add_out(a, b, alpha, out)     torch.add(a, b, alpha=alpha, out=out)
+ *   ct_add_(self, other, alpha)      self.add_(other, alpha=alpha), self += other
+ * and a tensor-scalar convenience (ct_add_scalar) that treats the scalar as a Python number
+ * would be treated (a "wrapped number", see ct_tensor_wrapped_number).
+ *
+ * The rules (pytorch-semantics.md §3.5, §4, §8, §11):
+ *  - Shapes broadcast. "The size of tensor a (3) must match the size of tensor b (4) at
+ *    non-singleton dimension 1" (CT_ERR_RUNTIME) otherwise.
+ *  - The computation dtype is the inputs' result type (§3.2) when their dtypes differ, else
+ *    their common dtype. div with rounding mode NONE turns an integral or bool computation
+ *    dtype into the default dtype.
+ *  - An output (`out`, or `self` of the in-place form) must be able to hold the computation
+ *    dtype: "result type Float can't be cast to the desired output type Long"
+ *    (CT_ERR_RUNTIME). The result is computed in the computation dtype, then converted.
+ *  - An in-place `self` cannot grow: "output with shape [1] doesn't match the broadcast shape
+ *    [3]". An `out` of another shape is resized (with a ct_warn warning when it had
+ *    elements, as PyTorch's UserWarning).
+ *  - Outputs may not overlap themselves or partially overlap an input: "unsupported
+ *    operation: more than one element of the written-to tensor refers to a single memory
+ *    location. Please clone() the tensor before performing the operation." and "unsupported
+ *    operation: some elements of the input tensor and the written-to tensor refer to a
+ *    single memory location. Please clone() the tensor before performing the operation."
+ *  - Operands share a device; a 0-dim cpu input may join tensors of another device (it is
+ *    read as a scalar), at most one: "Trying to pass too many CPU scalars to non-CPU
+ *    kernel!", else "Expected all tensors to be on the same device, but found at least two
+ *    devices, cuda:0 and cpu!". Meta tensors get shape, dtype and strides only. Devices
+ *    whose backend cannot run host kernels: CT_ERR_NOT_IMPLEMENTED.
+ *  - New results follow their inputs' memory layout (§11.3): channels_last stays
+ *    channels_last, a transposed input gives a transposed result.
+ *  - Only strided tensors; sparse COO arithmetic lives in sparse.h.
+ *
+ * Dtypes: every dtype except the float8 family and float4_e2m1fn_x2; bool has no sub and no
+ * rounding-mode division, complex has no rounding-mode division, and complex32 has no
+ * division. Missing kernels are CT_ERR_NOT_IMPLEMENTED with the newest PyTorch's text
+ * ("\"add_stub\" not implemented for 'Float8_e4m3fn'", "\"div_floor_cpu\" not implemented
+ * for 'Bool'"). float16, bfloat16 and complex32 compute in float32 / complex64 and round
+ * once, as PyTorch's CPU kernels do; add with alpha != 1 computes fma(alpha, b, a).
+ *
+ * OneFlow-compatible mode (compat.h): a zero-dim tensor promotes like a dimensioned one
+ * (int32 tensor + int64 zero-dim tensor is int64), and an in-place operation requires the
+ * computation dtype to be self's own ("result type oneflow.float64 can't be cast to the
+ * desired output type oneflow.float32").
+ *
+ * Thread safety: operations on different output tensors may run concurrently; inputs may
+ * be shared. Large operations split their work across ct_get_num_threads() threads.
+ *
+ * Errors common to every function: CT_ERR_MISUSE for NULL arguments; CT_ERR_NOMEM. On
+ * error no new tensor is returned and in-place / out= targets keep their metadata (their
+ * data may be partly written when a kernel error such as ZeroDivisionError stops the op,
+ * as in PyTorch). */
+#ifndef CTENSOR_OPS_H
+#define CTENSOR_OPS_H
+
+#include "ctensor/export.h"
+#include "ctensor/scalar.h"
+#include "ctensor/status.h"
+#include "ctensor/tensor.h"
+
+CT_EXTERN_C_BEGIN
+
+/** The rounding_mode of div. */
+typedef enum ct_rounding_mode {
+    CT_ROUNDING_NONE = 0,  /**< true division (an int -> float op) */
+    CT_ROUNDING_TRUNC = 1, /**< round toward zero; integers stay integers */
+    CT_ROUNDING_FLOOR = 2, /**< round toward -inf (Python's //); integers stay integers */
+} ct_rounding_mode;
+
+/* ---- add: a + alpha * b ----------------------------------------------------------------
+ * alpha: a float alpha with an integral result dtype → CT_ERR_RUNTIME "For integral input
+ * tensors, argument alpha must not be a floating point number."; a bool alpha with a
+ * non-bool result → "Boolean alpha only supported for Boolean results."; a complex alpha
+ * with a non-complex result → "For non-complex input tensors, argument alpha must not be a
+ * complex number.". Pass ct_scalar_int(1) for plain addition. */
+
+/** torch.add(a, b, alpha=alpha). New reference in *out. */
+CT_API ct_status ct_add(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor **out);
+/** torch.add(a, b, alpha=alpha, out=out): writes into `out` (resized if its shape differs). */
+CT_API ct_status ct_add_out(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                            ct_tensor *out);
+/** self.add_(other, alpha=alpha), self += other. */
+CT_API ct_status ct_add_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
+/** a + b for a Python-style scalar b (a wrapped number). New reference in *out. */
+CT_API ct_status ct_add_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out);
+
+/* ---- sub: a - alpha * b ----------------------------------------------------------------
+ * Bool operands: CT_ERR_RUNTIME "Subtraction, the `-` operator, with two bool tensors is not
+ * supported. Use the `^` or `logical_xor()` operator instead." (both bool) or "Subtraction,
+ * the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask,
+ * use the `~` or `logical_not()` operator instead." (one). alpha as for add. */
+
+CT_API ct_status ct_sub(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor **out);
+CT_API ct_status ct_sub_out(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                            ct_tensor *out);
+CT_API ct_status ct_sub_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
+CT_API ct_status ct_sub_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out);
+
+/* ---- mul: a * b (bool: logical and) ------------------------------------------------------ */
+
+CT_API ct_status ct_mul(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_mul_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_mul_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_mul_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+
+/* ---- div: a / b ---------------------------------------------------------------------------
+ * NONE: IEEE division in a floating dtype (integers and bool become the default dtype;
+ * x / 0 gives inf or nan). TRUNC and FLOOR keep integer dtypes; integer division by zero is
+ * CT_ERR_RUNTIME "ZeroDivisionError" (PyTorch's RuntimeError text). Unlike PyTorch, which
+ * dies of SIGFPE, the minimum of a signed integer type divided by -1 is defined: it wraps
+ * to the minimum itself (INT_MIN / -1 == INT_MIN), as int8 and int16 already do in
+ * PyTorch. Float floor division follows Python (§3.6). Bool or complex with a rounding mode:
+ * CT_ERR_NOT_IMPLEMENTED "\"div_trunc_cpu\" not implemented for 'Bool'" (and
+ * "div_floor_cpu", 'ComplexFloat', ...). An invalid mode: CT_ERR_MISUSE. */
+
+CT_API ct_status ct_div(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                        ct_tensor **out);
+CT_API ct_status ct_div_out(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                            ct_tensor *out);
+CT_API ct_status ct_div_(ct_tensor *self, const ct_tensor *other, ct_rounding_mode mode);
+CT_API ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
+                               ct_tensor **out);
+
+CT_EXTERN_C_END
+
+#endif /* CTENSOR_OPS_H */

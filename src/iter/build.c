@@ -1,0 +1,242 @@
+/* Building a binary element-wise iterator, in the order PyTorch's TensorIterator checks
+ * things (§11.1): overlap, broadcast shape, the output's shape, dtypes (§3.5, §4.2),
+ * devices (§8), then the output's allocation or resize (§11.3) and the loop geometry.
+ *
+ * Nothing is allocated or changed before the last check has passed (the op's `prepare`
+ * hook included), so a failed build leaves `out=` and in-place targets as they were. */
+#include <string.h>
+
+#include "base/error_impl.h"
+#include "ctensor/compat.h"
+#include "ctensor/warning.h"
+#include "device/device_impl.h"
+#include "dtype/table_impl.h"
+#include "iter/iter.h"
+#include "tensor/tensor_impl.h"
+
+const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true};
+const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true};
+
+static const ct_device cpu_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+
+static bool same_sizes(const ct_tensor *t, const int64_t *shape, int32_t ndim) {
+    return t->ndim == ndim &&
+           (ndim == 0 || memcmp(t->sizes, shape, (size_t)ndim * sizeof *shape) == 0);
+}
+
+/* ---- dtype (§3.5) -------------------------------------------------------------------------- */
+
+/* One input's part in result_type. OneFlow promotes 0-dim tensors like dimensioned ones
+ * (int32 tensor + int64 0-dim tensor is int64 there); Python scalars stay a lower group. */
+static ct_status result_type_add(ct_result_type_state *state, const ct_tensor *t) {
+    if (t->ndim == 0 && !(t->flags & CT_TF_WRAPPED_NUMBER) &&
+        ct_get_compat_mode() == CT_COMPAT_ONEFLOW)
+        return ct_result_type_update(state, t->dtype, CT_OPERAND_DIMENSIONED);
+    return ct_result_type_update_tensor(state, t);
+}
+
+static ct_status common_dtype(const ct_iter_config *cfg, const ct_tensor *a, const ct_tensor *b,
+                              ct_dtype *out) {
+    ct_dtype common = a->dtype;
+    /* result_type only when the inputs differ: two Python floats stay float64 (§3.5 step 4) */
+    if (cfg->promote_inputs && b->dtype != a->dtype) {
+        ct_result_type_state state = CT_RESULT_TYPE_STATE_INIT;
+        CT_TRY(result_type_add(&state, a));
+        CT_TRY(result_type_add(&state, b));
+        CT_TRY(ct_result_type_finish(&state, &common));
+    }
+    if (cfg->int_to_float && ct_dtype_is_integral(common, true))
+        common = ct_get_default_dtype();
+    *out = common;
+    return CT_OK;
+}
+
+/* The output-dtype check of an out= or in-place target. */
+static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_dtype common,
+                                    ct_dtype out) {
+    if (inplace && ct_get_compat_mode() == CT_COMPAT_ONEFLOW && common != out) {
+        /* OneFlow's in-place ops never cast (CheckInplaceCastValid), with its dtype names */
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "result type oneflow.%s can't be cast to the desired output type "
+                            "oneflow.%s",
+                            ct_dtype_name(common), ct_dtype_name(out));
+    }
+    if (cfg->check_out_cast && common != out)
+        return ct_check_output_cast(common, out);
+    return CT_OK;
+}
+
+/* ---- devices (§8) -------------------------------------------------------------------------- */
+
+static ct_status device_mismatch(ct_device common, ct_device other) {
+    char x[CT_DEVICE_STRING_MAX], y[CT_DEVICE_STRING_MAX];
+    if (ct_device_str(common, x, sizeof x) != CT_OK)
+        x[0] = '\0';
+    if (ct_device_str(other, y, sizeof y) != CT_OK)
+        y[0] = '\0';
+    return ct_set_error(CT_ERR_RUNTIME,
+                        "Expected all tensors to be on the same device, but found at least two "
+                        "devices, %s and %s!",
+                        x, y);
+}
+
+/* Common device, device checks and the output-dtype check, interleaved per operand as
+ * PyTorch does (outputs first), so the first failing operand names the error. */
+static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_tensor *out,
+                               bool inplace) {
+    const ct_tensor *ops[CT_ITER_MAX_OPERANDS] = {out, it->in[0], it->in[1]};
+    ct_device common = cpu_device;
+    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++) {
+        if (ops[k] != NULL && ops[k]->device.type != CT_DEVICE_CPU) {
+            common = ops[k]->device;
+            break;
+        }
+    }
+    int cpu_scalars = 0;
+    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++) {
+        const ct_tensor *t = ops[k];
+        if (t == NULL)
+            continue;
+        if (k > 0 && common.type != CT_DEVICE_CPU && cfg->allow_cpu_scalars && t->ndim == 0 &&
+            t->device.type == CT_DEVICE_CPU) {
+            if (cpu_scalars++ > 0)
+                return ct_set_error(CT_ERR_RUNTIME,
+                                    "Trying to pass too many CPU scalars to non-CPU kernel!");
+        } else if (!ct_device_equal(t->device, common)) {
+            return device_mismatch(common, t->device);
+        }
+        if (k == 0)
+            CT_TRY(check_output_dtype(cfg, inplace, it->common_dtype, t->dtype));
+    }
+    it->device = common;
+    it->is_meta = common.type == CT_DEVICE_META;
+    if (!it->is_meta && !ct_device_host_accessible(common.type))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: no kernels for device type %s",
+                            cfg->name, ct_device_type_name(common.type));
+    return CT_OK;
+}
+
+/* ---- the output ------------------------------------------------------------------------------ */
+
+static void warn_resized(const int64_t *old, int32_t old_ndim, const ct_iter *it) {
+    char was[256], now[256];
+    ct_warn("An output with one or more elements was resized since it had shape %s, which does "
+            "not match the required output shape %s. This behavior is deprecated, and in a "
+            "future PyTorch release outputs will not be resized unless they have zero elements. "
+            "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+            "with t.resize_(0).",
+            ct_shape_format(was, sizeof was, old, old_ndim),
+            ct_shape_format(now, sizeof now, it->shape_user, it->ndim_shape));
+}
+
+/* Allocate or resize the output as §11.3 says, then lay out the loop. */
+static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
+    const ct_tensor *a = it->in[0], *b = it->in[1];
+    const ct_tensor *given = (out != NULL && !will_resize) ? out : NULL;
+    ct_iter_setup setup = CT_ITER_SETUP_NONE;
+    /* fast setup needs every input at the broadcast shape (no 0-dim mixed with n-dim) */
+    if (same_sizes(a, b->sizes, b->ndim))
+        setup = ct_iter_fast_setup(given, a, b);
+    int32_t perm[CT_MAX_DIMS];
+    const int32_t *order = NULL;
+    if (setup == CT_ITER_SETUP_NONE) {
+        ct_iter_permutation(it, given, perm);
+        order = perm;
+    }
+    if (given != NULL) {
+        it->out = ct_tensor_retain(out);
+    } else {
+        int64_t strides[CT_MAX_DIMS];
+        CT_TRY(ct_iter_output_strides(it, setup, b, order, strides));
+        if (out == NULL) {
+            CT_TRY(ct_tensor_impl_empty_strided(it->shape_user, strides, it->ndim_shape,
+                                                it->common_dtype, it->device, &it->out));
+            it->out_allocated = true;
+        } else {
+            int64_t old[CT_MAX_DIMS];
+            int32_t old_ndim = out->ndim;
+            int64_t old_numel = out->numel;
+            if (old_ndim > 0)
+                memcpy(old, out->sizes, (size_t)old_ndim * sizeof *old);
+            CT_TRY(ct_tensor_impl_resize(out, it->shape_user, it->ndim_shape, strides));
+            if (old_numel > 0)
+                warn_resized(old, old_ndim, it);
+            it->out = ct_tensor_retain(out);
+            it->out_resized = true;
+        }
+    }
+    it->dtype[0] = it->out->dtype;
+    ct_iter_geometry(it, order);
+    return CT_OK;
+}
+
+/* ---- the build ------------------------------------------------------------------------------ */
+
+ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out,
+                               bool inplace, const ct_tensor *a, const ct_tensor *b,
+                               ct_iter_prepare prepare, void *prepare_ctx) {
+    if (it == NULL || cfg == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_iter_build_binary: NULL argument");
+    it->ntensors = CT_ITER_MAX_OPERANDS;
+    it->out = NULL;
+    it->in[0] = a;
+    it->in[1] = b;
+    it->out_allocated = it->out_resized = it->is_meta = false;
+    it->ndim = 0;
+    CT_TRY(ct_tensor_impl_check(a, cfg->name));
+    CT_TRY(ct_tensor_impl_check(b, cfg->name));
+    if (out != NULL)
+        CT_TRY(ct_tensor_impl_check(out, cfg->name));
+    if (inplace && out != a)
+        return ct_set_error(CT_ERR_MISUSE, "%s: an in-place output must be the first input",
+                            cfg->name);
+
+    /* 1. overlap (§11.4) */
+    if (cfg->check_overlap && out != NULL) {
+        CT_TRY(ct_iter_check_internal_overlap(out));
+        if (a != out)
+            CT_TRY(ct_iter_check_partial_overlap(out, a));
+        if (b != out)
+            CT_TRY(ct_iter_check_partial_overlap(out, b));
+    }
+    /* 2. broadcast (§11.2) */
+    CT_TRY(ct_iter_broadcast(a, b, it->shape_user, &it->ndim_shape));
+    /* (a (2^40, 1) + b (1, 2^40) has too many elements to count) */
+    CT_TRY(ct_shape_numel(it->shape_user, it->ndim_shape, &it->numel));
+    /* 3. the output's shape: out= tensors are resized, read-write ones cannot be */
+    bool will_resize = false;
+    if (out != NULL && !same_sizes(out, it->shape_user, it->ndim_shape)) {
+        if (out == a || out == b) {
+            char have[256], want[256];
+            return ct_set_error(CT_ERR_RUNTIME,
+                                "output with shape %s doesn't match the broadcast shape %s",
+                                ct_shape_format(have, sizeof have, out->sizes, out->ndim),
+                                ct_shape_format(want, sizeof want, it->shape_user,
+                                                it->ndim_shape));
+        }
+        will_resize = true;
+    }
+    /* 4. dtypes; 5. devices with the output-dtype check */
+    CT_TRY(common_dtype(cfg, a, b, &it->common_dtype));
+    CT_TRY(check_devices(it, cfg, out, inplace));
+    it->dtype[0] = out != NULL ? out->dtype : it->common_dtype;
+    it->dtype[1] = a->dtype;
+    it->dtype[2] = b->dtype;
+    if (prepare != NULL)
+        CT_TRY(prepare(prepare_ctx, it));
+    /* 6. allocate or resize the output; the loop geometry */
+    return make_output(it, out, will_resize);
+}
+
+void ct_iter_release(ct_iter *it) {
+    if (it == NULL)
+        return;
+    ct_tensor_release(it->out);
+    it->out = NULL;
+}
+
+ct_tensor *ct_iter_take_output(ct_iter *it) {
+    ct_tensor *t = it->out;
+    it->out = NULL;
+    return t;
+}

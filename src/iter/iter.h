@@ -1,0 +1,143 @@
+/* The element-wise iterator (PyTorch's TensorIterator, pytorch-semantics.md §3.5, §8, §11).
+ *
+ * Building an iterator resolves everything about the operands before any kernel runs:
+ * broadcast shape, computation dtype and output-cast check, common device, output
+ * allocation or resize, overlap checks, the dimension order and dimension coalescing. What
+ * is left for the kernel is NumPy's inner-loop contract: base pointers, byte strides and a
+ * count.
+ *
+ * Operands are numbered outputs first: 0 is the output, 1.. are the inputs.
+ * Files: build.c (the build in §11.1's order: checks, dtype, device, output), overlap.c
+ * (§11.4), strides.c (broadcasting, §11.3's output strides, loop geometry), run.c (threads
+ * and tiles).
+ * Layering: iter uses base, dtype, device and tensor; kernels and ops sit above it. */
+#ifndef CT_ITER_ITER_H
+#define CT_ITER_ITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctensor/tensor.h"
+
+#define CT_ITER_MAX_OPERANDS 3 /* one output, two inputs */
+
+/* What kind of op is being built (§3.5's configurations). */
+typedef struct ct_iter_config {
+    const char *name;      /* op name for messages, e.g. "add" */
+    bool promote_inputs;   /* common dtype = result_type(inputs) when input dtypes differ */
+    bool int_to_float;     /* integral or bool common dtype -> default dtype (true div) */
+    bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
+    bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
+    bool check_overlap;    /* §11.4 internal and partial overlap checks */
+} ct_iter_config;
+
+/* The config of add, sub, mul, div(trunc/floor) and of div(None) (binary float op). */
+extern const ct_iter_config ct_iter_binary_op;
+extern const ct_iter_config ct_iter_binary_float_op;
+
+typedef struct ct_iter {
+    int ntensors;  /* 1 output + inputs */
+    /* operand tensors: [0] is the output (a new reference the iterator owns: the given out/
+     * self retained, or the result allocated by the build), [1..] borrowed inputs */
+    ct_tensor *out;
+    const ct_tensor *in[CT_ITER_MAX_OPERANDS - 1];
+    ct_dtype common_dtype;              /* the computation dtype */
+    ct_dtype dtype[CT_ITER_MAX_OPERANDS];/* each operand's own dtype */
+    ct_device device;                   /* common device */
+    bool is_meta;                       /* nothing to compute (meta device) */
+    bool out_allocated;                 /* the build created the output */
+    bool out_resized;                   /* the build resized a given output */
+
+    /* The broadcast shape in the user's dim order (what the output has). */
+    int32_t ndim_shape;
+    int64_t shape_user[CT_MAX_DIMS];
+    int64_t numel;
+
+    /* The loop geometry: `ndim` dims, innermost (fastest) first, after dimension reordering
+     * and coalescing; size-1 dims dropped. ndim 0 with numel 1 is a single element.
+     * strides[op][d] in BYTES (0 for broadcast dims). data[op] = address of element 0. */
+    int32_t ndim;
+    int64_t shape[CT_MAX_DIMS];
+    int64_t strides[CT_ITER_MAX_OPERANDS][CT_MAX_DIMS];
+    char *data[CT_ITER_MAX_OPERANDS];
+} ct_iter;
+
+/* Called by the build once dtypes and devices are settled, before any output is allocated
+ * or resized, so an op can refuse (alpha, dtypes without kernels) while nothing has
+ * changed. it->common_dtype, it->dtype[] (the output's: its own, or the common dtype for a
+ * new one), it->device and it->is_meta are set. */
+typedef ct_status (*ct_iter_prepare)(void *ctx, const ct_iter *it);
+
+/* Build a binary element-wise iterator over inputs a and b.
+ *  out == NULL: a new output of the common dtype on the common device, shaped and strided
+ *    as §11.3 says (it->out, owned, it->out_allocated).
+ *  out != NULL, inplace false: an `out=` tensor. Dtype checked (check_out_cast); resized
+ *    when its shape differs from the broadcast shape (ct_warn'ing when it had elements,
+ *    with §4.2's text), unless it is also an input (then the shape error). Its device
+ *    counts for the common device.
+ *  out != NULL, inplace true: `out` is also `a` (self of an in-place op); it cannot grow.
+ *    In the OneFlow-compatible mode the common dtype must equal self's dtype.
+ * `prepare` (may be NULL) runs as described above; its error aborts the build.
+ * On error nothing is allocated or changed and it->out is NULL. On success call
+ * ct_iter_release. Errors: every message of §3.5, §4.2, §8, §11; CT_ERR_NOT_IMPLEMENTED
+ * "add: no kernels for device type cuda" for devices whose memory host code cannot touch. */
+ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *config, ct_tensor *out,
+                               bool inplace, const ct_tensor *a, const ct_tensor *b,
+                               ct_iter_prepare prepare, void *prepare_ctx);
+
+/* Drop the iterator's output reference (safe on a failed or zeroed iterator). */
+void ct_iter_release(ct_iter *it);
+
+/* Take the output out of the iterator (a new reference for the caller); it->out becomes
+ * NULL. */
+ct_tensor *ct_iter_take_output(ct_iter *it);
+
+/* The 1-D inner loop a kernel provides: `n` elements, operand k at data[k] + i * strides[k].
+ * Returns 0, or a nonzero kernel error code that stops the run (see ct_iter_run). */
+typedef int (*ct_iter_loop)(void *ctx, char *const *data, const int64_t *strides, int64_t n);
+
+/* Run `loop` over every element. Work is split across threads (base/parallel.h) when numel is
+ * above `grain` elements; loops must then be thread-safe for disjoint ranges. Inner rows are
+ * chosen for memory locality (a permuted input is walked in tiles rather than row by row).
+ * Returns the first nonzero code a loop returned (0 when all succeeded); the run stops
+ * early on a nonzero code (other threads finish their current row). A meta iterator or
+ * numel 0 runs nothing. */
+int ct_iter_run(const ct_iter *it, ct_iter_loop loop, void *ctx, int64_t grain);
+
+/* ---- internals shared by the iter files -------------------------------------------------- */
+
+/* overlap.c: §11.4's checks (CT_ERR_RUNTIME with PyTorch's messages). */
+ct_status ct_iter_check_internal_overlap(const ct_tensor *out);
+ct_status ct_iter_check_partial_overlap(const ct_tensor *out, const ct_tensor *in);
+
+/* strides.c: the broadcast shape of a and b (§11.2) into shape/ndim. */
+ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *shape,
+                            int32_t *ndim);
+
+/* strides.c: how a new or resized output is laid out (§11.3). */
+typedef enum ct_iter_setup {
+    CT_ITER_SETUP_NONE = 0,     /* general path: permutation of the operands' strides */
+    CT_ITER_SETUP_CONTIGUOUS,   /* every operand contiguous */
+    CT_ITER_SETUP_CHANNELS_LAST,/* every operand channels_last contiguous */
+    CT_ITER_SETUP_DENSE,        /* every operand dense with the same strides */
+} ct_iter_setup;
+
+/* The fast setup of the operands (out NULL when absent or to be resized; a and b have the
+ * broadcast shape already checked by the caller). */
+ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const ct_tensor *b);
+
+/* The general path's dimension order (§11.3b) over it->shape_user: perm[0] is the user dim
+ * that moves fastest. `out` is the given output unless it is absent or to be resized. */
+void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, int32_t *perm);
+
+/* Strides (elements, user order) of a new or resized output of it->shape_user: `setup` from
+ * ct_iter_fast_setup, `perm` from ct_iter_permutation (used with CT_ITER_SETUP_NONE). The
+ * dense setup copies b's strides. Errors: CT_ERR_OVERFLOW for absurd shapes. */
+ct_status ct_iter_output_strides(const ct_iter *it, ct_iter_setup setup, const ct_tensor *b,
+                                 const int32_t *perm, int64_t *strides);
+
+/* Fill it->ndim/shape/strides/data from the final operands (it->out set). perm NULL: every
+ * operand is dense in one shared layout (a fast setup), so one flat dim covers them. */
+void ct_iter_geometry(ct_iter *it, const int32_t *perm);
+
+#endif /* CT_ITER_ITER_H */

@@ -1,0 +1,208 @@
+/* Shapes and strides of the element-wise iterator: broadcasting (§11.2), the layout of new
+ * outputs (§11.3) and the loop geometry the kernels walk.
+ *
+ * Note [Output strides]
+ * A new output follows its inputs' memory layout, as PyTorch's TensorIterator decides it:
+ *  (a) when every operand has the broadcast shape and all are contiguous, or all
+ *      channels_last contiguous, or all dense with identical strides, the output takes that
+ *      layout (contiguous is tested first, so ambiguous NC11 tensors give contiguous);
+ *  (b) otherwise the dims are insertion-sorted by the operands' strides (outputs first,
+ *      broadcast dims undecided, ties broken by size), and the output gets dense strides in
+ *      that order. The sort is PyTorch's exactly, ambiguities included, because its result
+ *      is observable through Tensor.stride().
+ * The loop then runs in the same order (innermost first), with size-1 dims dropped and
+ * neighbouring dims merged where every operand continues in memory, so a contiguous
+ * operation of any rank is a single row. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "base/checked.h"
+#include "base/error_impl.h"
+#include "dtype/table_impl.h"
+#include "iter/iter.h"
+#include "tensor/tensor_impl.h"
+
+/* ---- broadcasting ------------------------------------------------------------------------ */
+
+ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *shape,
+                            int32_t *ndim) {
+    int32_t na = a->ndim, nb = b->ndim, n = na > nb ? na : nb;
+    /* right-aligned; checked from the right so the rightmost mismatch is reported */
+    for (int32_t i = n - 1; i >= 0; i--) {
+        int32_t ia = i - (n - na), ib = i - (n - nb);
+        int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
+        if (sa == sb || sb == 1) {
+            shape[i] = sa;
+        } else if (sa == 1) {
+            shape[i] = sb;
+        } else {
+            return ct_set_error(CT_ERR_RUNTIME,
+                                "The size of tensor a (%" PRId64 ") must match the size of "
+                                "tensor b (%" PRId64 ") at non-singleton dimension %d",
+                                sa, sb, (int)i);
+        }
+    }
+    *ndim = n;
+    return CT_OK;
+}
+
+/* ---- §11.3 (a): fast setup ---------------------------------------------------------------- */
+
+static bool same_strides(const ct_tensor *x, const ct_tensor *y) {
+    return x->ndim == y->ndim &&
+           (x->ndim == 0 || memcmp(x->strides, y->strides, (size_t)x->ndim * sizeof(int64_t)) == 0);
+}
+
+ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const ct_tensor *b) {
+    uint32_t all = a->flags & b->flags;
+    if (out != NULL)
+        all &= out->flags;
+    if (all & CT_TF_CONTIGUOUS)
+        return CT_ITER_SETUP_CONTIGUOUS;
+    if (all & CT_TF_CL_CONTIGUOUS)
+        return CT_ITER_SETUP_CHANNELS_LAST;
+    if ((all & CT_TF_NON_OVERLAPPING_DENSE) && same_strides(a, b) &&
+        (out == NULL || same_strides(out, b)))
+        return CT_ITER_SETUP_DENSE;
+    return CT_ITER_SETUP_NONE;
+}
+
+/* ---- §11.3 (b): the permutation ------------------------------------------------------------ */
+
+/* Byte strides of operand t broadcast to the iterator's shape (user order); 0 along
+ * broadcast dims and missing leading dims. */
+static void broadcast_strides(const ct_iter *it, const ct_tensor *t, int64_t *sb) {
+    int32_t n = it->ndim_shape, off = n - t->ndim;
+    int64_t isz = (int64_t)ct_dtype_table[t->dtype].itemsize;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t k = i - off;
+        sb[i] = (k < 0 || (t->sizes[k] == 1 && it->shape_user[i] != 1)) ? 0 : t->strides[k] * isz;
+    }
+}
+
+/* PyTorch's should_swap: 1 if dim0 goes after dim1, -1 if before, 0 if undecided. */
+static int should_swap(const ct_iter *it, int64_t (*sb)[CT_MAX_DIMS], int nops, int32_t d0,
+                       int32_t d1) {
+    for (int k = 0; k < nops; k++) {
+        int64_t s0 = sb[k][d0], s1 = sb[k][d1];
+        if (s0 == 0 || s1 == 0)
+            continue; /* broadcast: this operand cannot tell */
+        if (s0 < s1)
+            return -1;
+        if (s0 > s1)
+            return 1;
+        if (it->shape_user[d0] > it->shape_user[d1])
+            return 1; /* equal strides: the smaller dim goes first */
+    }
+    return 0;
+}
+
+void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, int32_t *perm) {
+    int32_t n = it->ndim_shape;
+    for (int32_t i = 0; i < n; i++)
+        perm[i] = n - 1 - i;
+    if (n <= 1)
+        return;
+    int64_t sb[CT_ITER_MAX_OPERANDS][CT_MAX_DIMS];
+    int nops = 0;
+    if (out != NULL)
+        broadcast_strides(it, out, sb[nops++]);
+    broadcast_strides(it, it->in[0], sb[nops++]);
+    broadcast_strides(it, it->in[1], sb[nops++]);
+    /* insertion sort that steps over undecided pairs instead of stopping at them */
+    for (int32_t i = 1; i < n; i++) {
+        int32_t d1 = i;
+        for (int32_t d0 = i - 1; d0 >= 0; d0--) {
+            int c = should_swap(it, sb, nops, perm[d0], perm[d1]);
+            if (c > 0) {
+                int32_t t = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = t;
+                d1 = d0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+}
+
+ct_status ct_iter_output_strides(const ct_iter *it, ct_iter_setup setup, const ct_tensor *b,
+                                 const int32_t *perm, int64_t *strides) {
+    int32_t n = it->ndim_shape;
+    switch (setup) {
+    case CT_ITER_SETUP_CONTIGUOUS:
+        return ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, it->shape_user, n, strides);
+    case CT_ITER_SETUP_CHANNELS_LAST:
+        return ct_memory_format_strides(CT_MEMFMT_CHANNELS_LAST, it->shape_user, n, strides);
+    case CT_ITER_SETUP_DENSE:
+        if (n > 0)
+            memcpy(strides, b->strides, (size_t)n * sizeof *strides);
+        return CT_OK;
+    default:
+        break;
+    }
+    bool inverted = true;
+    for (int32_t i = 0; i < n; i++)
+        inverted &= perm[i] == n - 1 - i;
+    if (inverted) /* plain contiguous, with its clamping of zero sizes */
+        return ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, it->shape_user, n, strides);
+    /* dense along perm; PyTorch multiplies by zero sizes here too (no clamping) */
+    int64_t next = 1;
+    bool overflow = false;
+    for (int32_t i = 0; i < n; i++) {
+        strides[perm[i]] = next;
+        overflow |= ct_mul_overflow_i64(next, it->shape_user[perm[i]], &next);
+    }
+    if (overflow)
+        return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");
+    return CT_OK;
+}
+
+/* ---- loop geometry --------------------------------------------------------------------------- */
+
+static char *element0(const ct_tensor *t) {
+    if (t->storage == NULL || t->storage->data == NULL)
+        return NULL;
+    return (char *)t->storage->data + t->storage_offset * (int64_t)ct_dtype_table[t->dtype].itemsize;
+}
+
+void ct_iter_geometry(ct_iter *it, const int32_t *perm) {
+    const ct_tensor *ops[CT_ITER_MAX_OPERANDS] = {it->out, it->in[0], it->in[1]};
+    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+        it->data[k] = element0(ops[k]);
+    if (it->numel <= 1) {
+        it->ndim = 0;
+        return;
+    }
+    if (perm == NULL) {
+        it->ndim = 1;
+        it->shape[0] = it->numel;
+        for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+            it->strides[k][0] = (int64_t)ct_dtype_table[ops[k]->dtype].itemsize;
+        return;
+    }
+    int64_t sb[CT_ITER_MAX_OPERANDS][CT_MAX_DIMS];
+    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+        broadcast_strides(it, ops[k], sb[k]);
+    int32_t m = 0;
+    for (int32_t i = 0; i < it->ndim_shape; i++) {
+        int32_t d = perm[i];
+        int64_t size = it->shape_user[d];
+        if (size == 1)
+            continue;
+        if (m > 0) { /* merge into the previous dim when every operand continues it */
+            bool merge = true;
+            for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+                merge &= sb[k][d] == it->strides[k][m - 1] * it->shape[m - 1];
+            if (merge) {
+                it->shape[m - 1] *= size;
+                continue;
+            }
+        }
+        it->shape[m] = size;
+        for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+            it->strides[k][m] = sb[k][d];
+        m++;
+    }
+    it->ndim = m;
+}

@@ -1,0 +1,391 @@
+/* add, sub, mul and div (ops.h): the iterator (src/iter) resolves shapes, dtypes, devices
+ * and the output; a prepared kernel (src/kernels) computes each row.
+ *
+ * Every call goes one of two ways:
+ *  - the fast path: two cpu tensors of one dtype and one dense layout, a new result, few
+ *    enough elements for one thread. Nothing about them needs deciding (no broadcast,
+ *    promotion, overlap or device question), so the result is allocated with the inputs'
+ *    strides and the math loop runs once, without building an iterator. This is what makes
+ *    `a + b` on tiny tensors cheap.
+ *  - the iterator: everything else, with the op-specific checks in its prepare hook so
+ *    that they fail before an `out=` tensor is resized.
+ * sub is add with -alpha, as in PyTorch; the negation is done in the computation dtype's
+ * terms so that alpha = INT64_MIN stays exact (see negate_alpha). */
+#include <stdint.h>
+#include <string.h>
+
+#include "base/error_impl.h"
+#include "ctensor/ops.h"
+#include "dtype/table_impl.h"
+#include "iter/iter.h"
+#include "kernels/binary.h"
+#include "tensor/tensor_impl.h"
+
+/* Elements per thread chunk (ct_iter_run); also the fast path's upper bound. */
+#define GRAIN 32768
+
+typedef struct binop_spec {
+    ct_iter_config cfg;
+    ct_binop op;
+    bool is_sub;
+} binop_spec;
+
+/* The kernels name themselves in "not implemented for" errors as newest PyTorch's CPU
+ * kernels do ("add_stub", "mul_cpu", "div_true_cpu", "div_trunc_cpu", "div_floor_cpu"). */
+static const binop_spec ADD = {{"add", true, false, true, true, true}, CT_BINOP_ADD, false};
+static const binop_spec SUB = {{"sub", true, false, true, true, true}, CT_BINOP_ADD, true};
+static const binop_spec MUL = {{"mul", true, false, true, true, true}, CT_BINOP_MUL, false};
+static const binop_spec DIV = {{"div", true, true, true, true, true}, CT_BINOP_DIV, false};
+static const binop_spec DIV_TRUNC = {{"div", true, false, true, true, true}, CT_BINOP_DIV_TRUNC,
+                                     false};
+static const binop_spec DIV_FLOOR = {{"div", true, false, true, true, true}, CT_BINOP_DIV_FLOOR,
+                                     false};
+
+/* ---- op-specific checks -------------------------------------------------------------------- */
+
+static ct_status sub_check(const ct_tensor *a, const ct_tensor *b) {
+    if (a->dtype == CT_BOOL && b->dtype == CT_BOOL)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Subtraction, the `-` operator, with two bool tensors is not "
+                            "supported. Use the `^` or `logical_xor()` operator instead.");
+    if (a->dtype == CT_BOOL || b->dtype == CT_BOOL)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                            "operator instead.");
+    return CT_OK;
+}
+
+/* PyTorch's alpha_check against the computation dtype. */
+static ct_status alpha_check(ct_dtype dtype, ct_scalar alpha) {
+    if ((unsigned)alpha.kind > CT_SCALAR_COMPLEX)
+        return ct_set_error(CT_ERR_MISUSE, "alpha: invalid scalar kind %d", (int)alpha.kind);
+    if (alpha.kind == CT_SCALAR_BOOL && dtype != CT_BOOL)
+        return ct_set_error(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if (!ct_dtype_is_floating_point(dtype) && !ct_dtype_is_complex(dtype) &&
+        !ct_scalar_is_integral(alpha, true))
+        return ct_set_error(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must "
+                                            "not be a floating point number.");
+    if (!ct_dtype_is_complex(dtype) && alpha.kind == CT_SCALAR_COMPLEX)
+        return ct_set_error(CT_ERR_RUNTIME, "For non-complex input tensors, argument alpha must "
+                                            "not be a complex number.");
+    return CT_OK;
+}
+
+/* -alpha for sub. Integer results compute modulo 2^n, where -INT64_MIN is INT64_MIN itself;
+ * floating ones need the true value 2^63 (PyTorch negates the int64 and gets the sign
+ * wrong there). Bool alphas never get here: they need bool results, which sub refuses. */
+static ct_scalar negate_alpha(ct_scalar alpha, ct_dtype compute) {
+    bool integral = ct_dtype_is_integral(compute, true);
+    switch (alpha.kind) {
+    case CT_SCALAR_INT:
+        if (alpha.v.i == INT64_MIN)
+            return integral ? alpha : ct_scalar_float(9223372036854775808.0);
+        return ct_scalar_int(-alpha.v.i);
+    case CT_SCALAR_UINT:
+        if (integral) {
+            uint64_t w = 0u - alpha.v.u;
+            int64_t r;
+            memcpy(&r, &w, sizeof r); /* two's complement, without implementation-defined casts */
+            return ct_scalar_int(r);
+        }
+        return ct_scalar_float(-(double)alpha.v.u);
+    case CT_SCALAR_FLOAT:
+        return ct_scalar_float(-alpha.v.f);
+    case CT_SCALAR_COMPLEX:
+        return ct_scalar_complex(-alpha.v.c.re, -alpha.v.c.im);
+    default:
+        return alpha;
+    }
+}
+
+static bool alpha_is_one(ct_scalar alpha) {
+    return alpha.kind == CT_SCALAR_INT && alpha.v.i == 1;
+}
+
+/* ---- the iterator path --------------------------------------------------------------------- */
+
+typedef struct prepared {
+    const binop_spec *spec;
+    ct_scalar alpha;
+    ct_binary_kernel kernel;
+} prepared;
+
+static ct_status prepare(void *ctx, const ct_iter *it) {
+    prepared *p = ctx;
+    ct_scalar alpha = p->alpha;
+    if (p->spec->op == CT_BINOP_ADD) {
+        CT_TRY(alpha_check(it->common_dtype, alpha));
+        if (p->spec->is_sub)
+            alpha = negate_alpha(alpha, it->common_dtype);
+    }
+    if (it->is_meta) /* meta computes nothing, so no kernel is needed (nor its dtype checks) */
+        return CT_OK;
+    return ct_binary_kernel_init(&p->kernel, p->spec->op, NULL, it->common_dtype,
+                                 it->dtype[0], it->dtype[1], it->dtype[2], alpha);
+}
+
+static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
+    return ct_binary_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
+                                strides[2], n);
+}
+
+static ct_status kernel_error(int code) {
+    if (code == CT_KERNEL_ZERO_DIVISION)
+        return ct_set_error(CT_ERR_RUNTIME, "ZeroDivisionError");
+    return ct_set_error(CT_ERR_RUNTIME, "kernel error %d", code);
+}
+
+/* One operation through the iterator: out NULL -> a new tensor in *result. */
+static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
+                          const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                          ct_tensor **result) {
+    prepared p;
+    p.spec = spec;
+    p.alpha = alpha;
+    ct_iter it;
+    CT_TRY(ct_iter_build_binary(&it, &spec->cfg, out, inplace, a, b, prepare, &p));
+    int code = ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
+    if (code != 0) {
+        ct_iter_release(&it);
+        return kernel_error(code);
+    }
+    if (result != NULL)
+        *result = ct_iter_take_output(&it);
+    ct_iter_release(&it);
+    return CT_OK;
+}
+
+/* ---- the fast path ------------------------------------------------------------------------- */
+
+/* Whether a and b need none of the iterator's decisions: one dtype that is its own math
+ * dtype, cpu, one shape, one dense layout, and the result dtype is that dtype. */
+static bool fast_ok(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b) {
+    if (a->dtype != b->dtype || a->device.type != CT_DEVICE_CPU ||
+        b->device.type != CT_DEVICE_CPU || a->ndim != b->ndim || a->numel > GRAIN ||
+        a->layout != CT_LAYOUT_STRIDED || b->layout != CT_LAYOUT_STRIDED)
+        return false;
+    if (spec->cfg.int_to_float && ct_dtype_is_integral(a->dtype, true))
+        return false;
+    for (int32_t d = 0; d < a->ndim; d++)
+        if (a->sizes[d] != b->sizes[d])
+            return false;
+    uint32_t both = a->flags & b->flags;
+    if (a->numel == 0) /* (and its other sizes may be beyond any stride arithmetic) */
+        return false;
+    if (both & CT_TF_CONTIGUOUS)
+        return true;
+    /* channels_last pairs get freshly computed channels_last strides: the iterator's job */
+    return (both & CT_TF_NON_OVERLAPPING_DENSE) && !(both & CT_TF_CL_CONTIGUOUS) &&
+           memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof(int64_t)) == 0;
+}
+
+static const char *element(const ct_tensor *t, int64_t isz) {
+    return (const char *)t->storage->data + t->storage_offset * isz;
+}
+
+/* +1 or -1 in a math dtype, for add's and sub's alpha. */
+static ct_status unit_of(ct_dtype math, int sign, ct_kernel_value *v) {
+    memset(v, 0, sizeof *v);
+    switch (math) {
+    case CT_INT8: v->i8 = (int8_t)sign; break;
+    case CT_INT16: v->i16 = (int16_t)sign; break;
+    case CT_INT32: v->i32 = sign; break;
+    case CT_INT64: v->i64 = sign; break;
+    /* -1 modulo 2^n, as the conversion of alpha wraps */
+    case CT_UINT8: v->u8 = sign > 0 ? 1 : UINT8_MAX; break;
+    case CT_UINT16: v->u16 = sign > 0 ? 1 : UINT16_MAX; break;
+    case CT_UINT32: v->u32 = sign > 0 ? 1 : UINT32_MAX; break;
+    case CT_UINT64: v->u64 = sign > 0 ? 1 : UINT64_MAX; break;
+    case CT_FLOAT32: v->f32 = (float)sign; break;
+    case CT_FLOAT64: v->f64 = sign; break;
+    case CT_COMPLEX64: v->c64[0] = (float)sign; break;
+    case CT_COMPLEX128: v->c128[0] = sign; break;
+    default: return CT_ERR_NOT_IMPLEMENTED; /* no error set: the caller falls back */
+    }
+    return CT_OK;
+}
+
+/* The fast path; *handled false means "take the iterator" (nothing was done). */
+static ct_status run_fast(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b,
+                          ct_scalar alpha, ct_tensor **result, bool *handled) {
+    *handled = false;
+    /* add with an alpha goes through the prepared kernel, which converts alpha */
+    if ((spec->op == CT_BINOP_ADD && !alpha_is_one(alpha)) ||
+        ct_binary_math_dtype(a->dtype) != a->dtype)
+        return CT_OK;
+    ct_binary_math_loop loop = ct_binary_math_loop_get(spec->op, a->dtype);
+    if (loop == NULL) /* no kernel: the iterator path reports it */
+        return CT_OK;
+    /* sub is add with alpha -1 (bool never gets here: sub_check refused it); complex add
+     * multiplies alpha * b even for alpha 1, as the prepared kernel (and PyTorch) does */
+    ct_kernel_value unit, *alpha_value = NULL;
+    if (spec->is_sub || (spec->op == CT_BINOP_ADD && ct_dtype_is_complex(a->dtype))) {
+        if (unit_of(a->dtype, spec->is_sub ? -1 : 1, &unit) != CT_OK)
+            return CT_OK;
+        alpha_value = &unit;
+    }
+    *handled = true;
+    /* §11.3's fast setup: contiguous inputs give a contiguous result (whatever strides
+     * their size-1 dims have), dense ones with equal strides give those strides */
+    int64_t strides[CT_MAX_DIMS];
+    const int64_t *st = a->strides;
+    if (a->flags & b->flags & CT_TF_CONTIGUOUS) {
+        int64_t next = 1;
+        for (int32_t d = a->ndim - 1; d >= 0; d--) {
+            strides[d] = next;
+            next *= a->sizes[d] > 1 ? a->sizes[d] : 1; /* 0 < numel <= GRAIN: no overflow */
+        }
+        st = strides;
+    }
+    /* a dense result of numel elements: no geometry left to check but the constructor's */
+    int64_t isz = (int64_t)ct_dtype_table[a->dtype].itemsize;
+    ct_storage *storage;
+    CT_TRY(ct_storage_new(a->device, (size_t)(a->numel * isz), &storage));
+    ct_tensor *out;
+    ct_status st_new = ct_tensor_impl_new(storage, a->dtype, a->sizes, st, a->ndim, 0,
+                                          spec->cfg.name, &out);
+    ct_storage_release(storage); /* the tensor holds its own reference */
+    CT_TRY(st_new);
+    int code = 0;
+    if (a->numel > 0)
+        code = loop(out->storage->data, element(a, isz), element(b, isz), isz, isz, isz, a->numel,
+                    alpha_value);
+    if (code != 0) {
+        ct_tensor_release(out);
+        return kernel_error(code);
+    }
+    *result = out;
+    return CT_OK;
+}
+
+/* ---- entry points -------------------------------------------------------------------------- */
+
+static ct_status check_args(const ct_tensor *a, const ct_tensor *b, const void *out,
+                            const char *fn) {
+    if (a == NULL || b == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
+    return CT_OK;
+}
+
+/* A new result (torch.op(a, b)). */
+static ct_status op_new(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b,
+                        ct_scalar alpha, ct_tensor **out, const char *fn) {
+    if (out != NULL)
+        *out = NULL;
+    CT_TRY(check_args(a, b, out, fn));
+    if (spec->is_sub)
+        CT_TRY(sub_check(a, b));
+    if (fast_ok(spec, a, b)) {
+        bool handled;
+        ct_status st = run_fast(spec, a, b, alpha, out, &handled);
+        if (handled)
+            return st;
+    }
+    return run_iter(spec, NULL, false, a, b, alpha, out);
+}
+
+/* out= (inplace false) or self op= other (inplace true, out == a). */
+static ct_status op_into(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b,
+                         ct_scalar alpha, ct_tensor *out, bool inplace, const char *fn) {
+    CT_TRY(check_args(a, b, out, fn));
+    if (spec->is_sub)
+        CT_TRY(sub_check(a, b));
+    return run_iter(spec, out, inplace, a, b, alpha, NULL);
+}
+
+/* op(a, scalar) with the scalar as a wrapped number. */
+static ct_status op_scalar(const binop_spec *spec, const ct_tensor *a, ct_scalar b,
+                           ct_scalar alpha, ct_tensor **out, const char *fn) {
+    if (out != NULL)
+        *out = NULL;
+    if (a == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
+    ct_tensor *w;
+    CT_TRY(ct_tensor_wrapped_number(b, &w));
+    ct_status st = op_new(spec, a, w, alpha, out, fn);
+    ct_tensor_release(w);
+    return st;
+}
+
+ct_status ct_add(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor **out) {
+    return op_new(&ADD, a, b, alpha, out, "ct_add");
+}
+ct_status ct_add_out(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor *out) {
+    return op_into(&ADD, a, b, alpha, out, false, "ct_add_out");
+}
+ct_status ct_add_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
+    return op_into(&ADD, self, other, alpha, self, true, "ct_add_");
+}
+ct_status ct_add_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out) {
+    return op_scalar(&ADD, a, b, alpha, out, "ct_add_scalar");
+}
+
+ct_status ct_sub(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor **out) {
+    return op_new(&SUB, a, b, alpha, out, "ct_sub");
+}
+ct_status ct_sub_out(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor *out) {
+    return op_into(&SUB, a, b, alpha, out, false, "ct_sub_out");
+}
+ct_status ct_sub_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
+    return op_into(&SUB, self, other, alpha, self, true, "ct_sub_");
+}
+ct_status ct_sub_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out) {
+    return op_scalar(&SUB, a, b, alpha, out, "ct_sub_scalar");
+}
+
+static const ct_scalar ONE = {CT_SCALAR_INT, {.i = 1}};
+
+ct_status ct_mul(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(&MUL, a, b, ONE, out, "ct_mul");
+}
+ct_status ct_mul_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(&MUL, a, b, ONE, out, false, "ct_mul_out");
+}
+ct_status ct_mul_(ct_tensor *self, const ct_tensor *other) {
+    return op_into(&MUL, self, other, ONE, self, true, "ct_mul_");
+}
+ct_status ct_mul_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out) {
+    return op_scalar(&MUL, a, b, ONE, out, "ct_mul_scalar");
+}
+
+/* The spec of a rounding mode; NULL (error set) for an invalid one. */
+static const binop_spec *div_spec(ct_rounding_mode mode) {
+    switch (mode) {
+    case CT_ROUNDING_NONE:
+        return &DIV;
+    case CT_ROUNDING_TRUNC:
+        return &DIV_TRUNC;
+    case CT_ROUNDING_FLOOR:
+        return &DIV_FLOOR;
+    default:
+        (void)ct_set_error(CT_ERR_MISUSE,
+                           "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           "but found rounding mode value %d",
+                           (int)mode);
+        return NULL;
+    }
+}
+
+ct_status ct_div(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode, ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    const binop_spec *spec = div_spec(mode);
+    return spec != NULL ? op_new(spec, a, b, ONE, out, "ct_div") : CT_ERR_MISUSE;
+}
+ct_status ct_div_out(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                     ct_tensor *out) {
+    const binop_spec *spec = div_spec(mode);
+    return spec != NULL ? op_into(spec, a, b, ONE, out, false, "ct_div_out") : CT_ERR_MISUSE;
+}
+ct_status ct_div_(ct_tensor *self, const ct_tensor *other, ct_rounding_mode mode) {
+    const binop_spec *spec = div_spec(mode);
+    return spec != NULL ? op_into(spec, self, other, ONE, self, true, "ct_div_") : CT_ERR_MISUSE;
+}
+ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
+                        ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    const binop_spec *spec = div_spec(mode);
+    return spec != NULL ? op_scalar(spec, a, b, ONE, out, "ct_div_scalar") : CT_ERR_MISUSE;
+}
