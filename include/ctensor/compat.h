@@ -7,7 +7,12 @@
  *    a concrete one (cpu -> 0, an accelerator -> its current device), repr and str always
  *    show the index (`device(type='cpu', index=0)`, `cpu:0`), and a bare ordinal means
  *    CUDA (OneFlow's legacy rule) instead of the current accelerator.
- *  - later layers add their own differences (arithmetic, casting) and list them here.
+ *  - arithmetic (ops.h): a zero-dim tensor promotes like a dimensioned one, so an int32
+ *    tensor plus an int64 zero-dim tensor is int64 (Python numbers still count only by
+ *    category); an in-place operation (`t += u`, add_, mul_, ...) requires the computation
+ *    dtype to be self's dtype exactly, so float32 *= float64 and int32 *= int64 are errors
+ *    ("result type oneflow.float64 can't be cast to the desired output type
+ *    oneflow.float32"). `out=` keeps PyTorch's can_cast rule.
  */
 #ifndef CTENSOR_COMPAT_H
 #define CTENSOR_COMPAT_H
