@@ -211,6 +211,12 @@ int ctp_int64_of_arg(PyObject *obj, int64_t *out) {
     return 0;
 }
 
+/* The type name PyTorch prints for an argument: its tensors' type is plain "Tensor" (a
+ * Python class), where ctensor's C type is named "ctensor.Tensor". */
+static const char *arg_type_name(PyObject *obj) {
+    return ctp_is_tensor(obj) ? "Tensor" : Py_TYPE(obj)->tp_name;
+}
+
 static int param_accepts(ctp_param_kind kind, PyObject *obj) {
     switch (kind) {
     case CTP_PARAM_DTYPE:
@@ -220,7 +226,7 @@ static int param_accepts(ctp_param_kind kind, PyObject *obj) {
     case CTP_PARAM_TENSOR:
         return ctp_is_tensor(obj);
     case CTP_PARAM_TENSOR_OR_NUMBER:
-        return ctp_is_tensor(obj) || ctp_is_number(obj);
+        return ctp_is_tensor(obj) || ctp_is_number_arg(obj);
     case CTP_PARAM_INT_LIST:
     case CTP_PARAM_SYMINT_LIST:
         return ctp_is_int_list_arg(obj);
@@ -377,11 +383,11 @@ static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args
             ctp_param_name(p, name);
             if (raise && is_kwd)
                 PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s", fname, name,
-                             ctp_param_kind_name(p->kind), Py_TYPE(obj)->tp_name);
+                             ctp_param_kind_name(p->kind), arg_type_name(obj));
             else if (raise)
                 PyErr_Format(PyExc_TypeError,
                              "%s(): argument '%s' (position %zd) must be %s, not %s", fname, name,
-                             arg_pos + 1, ctp_param_kind_name(p->kind), Py_TYPE(obj)->tp_name);
+                             arg_pos + 1, ctp_param_kind_name(p->kind), arg_type_name(obj));
             return 0;
         }
         if (is_kwd)
@@ -402,7 +408,7 @@ static int parse_one(const char *fname, const ctp_signature *sig, PyObject *args
 /* PyTorch matches by type *name* here, not by the parser's checks, so "Number" never matches
  * and a Python type passed as dtype shows as "!type!". */
 static int name_matches(ctp_param_kind kind, PyObject *obj) {
-    return strcmp(Py_TYPE(obj)->tp_name, ctp_param_kind_name(kind)) == 0;
+    return strcmp(arg_type_name(obj), ctp_param_kind_name(kind)) == 0;
 }
 
 static int append_key(strbuf *sb, PyObject *key) {
@@ -420,14 +426,14 @@ static int append_arg_desc(strbuf *sb, PyObject *args, PyObject *kwargs) {
     PyObject *key, *value;
     sb_append(sb, "(");
     for (Py_ssize_t i = 0; i < nargs; i++) {
-        sb_append(sb, Py_TYPE(PyTuple_GET_ITEM(args, i))->tp_name);
+        sb_append(sb, arg_type_name(PyTuple_GET_ITEM(args, i)));
         sb_append(sb, ", ");
     }
     while (kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value)) {
         if (append_key(sb, key) < 0)
             return -1;
         sb_append(sb, "=");
-        sb_append(sb, Py_TYPE(value)->tp_name);
+        sb_append(sb, arg_type_name(value));
         sb_append(sb, ", ");
     }
     if (nargs > 0)
@@ -473,7 +479,7 @@ static void append_formatted_desc(strbuf *sb, const ctp_signature *sig, PyObject
                 sb_append(sb, "*");
             sb_append(sb, "=");
         }
-        sb_append(sb, arg != NULL ? Py_TYPE(arg)->tp_name : "?");
+        sb_append(sb, arg != NULL ? arg_type_name(arg) : "?");
         sb_append(sb, ok ? "" : "!");
         sb_append(sb, ", ");
     }

@@ -337,8 +337,8 @@ int ctp_tensor_init(PyObject *module);
  *  get_printoptions and printoptions to `module`. 0, or -1 with an exception set. */
 int ctp_print_init(PyObject *module);
 
-/** Sparse COO (sparse.c): add sparse_coo_tensor, the sparse methods and `+` to the module
- *  and the Tensor type, and wrap ctp_tensor_repr_hook; after ctp_print_init. */
+/** Sparse COO (sparse.c): add sparse_coo_tensor and the sparse methods to the module and
+ *  the Tensor type, and wrap ctp_tensor_repr_hook; after ctp_print_init. */
 int ctp_sparse_init(PyObject *module);
 
 /* Method tables of the tensor files, merged into the type at initialisation. */
@@ -347,7 +347,8 @@ extern PyMethodDef ctp_tensor_convert_methods[]; /* tensor_convert.c */
 extern PyMethodDef ctp_tensor_data_methods[];    /* tensor_data.c */
 extern PyGetSetDef ctp_tensor_view_getset[];     /* tensor_views.c: T, mT, H */
 
-/* Number and mapping protocols (tensor_data.c, tensor_index.c). */
+/* Number and mapping protocols (tensor_data.c, tensor_index.c; the arithmetic slots of the
+ * number table are set by ctp_arith_number_slots, tensor_arith.c). */
 extern PyNumberMethods ctp_tensor_as_number;
 PyObject *ctp_tensor_getitem(PyObject *self, PyObject *index);
 int ctp_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
@@ -402,6 +403,33 @@ int ctp_scalar_of_arg(PyObject *obj, ct_scalar *out);
 
 /** A Python object for a scalar: bool, int, float or complex. */
 PyObject *ctp_scalar_to_object(ct_scalar value);
+
+/* ---- element-wise arithmetic (tensor_arith.c) -------------------------------------------- */
+
+/** Module functions add, sub, subtract, mul, multiply, div, divide, true_divide,
+ *  set_num_threads and get_num_threads. */
+extern PyMethodDef ctp_arith_functions[];
+
+/** Tensor methods add, add_, sub, sub_, subtract(_), mul(_), multiply(_), div(_), divide(_),
+ *  true_divide(_), merged into the type by tensor_object.c. */
+extern PyMethodDef ctp_tensor_arith_methods[];
+
+/** Set the operator slots (+ - * / // and their in-place forms) of the Tensor type's number
+ *  table; before PyType_Ready. */
+void ctp_arith_number_slots(PyNumberMethods *nb);
+
+/** Add the module functions and install the library's warning handler (warnings become
+ *  Python UserWarnings). 0, or -1 with an exception set. */
+int ctp_arith_init(PyObject *module);
+
+/** After a C call that may raise a library warning (ct_warn): -1 with the exception set when
+ *  a warnings filter turned one into an error (the caller then fails, dropping its result),
+ *  else 0. The handler keeps such an exception per thread until this is called. */
+int ctp_warning_error(void);
+
+/** self + alpha * other where self or other is a sparse COO tensor (sparse.c): the sparse
+ *  layer's result or PyTorch's error. New reference, or NULL with an exception set. */
+PyObject *ctp_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
 
 /* ---- random generators (tensor_random.c) ------------------------------------------------- */
 

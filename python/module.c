@@ -7,7 +7,9 @@
  * current_device, device_count, get/set_compat_mode; the submodules accelerator, utils and
  * _testing; the layout and memory_format singletons, Size, Tensor with its factory
  * functions (empty, zeros, ones, full, arange, rand, randn, tensor, *_like, ...), Generator,
- * manual_seed and initial_seed. Single-phase initialisation with static types, like
+ * manual_seed and initial_seed; element-wise arithmetic (add, sub, mul, div and their
+ * aliases, the Tensor operators) and set/get_num_threads, with the library's warnings
+ * raised as Python UserWarnings. Single-phase initialisation with static types, like
  * torch._C: the dtype singletons must stay the same objects for the life of the process.
  */
 #include "ctensor_py.h"
@@ -73,7 +75,8 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddFunctions(module, ctp_tensor_create_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_new_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_random_functions) < 0 ||
-        ctp_print_init(module) < 0 || ctp_sparse_init(module) < 0) {
+        ctp_arith_init(module) < 0 || ctp_print_init(module) < 0 ||
+        ctp_sparse_init(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

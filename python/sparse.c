@@ -1,12 +1,12 @@
 /* The Python surface of sparse COO tensors (include/ctensor/sparse.h): the module function
  * ctensor.sparse_coo_tensor, the sparse methods of ctensor.Tensor (coalesce, indices,
- * values, to_dense, to_sparse, add, ...), `+` where an operand is sparse, and repr() of
- * sparse tensors through ct_sparse_repr_named.
+ * values, to_dense, to_sparse, ...), sparse addition (ctp_sparse_add, which `+`, add() and
+ * ctensor.add() of the arithmetic layer, tensor_arith.c, call when an operand is sparse),
+ * and repr() of sparse tensors through ct_sparse_repr_named.
  *
  * This file owns none of the Tensor type: like dlpack.c, it adds its methods to the type's
- * dictionary once the type is ready (skipping any the Tensor files define themselves), sets
- * the type's nb_add slot only while the type has none, and wraps the repr hook of the
- * printing layer so that strided tensors still print through it.
+ * dictionary once the type is ready (skipping any the Tensor files define themselves), and
+ * wraps the repr hook of the printing layer so that strided tensors still print through it.
  *
  * Behaviour follows PyTorch 1.13 where it has the feature, newest PyTorch otherwise:
  *  - sparse_coo_tensor takes newest PyTorch's check_invariants= and is_coalesced= keywords
@@ -15,9 +15,8 @@
  *  - to_sparse(sparse_dim) of a sparse tensor with that sparse_dim returns it (newest; 1.13
  *    raises NotImplementedError), sparse_dim()/dense_dim() of a strided tensor are 0/dim()
  *    (newest; 1.13 raises).
- *  - `+` of two strided tensors is left undefined here (elementwise arithmetic is another
- *    layer's), so Python raises its usual TypeError; add() of two strided tensors raises
- *    NotImplementedError.
+ *  - Only addition: the other operators answer NotImplemented for sparse operands (Python's
+ *    TypeError), and in-place `+=` rebinds to the out-of-place sum.
  */
 #include <string.h>
 
@@ -251,68 +250,22 @@ static PyObject *tensor_to_sparse(PyObject *self, PyObject *args, PyObject *kwar
 
 /* ---- addition -------------------------------------------------------------------------- */
 
-static const ctp_signature add_sig[] = {
-    {2, {{CTP_PARAM_TENSOR_OR_NUMBER, "other"}, {CTP_PARAM_NUMBER, "*alpha=1"}}},
-};
-
-/* self + alpha * other where self is a tensor and other a tensor or a Number. `dunder`:
- * the call comes from `+`, which must answer NotImplemented where no operand is sparse or
- * where other is no operand at all (PyTorch turns TypeError into NotImplemented too). */
-static PyObject *add_impl(PyObject *self, PyObject *other, PyObject *alpha_obj, int dunder) {
-    ct_tensor *ts = ctp_tensor_get(self), *to = ctp_tensor_get(other);
-    if (to == NULL && !ctp_is_number_arg(other)) {
-        if (dunder)
-            Py_RETURN_NOTIMPLEMENTED;
-        return PyErr_Format(PyExc_TypeError,
-                            "add(): argument 'other' (position 1) must be Tensor, not %s",
-                            Py_TYPE(other)->tp_name);
-    }
-    const int sparse = ct_sparse_is_sparse(ts) || (to != NULL && ct_sparse_is_sparse(to));
-    if (!sparse) {
-        if (dunder)
-            Py_RETURN_NOTIMPLEMENTED;
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "add(): only additions with a sparse COO operand are implemented; "
-                        "elementwise arithmetic on strided tensors is not implemented yet");
-        return NULL;
-    }
-    ct_scalar alpha = ct_scalar_int(1);
-    if (alpha_obj != NULL && ctp_scalar_of_arg(alpha_obj, &alpha) < 0)
-        return NULL;
-    if (to == NULL) {
-        /* a Number is a 0-dim dense tensor to PyTorch, and sparse + dense is refused; a
-         * sparse self is the only way to get here with a Number */
+/* self + alpha * other where an operand is sparse: `+`, add() and ctensor.add() of the
+ * arithmetic layer (tensor_arith.c) come here when they see a sparse operand. A Python
+ * number (a wrapped number) is a 0-dim dense tensor to PyTorch, and sparse + dense is
+ * refused; `number + sparse` reaches here as sparse + number, as PyTorch's __radd__ is
+ * self.add(other). */
+PyObject *ctp_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
+    if (ct_sparse_is_sparse(self) && ct_tensor_is_wrapped_number(other)) {
         PyErr_SetString(PyExc_RuntimeError,
                         "add(sparse, dense) is not supported. Use add(dense, sparse) instead.");
         return NULL;
     }
     ct_tensor *r = NULL;
-    ct_status st = ct_sparse_add(ts, to, alpha, &r);
+    ct_status st = ct_sparse_add(self, other, alpha, &r);
     if (st != CT_OK)
         return ctp_raise_status(st);
     return ctp_tensor_wrap(r);
-}
-
-static PyObject *tensor_add(PyObject *self, PyObject *args, PyObject *kwargs) {
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("add", add_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return add_impl(self, a[0], a[1], 0);
-}
-
-/* __add__ / __radd__ as methods: PyTorch's __radd__(self, other) is self.add(other), so
- * `1 + s` is s + 1 (refused for sparse s, as in PyTorch). */
-static PyObject *tensor_dunder_add(PyObject *self, PyObject *other) {
-    return add_impl(self, other, NULL, 1);
-}
-
-/* The nb_add slot: called for a + b with either operand a tensor. */
-static PyObject *tensor_nb_add(PyObject *a, PyObject *b) {
-    if (!is_sparse_obj(a) && !is_sparse_obj(b))
-        Py_RETURN_NOTIMPLEMENTED;
-    if (ctp_tensor_check(a))
-        return add_impl(a, b, NULL, 1);
-    return add_impl(b, a, NULL, 1);
 }
 
 /* ---- repr ------------------------------------------------------------------------------ */
@@ -371,10 +324,6 @@ static PyMethodDef sparse_tensor_methods[] = {
      "to_dense(dtype=None) -> Tensor\n\nA strided tensor (self when already strided)."},
     {"to_sparse", CTP_KW_FUNC(tensor_to_sparse), METH_VARARGS | METH_KEYWORDS,
      "to_sparse(sparse_dim=None) -> Tensor\n\nA coalesced sparse COO tensor."},
-    {"add", CTP_KW_FUNC(tensor_add), METH_VARARGS | METH_KEYWORDS,
-     "add(other, *, alpha=1) -> Tensor\n\nself + alpha * other, where an operand is sparse."},
-    {"__add__", tensor_dunder_add, METH_O, NULL},
-    {"__radd__", tensor_dunder_add, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -396,13 +345,7 @@ int ctp_sparse_init(PyObject *module) {
         PyErr_SetString(PyExc_RuntimeError, "ctensor: the Tensor type is not ready");
         return -1;
     }
-    /* `+` only when the Tensor type has no addition of its own; the slot lives in the
-     * type's static number table, read at each call, and subclasses made later inherit it */
-    int own_add =
-        ctp_tensor_type.tp_as_number != NULL && ctp_tensor_type.tp_as_number->nb_add == NULL;
     for (PyMethodDef *def = sparse_tensor_methods; def->ml_name != NULL; def++) {
-        if (strncmp(def->ml_name, "__", 2) == 0 && !own_add)
-            continue; /* the Tensor type has its own `+` */
         if (PyDict_GetItemString(dict, def->ml_name) != NULL)
             continue; /* the Tensor type lists it itself */
         PyObject *descr = PyDescr_NewMethod(&ctp_tensor_type, def);
@@ -413,8 +356,6 @@ int ctp_sparse_init(PyObject *module) {
         if (rc < 0)
             return -1;
     }
-    if (own_add)
-        ctp_tensor_type.tp_as_number->nb_add = tensor_nb_add;
     PyType_Modified(&ctp_tensor_type);
     if (ctp_tensor_repr_hook != sparse_repr_hook) { /* once per process */
         previous_repr_hook = ctp_tensor_repr_hook;

@@ -427,7 +427,7 @@ PyTypeObject ctp_tensor_type = {
 /* The methods of all tensor files in one table (the type keeps a pointer to it for good). */
 static PyMethodDef *merge_methods(void) {
     PyMethodDef *tables[] = {tensor_methods, ctp_tensor_view_methods, ctp_tensor_convert_methods,
-                             ctp_tensor_data_methods};
+                             ctp_tensor_data_methods, ctp_tensor_arith_methods};
     size_t n = 0;
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
         for (PyMethodDef *m = tables[k]; m->ml_name != NULL; m++)
@@ -468,8 +468,19 @@ int ctp_tensor_init(PyObject *module) {
         ctp_tensor_type.tp_getset = merge_getset();
         if (ctp_tensor_type.tp_getset == NULL)
             return -1;
+        ctp_arith_number_slots(&ctp_tensor_as_number); /* + - * / // and in-place forms */
     }
     if (PyType_Ready(&ctp_tensor_type) < 0)
         return -1;
+    /* NumPy defers to tensors in binary operations (np.float64(2) + t is t.__radd__), as
+     * torch.Tensor's __array_priority__ = 1000 makes it do */
+    PyObject *priority = PyLong_FromLong(1000);
+    if (priority == NULL)
+        return -1;
+    int rc = PyDict_SetItemString(ctp_tensor_type.tp_dict, "__array_priority__", priority);
+    Py_DECREF(priority);
+    if (rc < 0)
+        return -1;
+    PyType_Modified(&ctp_tensor_type);
     return PyModule_AddObjectRef(module, "Tensor", (PyObject *)&ctp_tensor_type);
 }

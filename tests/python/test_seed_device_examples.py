@@ -4,9 +4,9 @@
 Each example is the page's text, copied verbatim, run through doctest: the printed results
 and exceptions must be the page's. The examples that need accelerators run with the
 host-emulated backend registered under the type the page names ('cuda', 'xpu'). The examples
-that allocate tensors (torch.randn(..., device=...)) run too; those that add tensors
-(torch.ones(()) + torch.ones(1).cuda()) stay here, skipped with the reason "needs elementwise
-arithmetic (issue 5)", ready to be enabled.
+that allocate tensors (torch.randn(..., device=...)) and those that add tensors
+(torch.ones(()) + torch.ones(1).cuda(), a zero-dim cpu tensor carried to the other operand's
+device) run too.
 
 Pages: 003 = newest PyTorch "Tensor Attributes" (source), 002 = PyTorch 1.x page (rendered),
 001 = OneFlow's page (rendered).
@@ -18,8 +18,6 @@ import pytest
 
 import ctensor
 from ctensor import _testing
-
-NEEDS_ARITHMETIC = pytest.mark.skip(reason="needs elementwise arithmetic (issue 5)")
 
 
 def setup(kind):
@@ -219,7 +217,7 @@ tensor(..., device='cuda:1')
 
 
 # Examples that add tensors: verbatim (results printed as above, on the current device
-# cuda:0), skipped until ctensor has elementwise arithmetic.
+# cuda:0).
 ARITH_EXAMPLES = [
     ("003-scalar-transfer-two-scalars", "cuda", """
    >>> # two scalars
@@ -257,7 +255,6 @@ def test_tensor_example(name, kind, text):
     run_example(text, kind, name)
 
 
-@NEEDS_ARITHMETIC
 @pytest.mark.parametrize("name,kind,text", ARITH_EXAMPLES, ids=[e[0] for e in ARITH_EXAMPLES])
 def test_arithmetic_example(name, kind, text):
     run_example(text, kind, name)

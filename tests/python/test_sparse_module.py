@@ -222,14 +222,13 @@ def test_add_bool_is_not_implemented():
     assert (c[1], t[1]) == ("NotImplementedError", "RuntimeError")
 
 
-def test_strided_plus_strided_is_left_undefined():
-    x = ctensor.zeros(2)
-    with pytest.raises(TypeError, match="unsupported operand"):
-        x + x  # noqa: B018
-    with pytest.raises(TypeError, match="unsupported operand"):
-        x + 1  # noqa: B018
-    with pytest.raises(NotImplementedError):
-        x.add(x)
+def test_strided_plus_strided_is_dense_arithmetic():
+    # dense + dense is the element-wise add of ops.h (issue 5), not the sparse path
+    x = ctensor.ones(2)
+    assert (x + x).layout == ctensor.strided
+    assert (x + x).tolist() == [2.0, 2.0]
+    assert (x + 1).tolist() == [2.0, 2.0]
+    assert x.add(x).tolist() == [2.0, 2.0]
 
 
 # ---- repr -----------------------------------------------------------------------------------

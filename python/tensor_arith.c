@@ -1,0 +1,965 @@
+/* Element-wise arithmetic from Python (include/ctensor/ops.h): the operators + - * / // and
+ * their reflected and in-place forms, the functions ctensor.add / sub / subtract / mul /
+ * multiply / div / divide / true_divide, the Tensor methods of the same names (and their
+ * in-place forms), ctensor.set_num_threads / get_num_threads, and the warning handler that
+ * turns the library's warnings into Python UserWarnings.
+ *
+ * How PyTorch 1.13 binds them, and so this layer:
+ *  - Python numbers (bool, int, float, complex, NumPy scalars) become "wrapped numbers"
+ *    (ct_tensor_wrapped_number) wherever a Tensor operand may go; the C layer computes the
+ *    result dtype. An int outside int64 raises RuntimeError "Overflow when unpacking long".
+ *    A 0-dim NumPy array is an ordinary 0-dim tensor to the operators (spec §3.1).
+ *  - The operators answer NotImplemented for operands they do not take, and for any
+ *    TypeError on the way (PyTorch's TypeError_to_NotImplemented_), so Python raises its own
+ *    "unsupported operand type(s)" TypeError.
+ *  - `other + t` is t.add(other), `other * t` t.mul(other), `other - t` is rsub (other - t
+ *    with `other` a wrapped number), `other / t` is t.reciprocal() * other (PyTorch's
+ *    __rdiv__: the reciprocal rounds once, then the product), `other // t` is
+ *    floor_divide(other, t), and `t // other` floor_divide, i.e. div(rounding_mode='floor').
+ *  - add and sub accept PyTorch's deprecated overload add(input, alpha, other), with its
+ *    one-time UserWarning; the parser errors are those of PyTorch's parser (argparse.c), which
+ *    ignores that hidden overload when it words an error.
+ *  - Sparse COO operands: `+`, add() and ctensor.add() go to the sparse layer (sparse.c,
+ *    ct_sparse_add); the in-place operators fall back to the out-of-place ones for them (so
+ *    `s += t` rebinds s); the other operators answer NotImplemented and the other functions
+ *    raise NotImplementedError.
+ *
+ * Warnings: the C library calls the handler installed here (ct_set_warning_handler), which
+ * issues a UserWarning. When a warnings filter turns it into an exception, the exception is
+ * kept (per thread) until the operation returns, and then raised instead of its result, as
+ * PyTorch raises a warning that became an error after the operation.
+ *
+ * Speed: `a + b` (and -, *, /) of two exact ctensor.Tensor objects calls ct_add directly
+ * and wraps the result; nothing else is allocated and no argument is parsed.
+ */
+#include <string.h>
+
+#include "ctensor/ops.h"
+#include "ctensor/parallel.h"
+#include "ctensor/sparse.h"
+#include "ctensor/warning.h"
+#include "ctensor_py.h"
+
+/* ---- warnings ---------------------------------------------------------------------------- */
+
+/* An exception a warnings filter made of a library warning, kept until the operation that
+ * raised the warning returns. Per thread: a filter may run Python code that lets another
+ * thread run its own operation meanwhile. `pending_count` (threads with one, guarded by the
+ * GIL) lets the hot paths skip the thread-local lookup. */
+static int pending_count;
+static _Thread_local PyObject *pending_type, *pending_value, *pending_tb;
+
+static void warning_handler(void *ctx, const char *message) {
+    (void)ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    if (pending_type == NULL) { /* after a first failure the exception propagates: no more */
+        PyObject *et, *ev, *etb;
+        PyErr_Fetch(&et, &ev, &etb); /* an exception already set stays as it is */
+        if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) {
+            PyErr_Fetch(&pending_type, &pending_value, &pending_tb);
+            if (pending_type == NULL) /* cannot happen; never lose the failure */
+                pending_type = Py_NewRef(PyExc_RuntimeError);
+            pending_count++;
+        }
+        PyErr_Restore(et, ev, etb);
+    }
+    PyGILState_Release(gil);
+}
+
+/* Whether the current thread has a pending warning exception. */
+static inline int warning_pending(void) { return pending_count != 0 && pending_type != NULL; }
+
+/* Raise the pending warning exception (raise != 0) or drop it. Returns NULL. */
+static PyObject *take_pending(int raise) {
+    if (pending_type == NULL)
+        return NULL;
+    PyObject *t = pending_type, *v = pending_value, *tb = pending_tb;
+    pending_type = pending_value = pending_tb = NULL;
+    pending_count--;
+    if (raise) {
+        PyErr_Restore(t, v, tb);
+    } else {
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
+    }
+    return NULL;
+}
+
+/* Drop what a binding that does not check (ctp_warning_error) left behind, before a C call,
+ * so that it is neither raised by nor suppresses the warnings of the next operation. */
+static inline void drop_stale(void) {
+    if (pending_count != 0)
+        take_pending(0);
+}
+
+int ctp_warning_error(void) {
+    if (!warning_pending())
+        return 0;
+    take_pending(1);
+    return -1;
+}
+
+/* The outcome of a C call that made a new tensor `r`. Steals `r`. */
+static PyObject *new_result(ct_status st, ct_tensor *r) {
+    if (st != CT_OK) {
+        take_pending(0); /* the operation's own error wins */
+        ct_tensor_release(r);
+        return ctp_raise_status(st);
+    }
+    if (warning_pending()) {
+        ct_tensor_release(r);
+        return take_pending(1);
+    }
+    return ctp_tensor_wrap(r);
+}
+
+/* The outcome of a C call that wrote into the tensor of `target` (out=, in-place). */
+static PyObject *target_result(ct_status st, PyObject *target) {
+    if (st != CT_OK) {
+        take_pending(0);
+        return ctp_raise_status(st);
+    }
+    if (warning_pending())
+        return take_pending(1);
+    return Py_NewRef(target);
+}
+
+/* ---- operands ---------------------------------------------------------------------------- */
+
+/* A C tensor for an operand: borrowed from a Tensor object, or made here (owned). */
+typedef struct {
+    ct_tensor *t;
+    int owned;
+} operand;
+
+static void operand_clear(operand *o) {
+    if (o->owned)
+        ct_tensor_release(o->t);
+    o->t = NULL;
+    o->owned = 0;
+}
+
+static int wrap_scalar(ct_scalar s, operand *o) {
+    ct_status st = ct_tensor_wrapped_number(s, &o->t);
+    if (st != CT_OK) {
+        ctp_raise_status(st);
+        return -1;
+    }
+    o->owned = 1;
+    return 1;
+}
+
+static int overflow_error(void) {
+    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+    return -1;
+}
+
+/* A Python or NumPy number as a wrapped number (PyTorch's THPUtils_checkScalar and
+ * scalar_to_tensor): 1 with o set, 0 for anything else (no exception), -1 on error. */
+static int number_operand(PyObject *obj, operand *o) {
+    if (PyFloat_Check(obj)) /* also np.float64 */
+        return wrap_scalar(ct_scalar_float(PyFloat_AsDouble(obj)), o);
+    if (PyLong_Check(obj)) {
+        if (PyBool_Check(obj))
+            return wrap_scalar(ct_scalar_bool(obj == Py_True), o);
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow != 0)
+            return overflow_error();
+        return wrap_scalar(ct_scalar_int((int64_t)v), o);
+    }
+    if (PyComplex_Check(obj)) { /* also np.complex128 */
+        Py_complex c = PyComplex_AsCComplex(obj);
+        if (c.real == -1.0 && PyErr_Occurred())
+            return -1;
+        return wrap_scalar(ct_scalar_complex(c.real, c.imag), o);
+    }
+    if (PyUnicode_Check(obj) || PyTuple_Check(obj) || PyList_Check(obj) || obj == Py_None)
+        return 0; /* common non-numbers: skip the NumPy look-ups */
+    if (ctp_is_numpy_bool(obj)) {
+        int b = PyObject_IsTrue(obj);
+        return b < 0 ? -1 : wrap_scalar(ct_scalar_bool(b != 0), o);
+    }
+    if (ctp_type_has_base(obj, "numpy.integer")) {
+        int64_t v;
+        if (ctp_int64_of_arg(obj, &v) < 0)
+            return -1;
+        return wrap_scalar(ct_scalar_int(v), o);
+    }
+    if (ctp_type_has_base(obj, "numpy.floating")) {
+        double v = PyFloat_AsDouble(obj);
+        if (v == -1.0 && PyErr_Occurred())
+            return -1;
+        return wrap_scalar(ct_scalar_float(v), o);
+    }
+    if (ctp_type_has_base(obj, "numpy.complexfloating")) {
+        Py_complex c = PyComplex_AsCComplex(obj);
+        if (c.real == -1.0 && PyErr_Occurred())
+            return -1;
+        return wrap_scalar(ct_scalar_complex(c.real, c.imag), o);
+    }
+    return 0;
+}
+
+/* A 0-dim NumPy array as an ordinary 0-dim tensor (spec §3.1): 1, 0 (not one), or -1. */
+static int numpy_0d_operand(PyObject *obj, operand *o) {
+    if (!ctp_type_has_base(obj, "numpy.ndarray"))
+        return 0;
+    PyObject *ndim = PyObject_GetAttrString(obj, "ndim");
+    if (ndim == NULL)
+        return -1;
+    long n = PyLong_AsLong(ndim);
+    Py_DECREF(ndim);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (n != 0)
+        return 0;
+    PyObject *t = ctp_tensor_from_data(obj, CT_DTYPE_UNDEFINED, NULL);
+    if (t == NULL)
+        return -1;
+    o->t = ct_tensor_retain(ctp_tensor_get(t));
+    o->owned = 1;
+    Py_DECREF(t);
+    return 1;
+}
+
+/* An operand of an operator: a Tensor, a number, or a 0-dim NumPy array. */
+static int operator_operand(PyObject *obj, operand *o) {
+    o->t = ctp_tensor_get(obj);
+    o->owned = 0;
+    if (o->t != NULL)
+        return 1;
+    int k = number_operand(obj, o);
+    return k != 0 ? k : numpy_0d_operand(obj, o);
+}
+
+/* A Tensor parameter that takes numbers (PyTorch's allow_numbers_as_tensors): the parser let
+ * only tensors and numbers through. -1 with an exception, else 1. */
+static int tensor_param(PyObject *obj, operand *o) {
+    int k = operator_operand(obj, o);
+    if (k == 0) /* not reached through the parser */
+        PyErr_Format(PyExc_TypeError, "expected a Tensor or a Number, not %s",
+                     Py_TYPE(obj)->tp_name);
+    return k == 0 ? -1 : k;
+}
+
+/* A Number (Scalar) parameter as a wrapped number: a tensor gives its value. */
+static int scalar_param(PyObject *obj, operand *o) {
+    if (ctp_tensor_check(obj)) {
+        ct_scalar s;
+        if (ctp_scalar_of_arg(obj, &s) < 0)
+            return -1;
+        return wrap_scalar(s, o);
+    }
+    return tensor_param(obj, o);
+}
+
+static inline int is_sparse(const ct_tensor *t) {
+    return ct_tensor_layout(t) == CT_LAYOUT_SPARSE_COO;
+}
+
+/* ---- the operations ---------------------------------------------------------------------- */
+
+typedef enum arith_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } arith_op;
+
+static const char *const op_names[] = {"add", "sub", "mul", "div"};
+
+typedef struct arith_spec {
+    arith_op op;
+    ct_scalar alpha;       /* add, sub */
+    ct_rounding_mode mode; /* div */
+} arith_spec;
+
+static ct_status run_new(const arith_spec *s, const ct_tensor *a, const ct_tensor *b,
+                         ct_tensor **r) {
+    switch (s->op) {
+    case OP_ADD:
+        return ct_add(a, b, s->alpha, r);
+    case OP_SUB:
+        return ct_sub(a, b, s->alpha, r);
+    case OP_MUL:
+        return ct_mul(a, b, r);
+    case OP_DIV:
+    default:
+        return ct_div(a, b, s->mode, r);
+    }
+}
+
+static ct_status run_out(const arith_spec *s, const ct_tensor *a, const ct_tensor *b,
+                         ct_tensor *out) {
+    switch (s->op) {
+    case OP_ADD:
+        return ct_add_out(a, b, s->alpha, out);
+    case OP_SUB:
+        return ct_sub_out(a, b, s->alpha, out);
+    case OP_MUL:
+        return ct_mul_out(a, b, out);
+    case OP_DIV:
+    default:
+        return ct_div_out(a, b, s->mode, out);
+    }
+}
+
+static ct_status run_inplace(const arith_spec *s, ct_tensor *self, const ct_tensor *other) {
+    switch (s->op) {
+    case OP_ADD:
+        return ct_add_(self, other, s->alpha);
+    case OP_SUB:
+        return ct_sub_(self, other, s->alpha);
+    case OP_MUL:
+        return ct_mul_(self, other);
+    case OP_DIV:
+    default:
+        return ct_div_(self, other, s->mode);
+    }
+}
+
+static PyObject *sparse_not_implemented(const char *fname) {
+    return PyErr_Format(PyExc_NotImplementedError,
+                        "%s(): sparse COO operands are supported by add() and `+` only", fname);
+}
+
+/* a op b into a new tensor, into `out` (an object, or NULL), or into `self_obj` (in-place,
+ * a being its tensor). Sparse operands go to the sparse layer for add. */
+static PyObject *compute(const char *fname, const arith_spec *s, const operand *a, const operand *b,
+                         PyObject *out, PyObject *self_obj) {
+    if (is_sparse(a->t) || is_sparse(b->t)) {
+        if (s->op != OP_ADD || out != NULL || self_obj != NULL)
+            return sparse_not_implemented(fname);
+        return ctp_sparse_add(a->t, b->t, s->alpha);
+    }
+    drop_stale();
+    if (self_obj != NULL)
+        return target_result(run_inplace(s, a->t, b->t), self_obj);
+    if (out != NULL)
+        return target_result(run_out(s, a->t, b->t, ctp_tensor_get(out)), out);
+    ct_tensor *r = NULL;
+    ct_status st = run_new(s, a->t, b->t, &r);
+    return new_result(st, r);
+}
+
+/* ---- operators --------------------------------------------------------------------------- */
+
+typedef enum dunder_op { D_ADD, D_SUB, D_MUL, D_DIV, D_FLOORDIV } dunder_op;
+
+/* PyTorch wraps every operator in TypeError_to_NotImplemented_. */
+static PyObject *type_error_to_not_implemented(PyObject *r) {
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return r;
+}
+
+/* other / t as PyTorch's __rdiv__: t.reciprocal() * other. The reciprocal is 1 / t (a
+ * wrapped 1 leaves the dtype to t: an int -> float op gives the default dtype, as
+ * reciprocal does), rounded to its dtype before the product. */
+static PyObject *reflected_div(const operand *self, const operand *other) {
+    operand one = {NULL, 0};
+    if (wrap_scalar(ct_scalar_int(1), &one) < 0)
+        return NULL;
+    ct_tensor *recip = NULL, *r = NULL;
+    drop_stale();
+    ct_status st = ct_div(one.t, self->t, CT_ROUNDING_NONE, &recip);
+    operand_clear(&one);
+    if (st == CT_OK) {
+        st = ct_mul(recip, other->t, &r);
+        ct_tensor_release(recip);
+    }
+    return new_result(st, r);
+}
+
+static PyObject *binary_slow(dunder_op d, PyObject *a, PyObject *b) {
+    const int reflected = !ctp_tensor_check(a);
+    PyObject *self_obj = reflected ? b : a;
+    operand self = {ctp_tensor_get(self_obj), 0}, other;
+    if (self.t == NULL) /* neither operand is a tensor: not called that way */
+        Py_RETURN_NOTIMPLEMENTED;
+    int k = operator_operand(reflected ? a : b, &other);
+    if (k <= 0)
+        return type_error_to_not_implemented(k < 0 ? NULL : Py_NewRef(Py_NotImplemented));
+    PyObject *r;
+    if (is_sparse(self.t) || is_sparse(other.t)) {
+        /* `+` only; t + number reaches ct_sparse_add as sparse + a dense 0-dim tensor */
+        r = d == D_ADD ? ctp_sparse_add(self.t, other.t, ct_scalar_int(1))
+                       : Py_NewRef(Py_NotImplemented);
+        operand_clear(&other);
+        return type_error_to_not_implemented(r);
+    }
+    arith_spec s = {OP_ADD, ct_scalar_int(1), CT_ROUNDING_NONE};
+    const operand *x = &self, *y = &other;
+    switch (d) {
+    case D_ADD: /* other + t is t.add(other) */
+        break;
+    case D_SUB: /* other - t is rsub(t, other) = sub(other, t) */
+        s.op = OP_SUB;
+        if (reflected) {
+            x = &other;
+            y = &self;
+        }
+        break;
+    case D_MUL:
+        s.op = OP_MUL;
+        break;
+    case D_DIV:
+        s.op = OP_DIV;
+        break;
+    case D_FLOORDIV: /* floor_divide(t, other), floor_divide(other, t) */
+    default:
+        s.op = OP_DIV;
+        s.mode = CT_ROUNDING_FLOOR;
+        if (reflected) {
+            x = &other;
+            y = &self;
+        }
+        break;
+    }
+    if (d == D_DIV && reflected)
+        r = reflected_div(&self, &other);
+    else
+        r = compute(op_names[s.op], &s, x, y, NULL, NULL);
+    operand_clear(&other);
+    return type_error_to_not_implemented(r);
+}
+
+static PyObject *inplace_slow(dunder_op d, PyObject *a, PyObject *b) {
+    operand self = {ctp_tensor_get(a), 0}, other;
+    if (self.t == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    int k = operator_operand(b, &other);
+    if (k <= 0)
+        return type_error_to_not_implemented(k < 0 ? NULL : Py_NewRef(Py_NotImplemented));
+    if (is_sparse(self.t) || is_sparse(other.t)) {
+        /* Python falls back to the out-of-place operator, as before in-place existed */
+        operand_clear(&other);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    static const arith_op ops[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_DIV};
+    arith_spec s = {ops[d], ct_scalar_int(1),
+                    d == D_FLOORDIV ? CT_ROUNDING_FLOOR : CT_ROUNDING_NONE};
+    drop_stale();
+    PyObject *r = target_result(run_inplace(&s, self.t, other.t), a);
+    operand_clear(&other);
+    return type_error_to_not_implemented(r);
+}
+
+/* The fast path: two exact ctensor.Tensor objects, strided. */
+#define EXACT_TENSORS(a, b) (Py_IS_TYPE(a, &ctp_tensor_type) && Py_IS_TYPE(b, &ctp_tensor_type))
+#define TENSOR_OF(o) (((ctp_tensor_object *)(o))->tensor)
+
+static inline PyObject *fast_result(ct_status st, ct_tensor *r) {
+    if (st == CT_OK && pending_count == 0)
+        return ctp_tensor_wrap(r);
+    return new_result(st, r);
+}
+
+static PyObject *nb_add(PyObject *a, PyObject *b) {
+    if (EXACT_TENSORS(a, b)) {
+        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
+        if (!is_sparse(x) && !is_sparse(y)) {
+            ct_tensor *r = NULL;
+            drop_stale();
+            ct_status st = ct_add(x, y, ct_scalar_int(1), &r);
+            return fast_result(st, r);
+        }
+    }
+    return binary_slow(D_ADD, a, b);
+}
+
+static PyObject *nb_subtract(PyObject *a, PyObject *b) {
+    if (EXACT_TENSORS(a, b)) {
+        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
+        if (!is_sparse(x) && !is_sparse(y)) {
+            ct_tensor *r = NULL;
+            drop_stale();
+            ct_status st = ct_sub(x, y, ct_scalar_int(1), &r);
+            return fast_result(st, r);
+        }
+    }
+    return binary_slow(D_SUB, a, b);
+}
+
+static PyObject *nb_multiply(PyObject *a, PyObject *b) {
+    if (EXACT_TENSORS(a, b)) {
+        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
+        if (!is_sparse(x) && !is_sparse(y)) {
+            ct_tensor *r = NULL;
+            drop_stale();
+            ct_status st = ct_mul(x, y, &r);
+            return fast_result(st, r);
+        }
+    }
+    return binary_slow(D_MUL, a, b);
+}
+
+static PyObject *nb_true_divide(PyObject *a, PyObject *b) {
+    if (EXACT_TENSORS(a, b)) {
+        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
+        if (!is_sparse(x) && !is_sparse(y)) {
+            ct_tensor *r = NULL;
+            drop_stale();
+            ct_status st = ct_div(x, y, CT_ROUNDING_NONE, &r);
+            return fast_result(st, r);
+        }
+    }
+    return binary_slow(D_DIV, a, b);
+}
+
+static PyObject *nb_floor_divide(PyObject *a, PyObject *b) { return binary_slow(D_FLOORDIV, a, b); }
+
+static PyObject *nb_inplace_add(PyObject *a, PyObject *b) { return inplace_slow(D_ADD, a, b); }
+static PyObject *nb_inplace_subtract(PyObject *a, PyObject *b) { return inplace_slow(D_SUB, a, b); }
+static PyObject *nb_inplace_multiply(PyObject *a, PyObject *b) { return inplace_slow(D_MUL, a, b); }
+static PyObject *nb_inplace_true_divide(PyObject *a, PyObject *b) {
+    return inplace_slow(D_DIV, a, b);
+}
+static PyObject *nb_inplace_floor_divide(PyObject *a, PyObject *b) {
+    return inplace_slow(D_FLOORDIV, a, b);
+}
+
+void ctp_arith_number_slots(PyNumberMethods *nb) {
+    nb->nb_add = nb_add;
+    nb->nb_subtract = nb_subtract;
+    nb->nb_multiply = nb_multiply;
+    nb->nb_true_divide = nb_true_divide;
+    nb->nb_floor_divide = nb_floor_divide;
+    nb->nb_inplace_add = nb_inplace_add;
+    nb->nb_inplace_subtract = nb_inplace_subtract;
+    nb->nb_inplace_multiply = nb_inplace_multiply;
+    nb->nb_inplace_true_divide = nb_inplace_true_divide;
+    nb->nb_inplace_floor_divide = nb_inplace_floor_divide;
+}
+
+/* ---- argument parsing -------------------------------------------------------------------- */
+
+/* A function's signatures as PyTorch 1.13 declares them: the visible ones, in order, and a
+ * hidden deprecated one tried after them (add and sub). */
+typedef struct arith_parser {
+    const char *name;
+    const ctp_signature *sigs;
+    int nsigs;
+    const ctp_signature *hidden;
+} arith_parser;
+
+static int param_is_optional(const ctp_param *p) { return strchr(p->name, '=') != NULL; }
+
+/* PythonArgParser::print_error counts a visible signature plausible when the number of
+ * arguments lies within its bounds. */
+static int is_plausible(const ctp_signature *sig, Py_ssize_t nargs) {
+    int nmin = 0;
+    for (int i = 0; i < sig->nparams; i++)
+        nmin += !param_is_optional(&sig->params[i]);
+    return nmin <= nargs && nargs <= sig->nparams;
+}
+
+/* "Tensor other, *, Number alpha = 1", as argparse.c prints a signature (newest PyTorch's
+ * defaults included when `defaults`). New reference. */
+static PyObject *signature_text(const ctp_signature *sig, int defaults) {
+    PyObject *text = PyUnicode_FromString("");
+    for (int i = 0; text != NULL && i < sig->nparams; i++) {
+        const ctp_param *p = &sig->params[i];
+        char name[64];
+        const char *dflt = strchr(p->name, '=');
+        PyObject *more = PyUnicode_FromFormat(
+            "%U%s%s%s %s%s%s", text, i > 0 ? ", " : "", p->name[0] == '*' ? "*, " : "",
+            ctp_param_kind_name(p->kind), ctp_param_name(p, name),
+            dflt != NULL && defaults ? " = " : "", dflt != NULL && defaults ? dflt + 1 : "");
+        Py_SETREF(text, more);
+    }
+    return text;
+}
+
+/* PyTorch's format_invalid_args for a single visible signature: "add() received an invalid
+ * combination of arguments - got (str), but expected (Tensor input, ...)"; the arguments
+ * are marked !type! where they do not match when their count is the signature's printed
+ * parameter count ('*' included). Type names match by name, ctensor's Tensor as "Tensor". */
+static void raise_single_invalid(const char *fname, const ctp_signature *sig, PyObject *args,
+                                 PyObject *kwargs) {
+    const ctp_param *printed[CTP_MAX_PARAMS * 2];
+    int nprinted = 0;
+    for (int i = 0; i < sig->nparams; i++) {
+        if (sig->params[i].name[0] == '*')
+            printed[nprinted++] = NULL;
+        printed[nprinted++] = &sig->params[i];
+    }
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    const int marked = nargs + nkw == nprinted;
+    PyObject *desc = PyUnicode_FromString("");
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0; desc != NULL && i < nargs + nkw; i++) {
+        const ctp_param *p = i < nprinted ? printed[i] : NULL;
+        PyObject *arg, *key = NULL;
+        if (i < nargs) {
+            arg = PyTuple_GET_ITEM(args, i);
+        } else if (!PyDict_Next(kwargs, &pos, &key, &arg)) {
+            break;
+        }
+        const char *tname = ctp_tensor_check(arg) ? "Tensor" : Py_TYPE(arg)->tp_name;
+        int ok = !marked || (p != NULL && strcmp(tname, ctp_param_kind_name(p->kind)) == 0);
+        PyObject *more =
+            key != NULL
+                ? PyUnicode_FromFormat("%U%s%s%U=%s%s", desc, i > 0 ? ", " : "", ok ? "" : "!", key,
+                                       Py_TYPE(arg)->tp_name, ok ? "" : "!")
+                : PyUnicode_FromFormat("%U%s%s%s%s", desc, i > 0 ? ", " : "", ok ? "" : "!",
+                                       Py_TYPE(arg)->tp_name, ok ? "" : "!");
+        Py_SETREF(desc, more);
+    }
+    PyObject *sigtext = desc != NULL ? signature_text(sig, 1) : NULL;
+    if (sigtext != NULL)
+        PyErr_Format(PyExc_TypeError,
+                     "%s() received an invalid combination of arguments - got (%U), but "
+                     "expected (%U)",
+                     fname, desc, sigtext);
+    Py_XDECREF(desc);
+    Py_XDECREF(sigtext);
+}
+
+/* PyTorch's one-time warning for a deprecated overload. 0, or -1 with an exception. */
+static int warn_deprecated(const arith_parser *p) {
+    static int warned;
+    if (warned)
+        return 0;
+    warned = 1;
+    PyObject *old = signature_text(p->hidden, 0), *new = signature_text(&p->sigs[0], 0);
+    int rc = -1;
+    if (old != NULL && new != NULL) {
+        PyObject *msg = PyUnicode_FromFormat(
+            "This overload of %s is deprecated:\n\t%s(%U)\nConsider using one of the following "
+            "signatures instead:\n\t%s(%U)",
+            p->name, p->name, old, p->name, new);
+        if (msg != NULL) {
+            const char *text = PyUnicode_AsUTF8(msg);
+            rc = text == NULL ? -1 : PyErr_WarnEx(PyExc_UserWarning, text, 1);
+            Py_DECREF(msg);
+        }
+    }
+    Py_XDECREF(old);
+    Py_XDECREF(new);
+    return rc;
+}
+
+/* The index of the signature that matched (p->nsigs for the hidden one), or -1 with
+ * PyTorch's TypeError. */
+static int parse(const arith_parser *p, PyObject *args, PyObject *kwargs,
+                 PyObject *out[CTP_MAX_PARAMS]) {
+    int k = ctp_parse_args(p->name, p->sigs, p->nsigs, args, kwargs, out);
+    if (k >= 0 || p->hidden == NULL)
+        return k;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    if (ctp_parse_args(p->name, p->hidden, 1, args, kwargs, out) >= 0) {
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(etb);
+        return warn_deprecated(p) < 0 ? -1 : p->nsigs;
+    }
+    PyErr_Clear();
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args) + (kwargs ? PyDict_GET_SIZE(kwargs) : 0);
+    if (p->nsigs == 1 && !is_plausible(&p->sigs[0], nargs) &&
+        PyErr_GivenExceptionMatches(et, PyExc_TypeError)) {
+        /* no visible signature is plausible: PyTorch lists the (single) visible one */
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(etb);
+        raise_single_invalid(p->name, &p->sigs[0], args, kwargs);
+        return -1;
+    }
+    PyErr_Restore(et, ev, etb);
+    return -1;
+}
+
+/* ---- signatures (PyTorch 1.13's, in its order) ------------------------------------------- */
+
+#define TON CTP_PARAM_TENSOR_OR_NUMBER
+#define NUM CTP_PARAM_NUMBER
+#define TEN CTP_PARAM_TENSOR
+#define STR CTP_PARAM_STRING
+
+/* torch.add / torch.sub (and the Tensor methods without input / out) */
+static const ctp_signature fn_add_sigs[] = {
+    {4, {{TON, "input"}, {TON, "other"}, {NUM, "*alpha=1"}, {TEN, "out=None"}}},
+};
+static const ctp_signature fn_add_hidden = {
+    4, {{TON, "input"}, {NUM, "alpha"}, {TON, "other"}, {TEN, "*out=None"}}};
+static const ctp_signature fn_subtract_sigs[] = {
+    {4, {{TON, "input"}, {TON, "other"}, {NUM, "*alpha=1"}, {TEN, "out=None"}}},
+    {3, {{TON, "input"}, {NUM, "other"}, {NUM, "alpha=1"}}},
+};
+static const ctp_signature fn_mul_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+};
+static const ctp_signature fn_multiply_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+    {2, {{TON, "input"}, {NUM, "other"}}},
+};
+static const ctp_signature fn_div_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+    {4, {{TON, "input"}, {TON, "other"}, {STR, "*rounding_mode?"}, {TEN, "out=None"}}},
+    {3, {{TON, "input"}, {NUM, "other"}, {STR, "*rounding_mode?"}}},
+};
+static const ctp_signature fn_divide_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+    {4, {{TON, "input"}, {TON, "other"}, {STR, "*rounding_mode?"}, {TEN, "out=None"}}},
+    {2, {{TON, "input"}, {NUM, "other"}}},
+    {3, {{TON, "input"}, {NUM, "other"}, {STR, "*rounding_mode?"}}},
+};
+static const ctp_signature fn_true_divide_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+    {2, {{TON, "input"}, {NUM, "other"}}},
+};
+
+static const ctp_signature m_add_sigs[] = {
+    {2, {{TON, "other"}, {NUM, "*alpha=1"}}},
+};
+static const ctp_signature m_add_hidden = {2, {{NUM, "alpha"}, {TON, "other"}}};
+static const ctp_signature m_subtract_sigs[] = {
+    {2, {{TON, "other"}, {NUM, "*alpha=1"}}},
+    {2, {{NUM, "other"}, {NUM, "alpha=1"}}},
+};
+static const ctp_signature m_mul_sigs[] = {
+    {1, {{TON, "other"}}},
+};
+static const ctp_signature m_multiply_sigs[] = {
+    {1, {{TON, "other"}}},
+    {1, {{NUM, "other"}}},
+};
+static const ctp_signature m_div_sigs[] = {
+    {1, {{TON, "other"}}},
+    {2, {{TON, "other"}, {STR, "*rounding_mode?"}}},
+    {2, {{NUM, "other"}, {STR, "*rounding_mode?"}}},
+};
+static const ctp_signature m_divide_sigs[] = {
+    {1, {{TON, "other"}}},
+    {2, {{TON, "other"}, {STR, "*rounding_mode?"}}},
+    {1, {{NUM, "other"}}},
+    {2, {{NUM, "other"}, {STR, "*rounding_mode?"}}},
+};
+static const ctp_signature m_true_divide_sigs[] = {
+    {1, {{TON, "other"}}},
+    {1, {{NUM, "other"}}},
+};
+
+#define NSIGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- functions and methods --------------------------------------------------------------- */
+
+/* What one function or method is: its op, its parser, and whether it is a method and
+ * in-place. */
+typedef struct arith_entry {
+    arith_op op;
+    arith_parser parser;
+    int method, inplace;
+} arith_entry;
+
+/* rounding_mode: None, 'trunc' or 'floor' (str or bytes); PyTorch's RuntimeError for any
+ * other string. 0, or -1 with an exception. */
+static int rounding_mode_of(PyObject *obj, ct_rounding_mode *mode) {
+    *mode = CT_ROUNDING_NONE;
+    if (obj == NULL)
+        return 0;
+    const char *s;
+    Py_ssize_t n;
+    if (PyBytes_Check(obj)) {
+        s = PyBytes_AS_STRING(obj);
+        n = PyBytes_GET_SIZE(obj);
+    } else if ((s = PyUnicode_AsUTF8AndSize(obj, &n)) == NULL) {
+        return -1;
+    }
+    if (n == 5 && memcmp(s, "trunc", 5) == 0) {
+        *mode = CT_ROUNDING_TRUNC;
+        return 0;
+    }
+    if (n == 5 && memcmp(s, "floor", 5) == 0) {
+        *mode = CT_ROUNDING_FLOOR;
+        return 0;
+    }
+    PyErr_Format(PyExc_RuntimeError,
+                 "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                 "'%s'",
+                 s);
+    return -1;
+}
+
+/* The parsed arguments of a signature by role. The names are known ("input", "other",
+ * "alpha", "out", "rounding_mode", with '*' or a default), so a look at their first
+ * letters places them; ctp_arg's general look-up costs more than a small operation. */
+typedef struct roles {
+    PyObject *input, *other, *alpha, *out, *rounding_mode;
+    int other_is_scalar;
+} roles;
+
+static void roles_of(const ctp_signature *sig, PyObject *const *parsed, roles *r) {
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < sig->nparams; i++) {
+        const ctp_param *p = &sig->params[i];
+        const char *name = p->name + (p->name[0] == '*');
+        switch (name[0]) {
+        case 'i':
+            r->input = parsed[i];
+            break;
+        case 'a':
+            r->alpha = parsed[i];
+            break;
+        case 'r':
+            r->rounding_mode = parsed[i];
+            break;
+        default: /* "other" or "out" */
+            if (name[1] == 't') {
+                r->other = parsed[i];
+                r->other_is_scalar = p->kind == NUM;
+            } else {
+                r->out = parsed[i];
+            }
+            break;
+        }
+    }
+}
+
+static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args,
+                            PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    const arith_parser *p = &e->parser;
+    int k = parse(p, args, kwargs, parsed);
+    if (k < 0)
+        return NULL;
+    roles arg = {0};
+    roles_of(k < p->nsigs ? &p->sigs[k] : p->hidden, parsed, &arg);
+    PyObject *input = e->method ? self : arg.input;
+
+    arith_spec s = {e->op, ct_scalar_int(1), CT_ROUNDING_NONE};
+    operand a = {NULL, 0}, b = {NULL, 0};
+    PyObject *r = NULL;
+    if (tensor_param(input, &a) < 0)
+        goto done;
+    if ((arg.other_is_scalar ? scalar_param(arg.other, &b) : tensor_param(arg.other, &b)) < 0)
+        goto done;
+    if (arg.alpha != NULL && ctp_scalar_of_arg(arg.alpha, &s.alpha) < 0)
+        goto done;
+    if (e->op == OP_DIV && rounding_mode_of(arg.rounding_mode, &s.mode) < 0)
+        goto done;
+    r = compute(p->name, &s, &a, &b, arg.out, e->inplace ? self : NULL);
+done:
+    operand_clear(&a);
+    operand_clear(&b);
+    return r;
+}
+
+/* One C function per entry (PyMethodDef has no closure). */
+#define ARITH_FUNCTION(cname, op, name, sigs, hidden, method, inplace)                             \
+    static const arith_entry cname##_entry = {                                                     \
+        op, {name, sigs, NSIGS(sigs), hidden}, method, inplace};                                   \
+    static PyObject *cname(PyObject *self, PyObject *args, PyObject *kwargs) {                     \
+        return arith_call(&cname##_entry, self, args, kwargs);                                     \
+    }
+
+ARITH_FUNCTION(fn_add, OP_ADD, "add", fn_add_sigs, &fn_add_hidden, 0, 0)
+ARITH_FUNCTION(fn_sub, OP_SUB, "sub", fn_add_sigs, &fn_add_hidden, 0, 0)
+ARITH_FUNCTION(fn_subtract, OP_SUB, "subtract", fn_subtract_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_mul, OP_MUL, "mul", fn_mul_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_multiply, OP_MUL, "multiply", fn_multiply_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_div, OP_DIV, "div", fn_div_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_divide, OP_DIV, "divide", fn_divide_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_true_divide, OP_DIV, "true_divide", fn_true_divide_sigs, NULL, 0, 0)
+
+ARITH_FUNCTION(m_add, OP_ADD, "add", m_add_sigs, &m_add_hidden, 1, 0)
+ARITH_FUNCTION(m_add_, OP_ADD, "add_", m_add_sigs, &m_add_hidden, 1, 1)
+ARITH_FUNCTION(m_sub, OP_SUB, "sub", m_add_sigs, &m_add_hidden, 1, 0)
+ARITH_FUNCTION(m_sub_, OP_SUB, "sub_", m_add_sigs, &m_add_hidden, 1, 1)
+ARITH_FUNCTION(m_subtract, OP_SUB, "subtract", m_subtract_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_subtract_, OP_SUB, "subtract_", m_subtract_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_mul, OP_MUL, "mul", m_mul_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_mul_, OP_MUL, "mul_", m_mul_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_multiply, OP_MUL, "multiply", m_multiply_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_multiply_, OP_MUL, "multiply_", m_multiply_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_div, OP_DIV, "div", m_div_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_div_, OP_DIV, "div_", m_div_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_divide, OP_DIV, "divide", m_divide_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_divide_, OP_DIV, "divide_", m_divide_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_true_divide, OP_DIV, "true_divide", m_true_divide_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_true_divide_, OP_DIV, "true_divide_", m_true_divide_sigs, NULL, 1, 1)
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+/* torch.set_num_threads(int): RuntimeError "set_num_threads expects an int, but got str"
+ * for a non-int (bools included), the value cast to a C int as PyTorch does, and
+ * RuntimeError "set_num_threads expects a positive integer" below 1. */
+static PyObject *py_set_num_threads(PyObject *module, PyObject *arg) {
+    (void)module;
+    if (!ctp_is_int_arg(arg))
+        return PyErr_Format(PyExc_RuntimeError, "set_num_threads expects an int, but got %s",
+                            Py_TYPE(arg)->tp_name);
+    int64_t v;
+    if (ctp_int64_of_arg(arg, &v) < 0)
+        return NULL;
+    uint32_t low = (uint32_t)(uint64_t)v; /* (int)v, wrapping as C++ does on this platform */
+    int n = low <= (uint32_t)INT32_MAX ? (int)low : -(int)(UINT32_MAX - low) - 1;
+    ct_status st = ct_set_num_threads(n);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_get_num_threads(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromLong(ct_get_num_threads());
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+#define KW METH_VARARGS | METH_KEYWORDS
+
+PyMethodDef ctp_arith_functions[] = {
+    {"add", CTP_KW_FUNC(fn_add), KW,
+     "add(input, other, *, alpha=1, out=None) -> Tensor\n\ninput + alpha * other."},
+    {"sub", CTP_KW_FUNC(fn_sub), KW,
+     "sub(input, other, *, alpha=1, out=None) -> Tensor\n\ninput - alpha * other."},
+    {"subtract", CTP_KW_FUNC(fn_subtract), KW,
+     "subtract(input, other, *, alpha=1, out=None) -> Tensor\n\nAlias for sub()."},
+    {"mul", CTP_KW_FUNC(fn_mul), KW, "mul(input, other, *, out=None) -> Tensor"},
+    {"multiply", CTP_KW_FUNC(fn_multiply), KW,
+     "multiply(input, other, *, out=None) -> Tensor\n\nAlias for mul()."},
+    {"div", CTP_KW_FUNC(fn_div), KW,
+     "div(input, other, *, rounding_mode=None, out=None) -> Tensor\n\n"
+     "input / other; rounding_mode None (true division), 'trunc' or 'floor'."},
+    {"divide", CTP_KW_FUNC(fn_divide), KW,
+     "divide(input, other, *, rounding_mode=None, out=None) -> Tensor\n\nAlias for div()."},
+    {"true_divide", CTP_KW_FUNC(fn_true_divide), KW,
+     "true_divide(input, other, *, out=None) -> Tensor\n\ndiv() with rounding_mode=None."},
+    {"set_num_threads", py_set_num_threads, METH_O,
+     "set_num_threads(int) -> None\n\nThe number of threads large operations may use."},
+    {"get_num_threads", py_get_num_threads, METH_NOARGS,
+     "get_num_threads() -> int\n\nThe number of threads large operations may use."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef ctp_tensor_arith_methods[] = {
+    {"add", CTP_KW_FUNC(m_add), KW,
+     "add(other, *, alpha=1) -> Tensor\n\nself + alpha * other (sparse COO operands too)."},
+    {"add_", CTP_KW_FUNC(m_add_), KW, "add_(other, *, alpha=1) -> Tensor"},
+    {"sub", CTP_KW_FUNC(m_sub), KW, "sub(other, *, alpha=1) -> Tensor"},
+    {"sub_", CTP_KW_FUNC(m_sub_), KW, "sub_(other, *, alpha=1) -> Tensor"},
+    {"subtract", CTP_KW_FUNC(m_subtract), KW, "subtract(other, *, alpha=1) -> Tensor"},
+    {"subtract_", CTP_KW_FUNC(m_subtract_), KW, "subtract_(other, *, alpha=1) -> Tensor"},
+    {"mul", CTP_KW_FUNC(m_mul), KW, "mul(other) -> Tensor"},
+    {"mul_", CTP_KW_FUNC(m_mul_), KW, "mul_(other) -> Tensor"},
+    {"multiply", CTP_KW_FUNC(m_multiply), KW, "multiply(other) -> Tensor"},
+    {"multiply_", CTP_KW_FUNC(m_multiply_), KW, "multiply_(other) -> Tensor"},
+    {"div", CTP_KW_FUNC(m_div), KW, "div(other, *, rounding_mode=None) -> Tensor"},
+    {"div_", CTP_KW_FUNC(m_div_), KW, "div_(other, *, rounding_mode=None) -> Tensor"},
+    {"divide", CTP_KW_FUNC(m_divide), KW, "divide(other, *, rounding_mode=None) -> Tensor"},
+    {"divide_", CTP_KW_FUNC(m_divide_), KW, "divide_(other, *, rounding_mode=None) -> Tensor"},
+    {"true_divide", CTP_KW_FUNC(m_true_divide), KW, "true_divide(other) -> Tensor"},
+    {"true_divide_", CTP_KW_FUNC(m_true_divide_), KW, "true_divide_(other) -> Tensor"},
+    {NULL, NULL, 0, NULL},
+};
+
+int ctp_arith_init(PyObject *module) {
+    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0)
+        return -1;
+    ct_set_warning_handler(warning_handler, NULL);
+    return 0;
+}
