@@ -3,7 +3,9 @@
  * One slot per device type, guarded by a mutex; callers copy a slot out and call its
  * functions without the lock, so a slow backend never blocks the registry. Allocations
  * through a user backend are counted, and a backend with live allocations cannot be
- * unregistered. cpu and meta are registered once, on first use (pthread_once).
+ * unregistered. cpu and meta are built in: their tables are constants that can be neither
+ * replaced nor unregistered, so lookups of them skip the lock and the counting (every
+ * small cpu tensor looks its backend up; the mutex pair alone cost ~35 ns).
  *
  * Note [Interned PrivateUse1 names]
  * ct_device_type_name hands out the PrivateUse1 name without a lock and callers may keep
@@ -19,16 +21,15 @@
 #include "base/error_impl.h"
 #include "device/device_impl.h"
 
+/* Slots of user backends; cpu and meta are served from their constant tables. */
 typedef struct slot {
     bool used;
-    bool builtin;
     ct_backend backend;
     size_t live; /* allocations (and reservations in flight) of a user backend */
 } slot;
 
 static slot slots[CT_NUM_DEVICE_TYPES];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define MAX_NAMES 16
 static char names[MAX_NAMES][2][CT_BACKEND_MAX_NAME + 1]; /* [i][0] lower, [i][1] upper */
@@ -36,17 +37,15 @@ static int n_names;                                       /* under lock */
 static _Atomic(const char *) pu1_lower;                   /* NULL: no name set */
 static _Atomic(const char *) pu1_upper;
 
-static void init_builtins(void) {
-    slots[CT_DEVICE_CPU] = (slot){true, true, *ct_cpu_backend(), 0};
-    slots[CT_DEVICE_META] = (slot){true, true, *ct_meta_backend(), 0};
-}
-
-static void enter(void) {
-    pthread_once(&once, init_builtins);
-    pthread_mutex_lock(&lock);
-}
-
+static void enter(void) { pthread_mutex_lock(&lock); }
 static void leave(void) { pthread_mutex_unlock(&lock); }
+
+/* The constant table of a built-in type, NULL for the others. */
+static const ct_backend *builtin(ct_device_type type) {
+    return type == CT_DEVICE_CPU    ? ct_cpu_backend()
+           : type == CT_DEVICE_META ? ct_meta_backend()
+                                    : NULL;
+}
 
 const char *ct_registry_pu1_name(bool upper) {
     return atomic_load_explicit(upper ? &pu1_upper : &pu1_lower, memory_order_acquire);
@@ -60,6 +59,11 @@ ct_status ct_registry_missing_error(ct_device_type type) {
 bool ct_registry_find(ct_device_type type, ct_backend *out) {
     if (!ct_device_type_ok(type))
         return false;
+    const ct_backend *b = builtin(type);
+    if (b != NULL) {
+        *out = *b;
+        return true;
+    }
     enter();
     bool found = slots[type].used;
     if (found)
@@ -71,6 +75,11 @@ bool ct_registry_find(ct_device_type type, ct_backend *out) {
 ct_status ct_registry_get(ct_device_type type, bool reserve, ct_backend *out) {
     if (!ct_device_type_ok(type))
         return ct_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
+    const ct_backend *b = builtin(type);
+    if (b != NULL) { /* nothing to reserve: it can never be unregistered */
+        *out = *b;
+        return CT_OK;
+    }
     enter();
     bool found = slots[type].used;
     if (found) {
@@ -92,6 +101,8 @@ bool ct_device_host_accessible(ct_device_type type) {
 }
 
 void ct_registry_release(ct_device_type type) {
+    if (builtin(type) != NULL) /* never reserved */
+        return;
     enter();
     if (slots[type].live > 0)
         slots[type].live--;
@@ -227,7 +238,7 @@ ct_status ct_backend_register(const ct_backend *backend) {
                           ct_device_type_name(t));
     if (st == CT_OK) {
         /* Version 1 is the only layout so far; later versions copy their own prefix. */
-        slots[t] = (slot){true, false, *backend, 0};
+        slots[t] = (slot){true, *backend, 0};
         slots[t].backend.name = ct_device_type_name(t);
     }
     leave();
@@ -252,7 +263,7 @@ ct_status ct_backend_unregister(ct_device_type type) {
     } else if (!slots[type].used && !had_name) {
         st = ct_registry_missing_error(type);
     } else {
-        slots[type] = (slot){false, false, {0}, 0};
+        slots[type] = (slot){false, {0}, 0};
         if (type == CT_DEVICE_PRIVATEUSEONE) {
             atomic_store_explicit(&pu1_lower, NULL, memory_order_release);
             atomic_store_explicit(&pu1_upper, NULL, memory_order_release);

@@ -240,13 +240,9 @@ static ct_status run_fast(const binop_spec *spec, const ct_tensor *a, const ct_t
     }
     /* a dense result of numel elements: no geometry left to check but the constructor's */
     int64_t isz = (int64_t)ct_dtype_table[a->dtype].itemsize;
-    ct_storage *storage;
-    CT_TRY(ct_storage_new(a->device, (size_t)(a->numel * isz), &storage));
     ct_tensor *out;
-    ct_status st_new = ct_tensor_impl_new(storage, a->dtype, a->sizes, st, a->ndim, 0,
-                                          spec->cfg.name, &out);
-    ct_storage_release(storage); /* the tensor holds its own reference */
-    CT_TRY(st_new);
+    CT_TRY(ct_tensor_impl_alloc(a->sizes, st, a->ndim, a->dtype, a->device,
+                                (size_t)(a->numel * isz), spec->cfg.name, &out));
     int code = 0;
     if (a->numel > 0)
         code = loop(out->storage->data, element(a, isz), element(b, isz), isz, isz, isz, a->numel,

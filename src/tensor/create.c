@@ -45,11 +45,7 @@ static ct_status check_layout(ct_layout layout, const char *fn) {
 /* A tensor with its own storage of `nbytes` on `device`. */
 static ct_status alloc_tensor(const int64_t *sizes, const int64_t *strides, int64_t ndim,
                               ct_dtype dtype, ct_device device, size_t nbytes, ct_tensor **out) {
-    ct_storage *s;
-    CT_TRY(ct_storage_new(device, nbytes, &s));
-    ct_status st = ct_tensor_impl_new(s, dtype, sizes, strides, ndim, 0, "empty_strided", out);
-    ct_storage_release(s); /* the tensor holds its own reference */
-    return st;
+    return ct_tensor_impl_alloc(sizes, strides, ndim, dtype, device, nbytes, "empty_strided", out);
 }
 
 ct_status ct_tensor_impl_empty_strided(const int64_t *sizes, const int64_t *strides, int64_t ndim,
@@ -91,6 +87,10 @@ static ct_status empty_impl(const int64_t *sizes, int64_t ndim, ct_dtype dtype, 
     CT_TRY(ct_shape_check_sizes(sizes, ndim));
     size_t nbytes = 0;
     CT_TRY(contiguous_nbytes(sizes, ndim, dtype, &nbytes));
+    /* the constructor makes contiguous strides itself; they cannot overflow when the
+     * elements fit (with a zero size they can, and that error comes first) */
+    if (format == CT_MEMFMT_CONTIGUOUS && nbytes > 0)
+        return alloc_tensor(sizes, NULL, ndim, dtype, device, nbytes, out);
     int64_t strides[CT_MAX_DIMS];
     CT_TRY(ct_memory_format_strides(format, sizes, ndim, strides));
     return alloc_tensor(sizes, strides, ndim, dtype, device, nbytes, out);

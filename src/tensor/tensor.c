@@ -38,29 +38,75 @@ static ct_status check_bounds(const ct_storage *s, ct_dtype dtype, const int64_t
                         s->nbytes);
 }
 
-ct_status ct_tensor_impl_new(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
-                             const int64_t *strides, int64_t ndim, int64_t offset, const char *fn,
-                             ct_tensor **out) {
+/* The common case in one pass: every size > 0, every stride >= 0 (strides NULL: the
+ * contiguous ones, written to `scratch` and returned in *strides), offset >= 0, no
+ * overflow, and the view inside `storage`. Sets numel and whether the strides are the
+ * contiguous ones. false when anything differs (an empty tensor included): the general
+ * checks then decide, and report any error. */
+static bool quick_geometry(const ct_storage *storage, size_t itemsize, const int64_t *sizes,
+                           const int64_t **strides, int64_t ndim, int64_t offset,
+                           int64_t *scratch, int64_t *numel, bool *contiguous) {
+    if (ndim < 0 || ndim > CT_MAX_DIMS || (ndim > 0 && sizes == NULL) || offset < 0)
+        return false;
+    const int64_t *st = *strides;
+    int64_t n = 1, last = offset, span, bytes, need;
+    bool bad = false, contig = true;
+    for (int64_t i = ndim - 1; i >= 0; i--) { /* n: the product of the sizes after i */
+        int64_t size = sizes[i];
+        int64_t stride = st != NULL ? st[i] : (scratch[i] = n);
+        bad |= size <= 0 || stride < 0;
+        contig &= size == 1 || stride == n; /* the test of ct_memfmt_flags */
+        bad |= ct_mul_overflow_i64(stride, size - 1, &span);
+        bad |= ct_add_overflow_i64(last, span, &last);
+        bad |= ct_mul_overflow_i64(n, size, &n);
+    }
+    bad |= ct_mul_overflow_i64(n, (int64_t)itemsize, &bytes); /* nbytes() representable */
+    bad |= ct_add_overflow_i64(last, 1, &last);
+    bad |= ct_mul_overflow_i64(last, (int64_t)itemsize, &need);
+    if (bad || (uint64_t)need > storage->nbytes)
+        return false;
+    if (st == NULL)
+        *strides = scratch;
+    *numel = n;
+    *contiguous = contig;
+    return true;
+}
+
+/* Every check of ct_tensor_impl_new, in PyTorch's order, with its messages. */
+static ct_status full_geometry(const ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
+                               const int64_t **strides, int64_t ndim, int64_t offset,
+                               const char *fn, int64_t *scratch, int64_t *numel) {
+    CT_TRY(ct_shape_check_sizes(sizes, ndim));
+    if (*strides == NULL) {
+        CT_TRY(ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, sizes, ndim, scratch));
+        *strides = scratch;
+    }
+    CT_TRY(ct_shape_check_strides(*strides, ndim, fn));
+    int64_t nbytes;
+    CT_TRY(ct_shape_numel(sizes, ndim, numel));
+    /* nbytes() must be representable too */
+    if (ct_mul_overflow_i64(*numel, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
+        return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
+    if (offset < 0)
+        return ct_set_error(CT_ERR_RUNTIME, "Tensor: invalid storage offset %" PRId64, offset);
+    return check_bounds(storage, dtype, sizes, *strides, ndim, offset);
+}
+
+/* ct_tensor_impl_new; `adopt`: take over the caller's reference instead of a new one. */
+static ct_status construct(ct_storage *storage, bool adopt, ct_dtype dtype, const int64_t *sizes,
+                           const int64_t *strides, int64_t ndim, int64_t offset, const char *fn,
+                           ct_tensor **out) {
     *out = NULL;
     if (storage == NULL)
         return ct_set_error(CT_ERR_MISUSE, "%s: storage is NULL", fn);
     if (!ct_dtype_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "%s: invalid dtype value %d", fn, (int)dtype);
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
-    int64_t contiguous[CT_MAX_DIMS];
-    if (strides == NULL) {
-        CT_TRY(ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, sizes, ndim, contiguous));
-        strides = contiguous;
-    }
-    CT_TRY(ct_shape_check_strides(strides, ndim, fn));
-    int64_t numel, nbytes;
-    CT_TRY(ct_shape_numel(sizes, ndim, &numel));
-    /* nbytes() must be representable too */
-    if (ct_mul_overflow_i64(numel, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
-        return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
-    if (offset < 0)
-        return ct_set_error(CT_ERR_RUNTIME, "Tensor: invalid storage offset %" PRId64, offset);
-    CT_TRY(check_bounds(storage, dtype, sizes, strides, ndim, offset));
+    int64_t scratch[CT_MAX_DIMS], numel;
+    bool contiguous = false;
+    bool quick = quick_geometry(storage, ct_dtype_table[dtype].itemsize, sizes, &strides, ndim,
+                                offset, scratch, &numel, &contiguous);
+    if (!quick)
+        CT_TRY(full_geometry(storage, dtype, sizes, &strides, ndim, offset, fn, scratch, &numel));
 
     ct_tensor *t = ct_alloc(sizeof *t, _Alignof(ct_tensor));
     if (t == NULL)
@@ -80,17 +126,38 @@ ct_status ct_tensor_impl_new(ct_storage *storage, ct_dtype dtype, const int64_t 
         memcpy(t->strides, strides, (size_t)ndim * sizeof(int64_t));
     }
     atomic_init(&t->refcount, 1);
-    t->storage = ct_storage_retain(storage);
+    t->storage = adopt ? storage : ct_storage_retain(storage);
     t->storage_offset = offset;
     t->numel = numel;
     t->dtype = dtype;
     t->device = storage->device;
     t->layout = CT_LAYOUT_STRIDED;
-    t->flags = ct_memfmt_flags(t->sizes, t->strides, ndim);
+    /* contiguous below 4 dims: no channels-last flag can hold (ct_memfmt_flags) */
+    t->flags = quick && contiguous && ndim < 4
+                   ? (uint32_t)(CT_TF_CONTIGUOUS | CT_TF_NON_OVERLAPPING_DENSE)
+                   : ct_memfmt_flags(t->sizes, t->strides, ndim);
     t->ext = NULL;
     t->ext_free = NULL;
     *out = t;
     return CT_OK;
+}
+
+ct_status ct_tensor_impl_new(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
+                             const int64_t *strides, int64_t ndim, int64_t offset, const char *fn,
+                             ct_tensor **out) {
+    return construct(storage, false, dtype, sizes, strides, ndim, offset, fn, out);
+}
+
+ct_status ct_tensor_impl_alloc(const int64_t *sizes, const int64_t *strides, int64_t ndim,
+                               ct_dtype dtype, ct_device device, size_t nbytes, const char *fn,
+                               ct_tensor **out) {
+    *out = NULL;
+    ct_storage *s;
+    CT_TRY(ct_storage_new(device, nbytes, &s));
+    ct_status st = construct(s, true, dtype, sizes, strides, ndim, 0, fn, out);
+    if (st != CT_OK)
+        ct_storage_release(s);
+    return st;
 }
 
 ct_status ct_tensor_impl_new_nonstrided(ct_layout layout, ct_dtype dtype, ct_device device,
@@ -167,11 +234,8 @@ ct_tensor *ct_tensor_retain(ct_tensor *t) {
 }
 
 void ct_tensor_release(ct_tensor *t) {
-    if (t == NULL)
+    if (t == NULL || !ct_refcount_drop(&t->refcount))
         return;
-    if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_release) != 1)
-        return;
-    atomic_thread_fence(memory_order_acquire);
     if (t->ext_free != NULL)
         t->ext_free(t->ext);
     ct_storage_release(t->storage);

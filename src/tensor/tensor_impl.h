@@ -20,6 +20,7 @@ struct ct_storage {
     size_t align;     /* what ct_device_alloc was asked for (owned storages) */
     ct_device device; /* concrete: cpu/meta without index, accelerators with one */
     bool external;    /* wraps memory it does not own */
+    bool inline_data; /* data lives in this struct's block (storage.c, Note [Inline data]) */
     ct_storage_finalizer finalizer;
     void *finalizer_ctx;
 };
@@ -58,6 +59,19 @@ struct ct_tensor {
     int64_t inline_dims[2 * CT_TENSOR_INLINE_DIMS];
 };
 
+/* Drop one reference of a count; true when it was the last (the caller frees). A count of
+ * 1 is the caller's own reference, which nobody else can copy while it is being dropped, so
+ * the atomic decrement (the dearest step of freeing a small tensor) is skipped. acquire: the
+ * freeing thread sees the writes of every thread that dropped a reference before. */
+static inline bool ct_refcount_drop(atomic_llong *count) {
+    if (atomic_load_explicit(count, memory_order_acquire) == 1)
+        return true;
+    if (atomic_fetch_sub_explicit(count, 1, memory_order_release) != 1)
+        return false;
+    atomic_thread_fence(memory_order_acquire);
+    return true;
+}
+
 /* ---- tensor.c ---- */
 
 /* The constructor every strided tensor goes through: checks ndim, sizes, strides, offset,
@@ -67,6 +81,14 @@ struct ct_tensor {
 ct_status ct_tensor_impl_new(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
                              const int64_t *strides, int64_t ndim, int64_t offset, const char *fn,
                              ct_tensor **out);
+
+/* A tensor with a new storage of `nbytes` on `device` (resolved by ct_storage_new) and the
+ * geometry sizes/strides (strides NULL: contiguous), checked as by ct_tensor_impl_new. The
+ * way to make a result tensor: the storage's first reference goes to the tensor, saving the
+ * atomic retain and release of ct_storage_new + ct_tensor_impl_new + ct_storage_release. */
+ct_status ct_tensor_impl_alloc(const int64_t *sizes, const int64_t *strides, int64_t ndim,
+                               ct_dtype dtype, ct_device device, size_t nbytes, const char *fn,
+                               ct_tensor **out);
 
 /* A tensor of a non-strided layout (sparse COO, ...) for the layers that build them: sizes
  * only, no storage and no strides, on `device` (concrete), owning `ext` (freed with

@@ -1,7 +1,9 @@
 /* The error model, allocation hooks, CPU level selection and version. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmocka_all.h"
 #include "base/alloc_impl.h"
@@ -119,6 +121,30 @@ static void test_allocator_hooks(void **state) {
     ct_free(NULL, 0, 8); /* accepted */
 }
 
+/* The default allocator (Note [Default aligned allocation]): every alignment, sizes around
+ * it, each block fully writable and freed with the size and alignment it was asked for. */
+static void test_default_allocator(void **state) {
+    (void)state;
+    static const size_t sizes[] = {0, 1, 7, 8, 63, 64, 65, 1000, 4096, (size_t)3 << 20};
+    void *blocks[13][sizeof sizes / sizeof sizes[0]];
+    for (int a = 0; a <= 12; a++) {
+        size_t align = (size_t)1 << a;
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            void *p = ct_alloc(sizes[i], align);
+            assert_non_null(p);
+            assert_int_equal((uintptr_t)p % align, 0);
+            memset(p, 0xab, sizes[i]);
+            blocks[a][i] = p;
+        }
+    }
+    for (int a = 0; a <= 12; a++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            ct_free(blocks[a][i], sizes[i], (size_t)1 << a);
+    /* a size that cannot carry its alignment padding fails cleanly, before malloc */
+    assert_null(ct_alloc(SIZE_MAX - 10, 64));
+    assert_int_equal(ct_last_error_kind(), CT_ERR_NOMEM);
+}
+
 static void test_cpu_levels(void **state) {
     (void)state;
     ct_cpu_isa detected = ct_cpu_isa_detected();
@@ -158,6 +184,7 @@ int main(void) {
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_error_is_per_thread),
         cmocka_unit_test(test_allocator_hooks),
+        cmocka_unit_test(test_default_allocator),
         cmocka_unit_test(test_cpu_levels),
         cmocka_unit_test(test_version),
     };

@@ -112,6 +112,90 @@ static void test_from_storage_bounds(void **state) {
     ct_storage_release(s);
 }
 
+/* Small cpu storages are one block with their data (storage.c, Note [Inline data]); large
+ * ones are two. Either way: aligned, writable, and alive as long as a view needs them. */
+static void test_storage_sizes(void **state) {
+    (void)state;
+    static const size_t sizes[] = {0, 1, 4, 63, 64, 255, 256, 257, 1000, (size_t)2 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        ct_storage *s = NULL;
+        ct_tensor *t = NULL, *v = NULL;
+        OK(ct_storage_new(CPU, n, &s));
+        unsigned char *d = ct_storage_data(s);
+        assert_non_null(d);
+        assert_int_equal((uintptr_t)d % 64, 0);
+        assert_int_equal(ct_storage_nbytes(s), n);
+        assert_int_equal(ct_storage_device(s).index, -1);
+        assert_false(ct_storage_is_external(s));
+        for (size_t k = 0; k < n; k++)
+            d[k] = (unsigned char)k;
+        int64_t len = (int64_t)n;
+        OK(ct_tensor_from_storage(s, CT_UINT8, &len, NULL, 1, 0, &t));
+        ct_storage_release(s);
+        int64_t last = n > 0 ? len - 1 : 0;
+        OK(ct_tensor_as_strided(t, ARR(n > 0), ARR(1), 1, &last, &v));
+        ct_tensor_release(t); /* the view keeps the block alive */
+        if (n > 0)
+            assert_int_equal(*(unsigned char *)ct_tensor_data_ptr(v), (unsigned char)(n - 1));
+        ct_tensor_release(v);
+    }
+    /* an invalid cpu device is refused as before, not taken for an inline storage */
+    ct_storage *s = NULL;
+    ct_device bad = {CT_DEVICE_CPU, -7};
+    assert_int_equal(ct_storage_new(bad, 8, &s), CT_ERR_RUNTIME);
+    assert_null(s);
+}
+
+/* The constructor's one-pass check of the common case agrees with the general checks:
+ * strides NULL gives the contiguous strides and flags, a view that just fits its storage is
+ * accepted, one byte more is refused with PyTorch's message, overflows are reported. */
+static void test_constructor_paths(void **state) {
+    (void)state;
+    static const int64_t shapes[][5] = {{3, 1, 2, 1, 4}, {1, 1, 1, 1, 1}, {2, 3, 4, 5, 6}};
+    ct_storage *s = NULL;
+    ct_tensor *t = NULL;
+    OK(ct_storage_new(CPU, 720 * 4, &s));
+    for (size_t k = 0; k < 3; k++) {
+        for (int64_t n = 0; n <= 5; n++) {
+            const int64_t *sz = shapes[k];
+            int64_t want[5];
+            OK(ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, sz, n, want));
+            OK(ct_tensor_from_storage(s, CT_FLOAT32, sz, NULL, n, 0, &t));
+            assert_i64s(ct_tensor_strides(t), n, want, n);
+            for (int f = CT_MEMFMT_CONTIGUOUS; f <= CT_MEMFMT_CHANNELS_LAST_3D; f++)
+                assert_int_equal(ct_tensor_is_contiguous(t, (ct_memory_format)f),
+                                 ct_strides_are_contiguous(sz, want, n, (ct_memory_format)f));
+            assert_true(ct_tensor_is_non_overlapping_and_dense(t));
+            assert_int_equal(ct_tensor_suggest_memory_format(t, false),
+                             ct_strides_suggest_memory_format(sz, want, n, false));
+            ct_tensor_release(t);
+        }
+    }
+    ct_storage_release(s);
+
+    OK(ct_storage_new(CPU, 24, &s));
+    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2, 3), NULL, 2, 0, &t)); /* exactly 24 */
+    assert_int_equal(ct_tensor_numel(t), 6);
+    ct_tensor_release(t);
+    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(3), ARR(2), 1, 1, &t)); /* last byte: 20-23 */
+    ct_tensor_release(t);
+    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(3), ARR(2), 1, 2, &t),
+                      CT_ERR_RUNTIME,
+                      "setStorage: sizes [3], strides [2], storage offset 2, and itemsize 4 "
+                      "requiring a storage size of 28 are out of bounds for storage of size 24");
+    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(INT64_C(1) << 62, 4), ARR(0, 0), 2,
+                                             0, &t),
+                      CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
+    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(3, 2), ARR(INT64_C(1) << 62, 0), 2,
+                                             0, &t),
+                      CT_ERR_OVERFLOW,
+                      "Storage size calculation overflowed with sizes=[3, 2] and "
+                      "strides=[4611686018427387904, 0]");
+    assert_null(t);
+    ct_storage_release(s);
+}
+
 /* ---- references ---- */
 
 static void test_refcounts(void **state) {
@@ -707,6 +791,8 @@ int main(void) {
         cmocka_unit_test(test_storage),
         cmocka_unit_test(test_storage_wrap),
         cmocka_unit_test(test_from_storage_bounds),
+        cmocka_unit_test(test_storage_sizes),
+        cmocka_unit_test(test_constructor_paths),
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_attributes),

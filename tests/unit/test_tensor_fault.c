@@ -231,8 +231,8 @@ static void test_fault_misc(void **state) {
     assert_int_equal(ct_storage_new(CPU, 16, &s), CT_ERR_NOMEM);
     assert_null(s);
     calls = 0;
-    fail_at = 2; /* the data, after the struct */
-    assert_int_equal(ct_storage_new(CPU, 16, &s), CT_ERR_NOMEM);
+    fail_at = 2; /* the data, after the struct (small cpu storages are one block) */
+    assert_int_equal(ct_storage_new(CPU, 4096, &s), CT_ERR_NOMEM);
     calls = 0;
     fail_at = 1;
     float mem[2];
