@@ -48,13 +48,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "bench_util.h"
 #include "ctensor/ctensor.h"
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int check(ct_status st, const char *what) {
     if (st != CT_OK) {
@@ -178,14 +173,8 @@ static void probe_run(const probe *p, int reps) {
 
 /* ---- inputs -------------------------------------------------------------------------------- */
 
-/* xorshift: reproducible inputs */
 static uint64_t rng_state = 0x2545F4914F6CDD1Du;
-static uint64_t next_random(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t next_random(void) { return xorshift_next(&rng_state); }
 
 /* A contiguous float32 tensor of `sizes` with values uniform in [-100, 100) (exact in
  * float16 range; no subnormals or infinities to slow any path down), converted to `dtype`

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "ctensor/ctensor.h"
 
 typedef struct bench_case {
@@ -28,20 +29,8 @@ static const bench_case cases[] = {
     {"int32->float32", CT_INT32, CT_FLOAT32},
 };
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* xorshift: reproducible inputs without libc's rand() */
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-static uint64_t next_random(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t next_random(void) { return xorshift_next(&rng_state); }
 
 /* Normal-ish floats in about [-4, 4] (sum of uniforms), like torch.randn; a mix of exponents
  * and signs so no branch predictor or value shortcut helps. */

@@ -24,22 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "ctensor/ctensor.h"
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* xorshift: reproducible inputs */
 static uint64_t rng_state = 0x2545F4914F6CDD1Du;
-static uint64_t next_random(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t next_random(void) { return xorshift_next(&rng_state); }
 
 static int check(ct_status st, const char *what) {
     if (st != CT_OK) {

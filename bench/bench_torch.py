@@ -9,7 +9,8 @@
 """
 import argparse
 import os
-import time
+
+from bench_timing import best_seconds
 
 CONVERSIONS = [  # name, source dtype, destination dtype (None: torch 1.13 has no such dtype)
     ("float32->float16", "float32", "float16"),
@@ -18,16 +19,6 @@ CONVERSIONS = [  # name, source dtype, destination dtype (None: torch 1.13 has n
     ("int32->float32", "int32", "float32"),
 ]
 ISAS = ["baseline", "avx2", "avx512"]
-
-
-def best_seconds(fn, reps):
-    fn()  # warm-up, not counted
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def time_torch(n, reps):

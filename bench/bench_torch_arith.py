@@ -19,8 +19,9 @@
 import argparse
 import math
 import sys
-import time
 import timeit
+
+from bench_timing import best_seconds
 
 # (case, dtype of a, dtype of b, dtype of the result, b channels_last, also at --n-large)
 CASES = [
@@ -61,16 +62,6 @@ def cl_shape(n):
     if batch >= 1:
         return (batch, c, hw, hw)
     return (1, c, max(1, math.isqrt(n // c)), max(1, math.isqrt(n // c)))
-
-
-def best_seconds(fn, reps):
-    fn()  # warm-up, not counted
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def measure(args):

@@ -13,20 +13,11 @@
 import argparse
 import math
 import sys
-import time
+
+from bench_timing import best_seconds
 
 CASES = ["float32->bfloat16", "int32->float32", "float32-transpose"]
 MODES = ["into", "alloc"]
-
-
-def best_seconds(fn, reps):
-    fn()  # warm-up, not counted
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def measure(args):
