@@ -12,7 +12,8 @@
  *    (op, math dtype) is what every level is tested against.
  *  - a prepared kernel (ct_binary_kernel): operands of any dtypes. float16, bfloat16 and
  *    complex32 compute in float32 / complex64 (PyTorch's CPU kernels do the same and round
- *    once); operands whose dtype is not the math dtype are converted chunk by chunk into
+ *    once), inputs of other dtypes rounded to the computation dtype first; operands whose
+ *    dtype is not the math dtype are converted chunk by chunk into
  *    small buffers on the stack inside the loop (never a temporary copy of a whole operand),
  *    with the ISA-dispatched conversion loops of the dtype layer.
  * Layering: kernels use base and dtype only. */
@@ -89,18 +90,41 @@ ct_binary_math_loop ct_binary_math_loop_reference(ct_binop op, ct_dtype math);
 /* A prepared kernel for one op on operands of given dtypes. */
 typedef struct ct_binary_kernel {
     ct_binop op;
+    ct_dtype compute;             /* the iterator's common dtype */
     ct_dtype math;                /* dtype the loop computes in */
     ct_dtype out_dtype, a_dtype, b_dtype;
     ct_binary_math_loop loop;     /* at the active ISA level */
     ct_kernel_value alpha;        /* in the math dtype */
     bool has_alpha;               /* ADD: alpha != 1, or a complex math dtype */
-    /* conversion loops (dtype layer, active ISA) for operands not in the math dtype, NULL
-     * when the operand already is */
-    void *cvt_a, *cvt_b, *cvt_out; /* ct_convert_loop_fn, kept opaque here */
+    /* conversion loops (dtype layer, active ISA), kept opaque here (ct_convert_loop_fn).
+     * cvt_a / cvt_b: to the math dtype, from the operand's dtype or, when pre_a / pre_b is
+     * set, from the compute dtype; pre_a / pre_b: operand dtype -> compute dtype (float16,
+     * bfloat16 and complex32 computations round their other-dtype inputs first, as
+     * PyTorch's TensorIterator casts them to the common dtype). cvt_out: from the math
+     * dtype or, when post_out is set, from the compute dtype; post_out: math -> compute
+     * (results round to the computation dtype before an out= cast). NULL: not needed. */
+    void *cvt_a, *cvt_b, *cvt_out;
+    void *pre_a, *pre_b, *post_out;
 } ct_binary_kernel;
 
+/* ct_binary_kernel_init_ex flags. */
+enum {
+    /* b is one element broadcast over the whole iteration (PyTorch's iter.is_scalar(2): no
+     * dim where b has a stride and the shape is not 1). Newest PyTorch's mul, div and
+     * div trunc / floor in float16 / bfloat16 then read b in float32 from its ORIGINAL dtype
+     * (iter.original_scalar_value<opmath_t>(2)) instead of rounding it to the computation
+     * dtype, and compute in float32 rounding once; add and the other dtypes ignore it. */
+    CT_BINARY_B_IS_SCALAR = 1u
+};
+
 /* Prepare a kernel computing `op` in `compute` (the iterator's common dtype) for operands of
- * dtypes out_dtype, a_dtype, b_dtype. ADD: alpha is converted to `compute` first, as
+ * dtypes out_dtype, a_dtype, b_dtype. Semantics of PyTorch's CPU kernels: inputs are
+ * converted to `compute`, the op computes in the math dtype (float16 / bfloat16 / complex32:
+ * float32 / complex64, rounding once to `compute`), the result is converted to out_dtype.
+ * Except: with CT_BINARY_B_IS_SCALAR, see above; and float16 / bfloat16 DIV_TRUNC /
+ * DIV_FLOOR with a tensor divisor follow PyTorch's Vectorized<Half> arithmetic, where each
+ * step (the quotient; for floor (a - fmod(a, b)) / b and its corrections) rounds to the
+ * dtype. ADD: alpha is converted to `compute` first, as
  * PyTorch's Scalar::to<scalar_t>() does (same rounding, same range check and error:
  * CT_ERR_OVERFLOW "value cannot be converted to type int8_t without overflow"), then to the
  * math dtype; has_alpha is false when it equals 1, except for complex math dtypes, where
@@ -110,11 +134,16 @@ typedef struct ct_binary_kernel {
  * Errors: CT_ERR_NOT_IMPLEMENTED (newest PyTorch raises NotImplementedError from its dispatch
  * macros; 1.13 raised RuntimeError) "\"<name>\" not implemented for '<Dtype>'" when there is
  * no loop for `compute` (e.g. "\"add_stub\" not implemented for 'Float8_e4m3fn'",
- * "\"div_floor_cpu\" not implemented for 'Bool'", "\"div_true_cpu\" not implemented for
+ * "\"div_floor_cpu\" not implemented for 'Bool'", "\"div_cpu\" not implemented for
  * 'ComplexHalf'": PyTorch's CPU division kernels skip ComplexHalf) or when an operand is
  * float4_e2m1fn_x2 (no conversion); `name` is the op name to use in that message, NULL for
- * newest PyTorch's CPU names: "add_stub", "mul_cpu", "div_true_cpu", "div_trunc_cpu",
- * "div_floor_cpu". CT_ERR_MISUSE for a NULL kernel, an invalid op or dtype. */
+ * newest PyTorch's CPU names: "add_stub", "mul_cpu", "div_cpu" (div_true_kernel's dispatch
+ * name), "div_trunc_cpu", "div_floor_cpu". CT_ERR_MISUSE for a NULL kernel, an invalid op,
+ * dtype or flag. */
+ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
+                                   ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
+                                   ct_dtype b_dtype, ct_scalar alpha, unsigned flags);
+/* ct_binary_kernel_init_ex with no flags. */
 ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
                                 ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                 ct_dtype b_dtype, ct_scalar alpha);

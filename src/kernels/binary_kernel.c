@@ -9,6 +9,7 @@
 
 #include "base/error_impl.h"
 #include "ctensor/cpu.h"
+#include "dtype/convert/codec_impl.h"
 #include "dtype/convert/loops_impl.h"
 #include "kernels/binary_elem_impl.h"
 
@@ -104,7 +105,7 @@ ct_binary_math_loop ct_binary_math_loop_reference(ct_binop op, ct_dtype math) {
 static const char *const default_names[CT_NUM_BINOPS] = {
     [CT_BINOP_ADD] = "add_stub",
     [CT_BINOP_MUL] = "mul_cpu",
-    [CT_BINOP_DIV] = "div_true_cpu",
+    [CT_BINOP_DIV] = "div_cpu", /* div_true_kernel dispatches under "div_cpu" */
     [CT_BINOP_DIV_TRUNC] = "div_trunc_cpu",
     [CT_BINOP_DIV_FLOOR] = "div_floor_cpu",
 };
@@ -139,17 +140,80 @@ static bool alpha_is_one(ct_dtype math, const ct_kernel_value *v) {
     }
 }
 
+/* ---- float16 / bfloat16 trunc and floor division with a tensor divisor ----------------------
+ * PyTorch computes these with Vectorized<Half> / Vectorized<BFloat16> arithmetic (newest
+ * and 1.13: AT_DISPATCH_FLOATING_TYPES_AND2(kBFloat16, kHalf, ...) over scalar_t, no float32
+ * opmath), where every operation converts to float32, computes and rounds back to the
+ * dtype. So trunc(843 / 0.9990234375) truncates the float16 quotient 844, not 843.82; floor
+ * follows div_floor_floating_vec step by step. The loops work on float32 values that are
+ * already exact in the dtype (the inputs came through it) and return such values. */
+#define CT_REDUCED_DIV_LOOPS(S, TO, FROM)                                                          \
+    static inline float round_##S(float x) { return FROM(TO(x)); }                               \
+    static float divt_##S(float a, float b) { return truncf(round_##S(a / b)); }                 \
+    static float divf_##S(float a, float b) {                                                    \
+        float basic = round_##S(a / b);                                                          \
+        if (b == 0.0f)                                                                           \
+            return basic;                                                                        \
+        float mod = round_##S(fmodf(a, b));                                                      \
+        float div = round_##S(round_##S(a - mod) / b);                                           \
+        if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f)))                                         \
+            div = round_##S(div - 1.0f);                                                         \
+        if (div == 0.0f)                                                                         \
+            return copysignf(0.0f, basic);                                                       \
+        float q = floorf(div);                                                                   \
+        if (round_##S(div - q) > 0.5f)                                                           \
+            q = round_##S(q + 1.0f);                                                             \
+        return q;                                                                                \
+    }                                                                                            \
+    CT_KLOOP_STRIDED(loop_divt_##S, float, r = divt_##S(x, y))                                   \
+    CT_KLOOP_STRIDED(loop_divf_##S, float, r = divf_##S(x, y))
+
+CT_REDUCED_DIV_LOOPS(f16, ct_cvt_f32_to_f16, ct_cvt_f16_to_f32)
+CT_REDUCED_DIV_LOOPS(bf16, ct_cvt_f32_to_bf16, ct_cvt_bf16_to_f32)
+
+/* complex32 add: PyTorch's ufunc add is `self + alpha * other` in c10::complex<Half>
+ * arithmetic (complex32 has no Vectorized specialization; newest and 1.13), where each
+ * operation computes in complex<float> and rounds: alpha * other is rounded to complex32
+ * before the sum (3 * (x+238.75j) + (inf+0.0005j) has imaginary part 716, not 716.5). Always
+ * with alpha (has_alpha is true for complex math dtypes). */
+static inline float round_c32_part(float x) { return ct_cvt_f16_to_f32(ct_cvt_f32_to_f16(x)); }
+static ct_complex64 add_c32(ct_complex64 x, ct_complex64 y, ct_complex64 alpha) {
+    ct_complex64 p = ct_kmul_c64(alpha, y);
+    p.re = round_c32_part(p.re);
+    p.im = round_c32_part(p.im);
+    return ct_kadd1_c64(x, p);
+}
+CT_KLOOP_STRIDED(loop_add_c32, ct_complex64, {
+    ct_complex64 al_;
+    memcpy(&al_, alpha->c64, sizeof al_);
+    r = add_c32(x, y, al_);
+})
+
+static ct_binary_math_loop reduced_div_loop(ct_binop op, ct_dtype compute) {
+    if (op == CT_BINOP_DIV_TRUNC)
+        return compute == CT_FLOAT16 ? loop_divt_f16 : loop_divt_bf16;
+    return compute == CT_FLOAT16 ? loop_divf_f16 : loop_divf_bf16;
+}
+
 ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
                                 ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                 ct_dtype b_dtype, ct_scalar alpha) {
+    return ct_binary_kernel_init_ex(k, op, name, compute, out_dtype, a_dtype, b_dtype, alpha, 0);
+}
+
+ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
+                                   ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
+                                   ct_dtype b_dtype, ct_scalar alpha, unsigned flags) {
     ct_status st = CT_OK;
     CT_CHECK(k != NULL, CT_ERR_MISUSE, "ct_binary_kernel_init: kernel must not be NULL");
     memset(k, 0, sizeof *k);
-    k->math = k->out_dtype = k->a_dtype = k->b_dtype = CT_DTYPE_UNDEFINED;
+    k->compute = k->math = k->out_dtype = k->a_dtype = k->b_dtype = CT_DTYPE_UNDEFINED;
     CT_CHECK((int)op >= 0 && (int)op < CT_NUM_BINOPS, CT_ERR_MISUSE,
              "ct_binary_kernel_init: invalid op %d", (int)op);
     CT_CHECK(dtype_ok(compute) && dtype_ok(out_dtype) && dtype_ok(a_dtype) && dtype_ok(b_dtype),
              CT_ERR_MISUSE, "ct_binary_kernel_init: invalid dtype");
+    CT_CHECK((flags & ~(unsigned)CT_BINARY_B_IS_SCALAR) == 0, CT_ERR_MISUSE,
+             "ct_binary_kernel_init: invalid flags %#x", flags);
 
     ct_dtype math = ct_binary_math_dtype(compute);
     ct_binary_math_loop loop =
@@ -160,12 +224,42 @@ ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *na
     CT_CHECK(loop != NULL, CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
              name != NULL ? name : default_names[op], ct_dtype_cpp_name(compute));
 
+    bool reduced_float = compute == CT_FLOAT16 || compute == CT_BFLOAT16;
+    /* newest PyTorch's is_scalar(2) paths (mul_kernel, div_true_kernel, div_trunc_kernel,
+     * div_floor_kernel; ufunc add has none): b in float32 from its own dtype */
+    bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && op != CT_BINOP_ADD;
+    if (reduced_float && !b_opmath && (op == CT_BINOP_DIV_TRUNC || op == CT_BINOP_DIV_FLOOR))
+        loop = reduced_div_loop(op, compute);
+    if (compute == CT_COMPLEX32 && op == CT_BINOP_ADD)
+        loop = loop_add_c32;
+
     const ct_convert_loop_table *cvt = convert_table();
-    /* operands convert to and from the math dtype; only float4_e2m1fn_x2 has no such loops */
-    ct_dtype no_cvt = (*cvt)[math][a_dtype] == NULL     ? a_dtype
-                      : (*cvt)[math][b_dtype] == NULL   ? b_dtype
-                      : (*cvt)[out_dtype][math] == NULL ? out_dtype
-                                                        : CT_DTYPE_UNDEFINED;
+    /* Each operand's route (NULL entries: no conversion needed). A computation dtype that is
+     * not its math dtype (float16, bfloat16, complex32) is a rounding step of its own: other
+     * dtypes pass through it on the way in and the result on the way out. */
+    bool via = compute != math;
+    bool via_a = via && a_dtype != compute;
+    bool via_b = via && b_dtype != compute && !b_opmath;
+    bool via_out = via && out_dtype != compute;
+    ct_convert_loop_fn pre_a = via_a ? (*cvt)[compute][a_dtype] : NULL;
+    ct_convert_loop_fn pre_b = via_b ? (*cvt)[compute][b_dtype] : NULL;
+    ct_convert_loop_fn post_out = via_out ? (*cvt)[compute][math] : NULL;
+    ct_dtype from_a = via_a ? compute : a_dtype, from_b = via_b ? compute : b_dtype;
+    ct_dtype to_out = via_out ? compute : out_dtype;
+    ct_convert_loop_fn cvt_a = from_a == math ? NULL : (*cvt)[math][from_a];
+    ct_convert_loop_fn cvt_b = from_b == math ? NULL : (*cvt)[math][from_b];
+    /* via_out: compute -> out, after post_out's math -> compute */
+    ct_convert_loop_fn cvt_out = via_out          ? (*cvt)[out_dtype][compute]
+                                 : to_out == math ? NULL
+                                                  : (*cvt)[to_out][math];
+    /* only float4_e2m1fn_x2 has no conversion loops */
+    bool miss_a = via_a ? pre_a == NULL : from_a != math && cvt_a == NULL;
+    bool miss_b = via_b ? pre_b == NULL : from_b != math && cvt_b == NULL;
+    bool miss_out = (via_out || to_out != math) && cvt_out == NULL;
+    ct_dtype no_cvt = miss_a     ? a_dtype
+                      : miss_b   ? b_dtype
+                      : miss_out ? out_dtype
+                                 : CT_DTYPE_UNDEFINED;
     CT_CHECK(no_cvt == CT_DTYPE_UNDEFINED, CT_ERR_NOT_IMPLEMENTED,
              "\"%s\" not implemented for '%s'", name != NULL ? name : default_names[op],
              ct_dtype_cpp_name(no_cvt));
@@ -184,14 +278,18 @@ ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *na
         k->has_alpha = !alpha_is_one(math, &k->alpha);
     }
     k->op = op;
+    k->compute = compute;
     k->math = math;
     k->out_dtype = out_dtype;
     k->a_dtype = a_dtype;
     k->b_dtype = b_dtype;
     k->loop = loop;
-    k->cvt_a = a_dtype == math ? NULL : (void *)(*cvt)[math][a_dtype];
-    k->cvt_b = b_dtype == math ? NULL : (void *)(*cvt)[math][b_dtype];
-    k->cvt_out = out_dtype == math ? NULL : (void *)(*cvt)[out_dtype][math];
+    k->cvt_a = (void *)cvt_a;
+    k->cvt_b = (void *)cvt_b;
+    k->cvt_out = (void *)cvt_out;
+    k->pre_a = (void *)pre_a;
+    k->pre_b = (void *)pre_b;
+    k->post_out = (void *)post_out;
     return CT_OK;
 fail:
     if (k != NULL)
@@ -199,16 +297,36 @@ fail:
     return st;
 }
 
-/* An input's view for one chunk: either the operand itself or its converted copy. */
-static const char *stage_input(ct_convert_loop_fn cvt, char *buf, const char *src, int64_t s,
-                               int64_t m, int64_t msize, int64_t *stride) {
+/* An input's view for one chunk: the operand itself or its converted copy in `buf` (through
+ * `tmp` in the compute dtype first when `pre` is set). */
+static const char *stage_input(ct_convert_loop_fn pre, ct_convert_loop_fn cvt, char *tmp,
+                               char *buf, const char *src, int64_t s, int64_t m, int64_t csize,
+                               int64_t msize, int64_t *stride) {
     if (cvt == NULL) {
         *stride = s;
         return src;
     }
+    if (pre != NULL) {
+        pre(tmp, (ptrdiff_t)csize, src, (ptrdiff_t)s, (size_t)m);
+        src = tmp;
+        s = csize;
+    }
     cvt(buf, (ptrdiff_t)msize, src, (ptrdiff_t)s, (size_t)m);
     *stride = msize;
     return buf;
+}
+
+/* Math-dtype results to the output dtype (through `tmp` in the compute dtype when `post` is
+ * set: the result rounds to the computation dtype before an out= cast, as PyTorch writes
+ * into a temporary of the common dtype and copies that). */
+static void store_output(ct_convert_loop_fn post, ct_convert_loop_fn cvt, char *tmp, char *dst,
+                         int64_t so, const char *res, int64_t m, int64_t csize, int64_t msize) {
+    if (post != NULL) {
+        post(tmp, (ptrdiff_t)csize, res, (ptrdiff_t)msize, (size_t)m);
+        res = tmp;
+        msize = csize;
+    }
+    cvt(dst, (ptrdiff_t)so, res, (ptrdiff_t)msize, (size_t)m);
 }
 
 #if defined(__SSE2__)
@@ -243,12 +361,19 @@ int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, co
     ct_convert_loop_fn cvt_a = (ct_convert_loop_fn)k->cvt_a;
     ct_convert_loop_fn cvt_b = (ct_convert_loop_fn)k->cvt_b;
     ct_convert_loop_fn cvt_out = (ct_convert_loop_fn)k->cvt_out;
+    ct_convert_loop_fn pre_a = (ct_convert_loop_fn)k->pre_a;
+    ct_convert_loop_fn pre_b = (ct_convert_loop_fn)k->pre_b;
+    ct_convert_loop_fn post_out = (ct_convert_loop_fn)k->post_out;
     int64_t msize = (int64_t)ct_dtype_itemsize(k->math);
+    int64_t csize = (int64_t)ct_dtype_itemsize(k->compute); /* <= msize */
     int64_t osize = (int64_t)ct_dtype_itemsize(k->out_dtype);
     int64_t chunk = CT_KCHUNK_BYTES / msize;
     alignas(64) char buf_a[CT_KCHUNK_BYTES];
     alignas(64) char buf_b[CT_KCHUNK_BYTES];
     alignas(64) char buf_o[CT_KCHUNK_BYTES];
+    /* compute-dtype staging between an operand and its math copy (pre_a / pre_b, post_out);
+     * used by one conversion at a time */
+    alignas(64) char buf_c[CT_KCHUNK_BYTES];
 #if defined(CT_KHAVE_STREAM)
     alignas(64) char buf_s[CT_KCHUNK_BYTES]; /* the output chunk in the output dtype */
     bool stream = so == osize && n * osize >= CT_KSTREAM_MIN_BYTES && out != a && out != b;
@@ -256,22 +381,23 @@ int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, co
 
     /* a broadcast operand is converted once */
     const char *a0 = a, *b0 = b;
+    int64_t unused;
     if (cvt_a != NULL && sa == 0) {
-        cvt_a(buf_a, 0, a, 0, 1);
-        a0 = buf_a;
+        a0 = stage_input(pre_a, cvt_a, buf_c, buf_a, a, 0, 1, 0, 0, &unused);
         cvt_a = NULL;
     }
     if (cvt_b != NULL && sb == 0) {
-        cvt_b(buf_b, 0, b, 0, 1);
-        b0 = buf_b;
+        b0 = stage_input(pre_b, cvt_b, buf_c, buf_b, b, 0, 1, 0, 0, &unused);
         cvt_b = NULL;
     }
     int err = CT_KERNEL_OK;
     for (int64_t i = 0; i < n && err == CT_KERNEL_OK; i += chunk) {
         int64_t m = n - i < chunk ? n - i : chunk;
         int64_t ssa, ssb;
-        const char *pa = stage_input(cvt_a, buf_a, a0 + i * sa, sa, m, msize, &ssa);
-        const char *pb = stage_input(cvt_b, buf_b, b0 + i * sb, sb, m, msize, &ssb);
+        const char *pa =
+            stage_input(pre_a, cvt_a, buf_c, buf_a, a0 + i * sa, sa, m, csize, msize, &ssa);
+        const char *pb =
+            stage_input(pre_b, cvt_b, buf_c, buf_b, b0 + i * sb, sb, m, csize, msize, &ssb);
         char *po = out + i * so;
 #if defined(CT_KHAVE_STREAM)
         if (stream) {
@@ -280,7 +406,7 @@ int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, co
             if (err != CT_KERNEL_OK)
                 break;
             if (cvt_out != NULL)
-                cvt_out(buf_s, (ptrdiff_t)osize, buf_o, (ptrdiff_t)msize, (size_t)m);
+                store_output(post_out, cvt_out, buf_c, buf_s, osize, buf_o, m, csize, msize);
             stream_copy(po, buf_s, (size_t)(m * osize));
             continue;
         }
@@ -290,7 +416,7 @@ int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, co
         } else {
             err = loop(buf_o, pa, pb, msize, ssa, ssb, m, alpha);
             if (err == CT_KERNEL_OK)
-                cvt_out(po, (ptrdiff_t)so, buf_o, (ptrdiff_t)msize, (size_t)m);
+                store_output(post_out, cvt_out, buf_c, po, so, buf_o, m, csize, msize);
         }
     }
 #if defined(CT_KHAVE_STREAM)

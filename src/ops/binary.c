@@ -9,8 +9,7 @@
  *    `a + b` on tiny tensors cheap.
  *  - the iterator: everything else, with the op-specific checks in its prepare hook so
  *    that they fail before an `out=` tensor is resized.
- * sub is add with -alpha, as in PyTorch; the negation is done in the computation dtype's
- * terms so that alpha = INT64_MIN stays exact (see negate_alpha). */
+ * sub is add with -alpha, as in PyTorch, negated as PyTorch's Scalar (see negate_alpha). */
 #include <stdint.h>
 #include <string.h>
 
@@ -72,24 +71,24 @@ static ct_status alpha_check(ct_dtype dtype, ct_scalar alpha) {
     return CT_OK;
 }
 
-/* -alpha for sub. Integer results compute modulo 2^n, where -INT64_MIN is INT64_MIN itself;
- * floating ones need the true value 2^63 (PyTorch negates the int64 and gets the sign
- * wrong there). Bool alphas never get here: they need bool results, which sub refuses. */
-static ct_scalar negate_alpha(ct_scalar alpha, ct_dtype compute) {
-    bool integral = ct_dtype_is_integral(compute, true);
+/* -alpha for sub, as PyTorch's Scalar::operator-: the int64 payload negated with
+ * wrap-around, so -INT64_MIN is INT64_MIN again, also for floating and complex results
+ * (sub(int32[1], 1.5, alpha=-2**63) is 1 + INT64_MIN * 1.5 = -1.38e19 there, and here).
+ * A uint64 alpha is negated the same way through its int64 bits (Scalar's union: `-v.i`).
+ * Bool alphas never get here: they need bool results, which sub refuses. */
+static ct_scalar negate_alpha(ct_scalar alpha) {
+    uint64_t bits;
+    int64_t r;
     switch (alpha.kind) {
     case CT_SCALAR_INT:
-        if (alpha.v.i == INT64_MIN)
-            return integral ? alpha : ct_scalar_float(9223372036854775808.0);
-        return ct_scalar_int(-alpha.v.i);
+        memcpy(&bits, &alpha.v.i, sizeof bits);
+        bits = 0u - bits; /* two's complement, without signed overflow */
+        memcpy(&r, &bits, sizeof r);
+        return ct_scalar_int(r);
     case CT_SCALAR_UINT:
-        if (integral) {
-            uint64_t w = 0u - alpha.v.u;
-            int64_t r;
-            memcpy(&r, &w, sizeof r); /* two's complement, without implementation-defined casts */
-            return ct_scalar_int(r);
-        }
-        return ct_scalar_float(-(double)alpha.v.u);
+        bits = 0u - alpha.v.u;
+        memcpy(&r, &bits, sizeof r);
+        return ct_scalar_int(r);
     case CT_SCALAR_FLOAT:
         return ct_scalar_float(-alpha.v.f);
     case CT_SCALAR_COMPLEX:
@@ -108,6 +107,7 @@ static bool alpha_is_one(ct_scalar alpha) {
 typedef struct prepared {
     const binop_spec *spec;
     ct_scalar alpha;
+    unsigned kernel_flags; /* CT_BINARY_B_IS_SCALAR when b is one broadcast element */
     ct_binary_kernel kernel;
 } prepared;
 
@@ -117,12 +117,13 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     if (p->spec->op == CT_BINOP_ADD) {
         CT_TRY(alpha_check(it->common_dtype, alpha));
         if (p->spec->is_sub)
-            alpha = negate_alpha(alpha, it->common_dtype);
+            alpha = negate_alpha(alpha);
     }
     if (it->is_meta) /* meta computes nothing, so no kernel is needed (nor its dtype checks) */
         return CT_OK;
-    return ct_binary_kernel_init(&p->kernel, p->spec->op, NULL, it->common_dtype,
-                                 it->dtype[0], it->dtype[1], it->dtype[2], alpha);
+    return ct_binary_kernel_init_ex(&p->kernel, p->spec->op, NULL, it->common_dtype,
+                                    it->dtype[0], it->dtype[1], it->dtype[2], alpha,
+                                    p->kernel_flags);
 }
 
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
@@ -136,6 +137,16 @@ static ct_status kernel_error(int code) {
     return ct_set_error(CT_ERR_RUNTIME, "kernel error %d", code);
 }
 
+/* PyTorch's iter.is_scalar(2) for b: every dim where b has a stride has size 1 (b is one
+ * element, or one element expanded), so b is the same element everywhere in the broadcast.
+ * Newest PyTorch's float16 / bfloat16 mul and div read such a b in float32 (binary.h). */
+static bool is_scalar_operand(const ct_tensor *b) {
+    for (int32_t d = 0; d < b->ndim; d++)
+        if (b->sizes[d] != 1 && b->strides[d] != 0)
+            return false;
+    return true;
+}
+
 /* One operation through the iterator: out NULL -> a new tensor in *result. */
 static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
                           const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
@@ -143,6 +154,7 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
     prepared p;
     p.spec = spec;
     p.alpha = alpha;
+    p.kernel_flags = is_scalar_operand(b) ? CT_BINARY_B_IS_SCALAR : 0u;
     ct_iter it;
     CT_TRY(ct_iter_build_binary(&it, &spec->cfg, out, inplace, a, b, prepare, &p));
     int code = ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);

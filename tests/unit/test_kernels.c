@@ -512,20 +512,78 @@ static void test_float_and_complex_arith(void **state) {
 
 /* ---- prepared kernels on mixed dtypes ----------------------------------------------------- */
 
-/* The slow oracle: each element converted to the math dtype with the reference converter,
- * the reference loop on one element, the result converted back. */
-static int oracle(const ct_binary_kernel *k, char *out, const char *a, const char *b, int64_t so,
-                  int64_t sa, int64_t sb, int64_t n) {
-    ct_binary_math_loop ref = ct_binary_math_loop_reference(k->op, k->math);
+/* The slow oracle, written from the rules (binary.h) rather than from the kernel's fields:
+ * each element goes through the computation dtype when that is not its math dtype (inputs
+ * of other dtypes are rounded to it first, except a scalar b of newest PyTorch's float16 /
+ * bfloat16 mul / div paths), one element of the reference loop, and back through the
+ * computation dtype to the output; with the reference converter throughout. */
+static void via_dtype(ct_dtype to, void *dst, ct_dtype mid, ct_dtype from, const void *src) {
+    ct_kernel_value t;
+    ct_convert_reference(mid, &t, from, src);
+    ct_convert_reference(to, dst, mid, &t);
+}
+
+/* x rounded to a float16 / bfloat16 value, in float32 */
+static float round_to(ct_dtype d, float x) {
+    ct_kernel_value t;
+    float r;
+    ct_convert_reference(d, &t, CT_FLOAT32, &x);
+    ct_convert_reference(CT_FLOAT32, &r, d, &t);
+    return r;
+}
+
+/* float16 / bfloat16 trunc and floor with a tensor divisor: PyTorch's Vectorized<Half>
+ * steps (div_floor_floating_vec), each one rounded to the dtype */
+static float reduced_divide(ct_binop op, ct_dtype d, float x, float y) {
+    float basic = round_to(d, x / y);
+    if (op == CT_BINOP_DIV_TRUNC)
+        return truncf(basic);
+    if (y == 0.0f)
+        return basic;
+    float mod = round_to(d, fmodf(x, y));
+    float div = round_to(d, round_to(d, x - mod) / y);
+    if (mod != 0.0f && ((y < 0.0f) != (mod < 0.0f)))
+        div = round_to(d, div - 1.0f);
+    if (div == 0.0f)
+        return copysignf(0.0f, basic);
+    float q = floorf(div);
+    if (round_to(d, div - q) > 0.5f)
+        q = round_to(d, q + 1.0f);
+    return q;
+}
+
+static int oracle(const ct_binary_kernel *k, unsigned flags, char *out, const char *a,
+                  const char *b, int64_t so, int64_t sa, int64_t sb, int64_t n) {
+    ct_dtype c = k->compute, m = k->math;
+    bool reduced_float = c == CT_FLOAT16 || c == CT_BFLOAT16;
+    bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && k->op != CT_BINOP_ADD;
+    ct_binary_math_loop ref = ct_binary_math_loop_reference(k->op, m);
     const ct_kernel_value *alpha = k->has_alpha ? &k->alpha : NULL;
     for (int64_t i = 0; i < n; i++) {
         ct_kernel_value x, y, r;
-        ct_convert_reference(k->math, &x, k->a_dtype, a + i * sa);
-        ct_convert_reference(k->math, &y, k->b_dtype, b + i * sb);
-        int rc = ref((char *)&r, (const char *)&x, (const char *)&y, 0, 0, 0, 1, alpha);
-        if (rc != CT_KERNEL_OK)
-            return rc;
-        ct_convert_reference(k->out_dtype, out + i * so, k->math, &r);
+        via_dtype(m, &x, c, k->a_dtype, a + i * sa);
+        if (b_opmath)
+            ct_convert_reference(m, &y, k->b_dtype, b + i * sb);
+        else
+            via_dtype(m, &y, c, k->b_dtype, b + i * sb);
+        if (reduced_float && !b_opmath &&
+            (k->op == CT_BINOP_DIV_TRUNC || k->op == CT_BINOP_DIV_FLOOR)) {
+            r.f32 = reduced_divide(k->op, c, x.f32, y.f32);
+        } else if (c == CT_COMPLEX32 && k->op == CT_BINOP_ADD) {
+            /* c10::complex<Half>: alpha * b is rounded before the sum */
+            ct_kernel_value p;
+            ct_binary_math_loop_reference(CT_BINOP_MUL, m)((char *)&p, (const char *)alpha,
+                                                           (const char *)&y, 0, 0, 0, 1, NULL);
+            p.c64[0] = round_to(CT_FLOAT16, p.c64[0]);
+            p.c64[1] = round_to(CT_FLOAT16, p.c64[1]);
+            ct_binary_math_loop_reference(CT_BINOP_ADD, m)((char *)&r, (const char *)&x,
+                                                           (const char *)&p, 0, 0, 0, 1, NULL);
+        } else {
+            int rc = ref((char *)&r, (const char *)&x, (const char *)&y, 0, 0, 0, 1, alpha);
+            if (rc != CT_KERNEL_OK)
+                return rc;
+        }
+        via_dtype(k->out_dtype, out + i * so, c, m, &r);
     }
     return CT_KERNEL_OK;
 }
@@ -536,10 +594,11 @@ static const ct_dtype operand_dtypes[] = {
     CT_FLOAT64, CT_COMPLEX32, CT_COMPLEX64, CT_COMPLEX128, CT_FLOAT8_E4M3FN, CT_FLOAT8_E5M2};
 #define NUM_OPERAND (sizeof operand_dtypes / sizeof operand_dtypes[0])
 
-static void check_kernel(ct_binop op, ct_dtype compute, ct_dtype od, ct_dtype ad, ct_dtype bd,
-                         ct_scalar alpha, int64_t n, int pattern_kind, const char *what) {
+static void check_kernel_flags(ct_binop op, ct_dtype compute, ct_dtype od, ct_dtype ad,
+                               ct_dtype bd, ct_scalar alpha, int64_t n, int pattern_kind,
+                               unsigned flags, const char *what) {
     ct_binary_kernel k;
-    if (ct_binary_kernel_init(&k, op, NULL, compute, od, ad, bd, alpha) != CT_OK)
+    if (ct_binary_kernel_init_ex(&k, op, NULL, compute, od, ad, bd, alpha, flags) != CT_OK)
         return; /* no loop for this op and dtype, or alpha does not fit: tested elsewhere */
     int64_t os = (int64_t)isz(od), as = (int64_t)isz(ad), bs = (int64_t)isz(bd);
     int64_t so = os, sa = as, sb = bs;
@@ -574,10 +633,10 @@ static void check_kernel(ct_binop op, ct_dtype compute, ct_dtype od, ct_dtype ad
     if (alias) {
         memcpy(o, a, cap);
         memcpy(r, a, cap);
-        want = oracle(&k, r, r, b, so, so, sb, n);
+        want = oracle(&k, flags, r, r, b, so, so, sb, n);
         got = ct_binary_kernel_run(&k, o, o, b, so, so, sb, n);
     } else {
-        want = oracle(&k, r, a, b, so, sa, sb, n);
+        want = oracle(&k, flags, r, a, b, so, sa, sb, n);
         got = ct_binary_kernel_run(&k, o, a, b, so, sa, sb, n);
     }
     if (got != want)
@@ -595,6 +654,15 @@ static void check_kernel(ct_binop op, ct_dtype compute, ct_dtype od, ct_dtype ad
     free(b);
     free(o);
     free(r);
+}
+
+static void check_kernel(ct_binop op, ct_dtype compute, ct_dtype od, ct_dtype ad, ct_dtype bd,
+                         ct_scalar alpha, int64_t n, int pattern_kind, const char *what) {
+    check_kernel_flags(op, compute, od, ad, bd, alpha, n, pattern_kind, 0, what);
+    /* b broadcast: also as newest PyTorch's is_scalar(2) operand */
+    if (pattern_kind == 2)
+        check_kernel_flags(op, compute, od, ad, bd, alpha, n, pattern_kind,
+                           CT_BINARY_B_IS_SCALAR, what);
 }
 
 static void test_kernel_mixed(void **state) {
@@ -734,6 +802,94 @@ static void test_empty(void **state) {
     assert_int_equal(ct_binary_kernel_run(&k, NULL, NULL, NULL, 2, 0, 0, 0), CT_KERNEL_OK);
 }
 
+/* ---- the rounding rules of float16 / bfloat16 / complex32 computations ------------------ */
+
+/* One element through a prepared kernel at every ISA level; the result as float64 (real
+ * part for complex). */
+static void run1(ct_binop op, ct_dtype c, ct_dtype od, ct_dtype ad, ct_dtype bd, double x,
+                 double y, ct_scalar alpha, unsigned flags, double want) {
+    ct_cpu_isa detected = ct_cpu_isa_detected();
+    for (int level = 0; level <= (int)detected; level++) {
+        assert_int_equal(ct_cpu_set_isa((ct_cpu_isa)level), CT_OK);
+        ct_binary_kernel k;
+        assert_int_equal(ct_binary_kernel_init_ex(&k, op, NULL, c, od, ad, bd, alpha, flags),
+                         CT_OK);
+        ct_kernel_value a, b, o;
+        double got;
+        ct_convert_reference(ad, &a, CT_FLOAT64, &x);
+        ct_convert_reference(bd, &b, CT_FLOAT64, &y);
+        /* a run of 3 (b broadcast) so the vector loops see it too */
+        ct_kernel_value av[3] = {a, a, a}, ov[3];
+        assert_int_equal(ct_binary_kernel_run(&k, (char *)ov, (const char *)av,
+                                              (const char *)&b, (int64_t)isz(od),
+                                              (int64_t)sizeof a, 0, 3),
+                         CT_KERNEL_OK);
+        memcpy(&o, (const char *)ov + 2 * isz(od), isz(od));
+        if (ct_dtype_is_complex(od)) {
+            ct_kernel_value w;
+            ct_convert_reference(CT_COMPLEX128, &w, od, &o);
+            got = w.c128[0];
+        } else {
+            ct_convert_reference(CT_FLOAT64, &got, od, &o);
+        }
+        if (!((isnan(got) && isnan(want)) || got == want))
+            fail_msg("%s %s: %s = %s op %s in %s: got %.17g, want %.17g",
+                     ct_cpu_isa_name((ct_cpu_isa)level), op_names[op], ct_dtype_name(od),
+                     ct_dtype_name(ad), ct_dtype_name(bd), ct_dtype_name(c), got, want);
+    }
+    assert_int_equal(ct_cpu_set_isa(detected), CT_OK);
+}
+
+static void test_reduced_rules(void **state) {
+    (void)state;
+    const ct_scalar one = ct_scalar_int(1);
+    const double inf = INFINITY;
+    /* inputs of other dtypes are rounded to the computation dtype first: 70000 is inf in
+     * float16; int32 2049 is 2048; 1e10 is inf, and -inf + inf is NaN */
+    run1(CT_BINOP_ADD, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT64, -65504, 70000, one, 0, inf);
+    run1(CT_BINOP_ADD, CT_FLOAT16, CT_FLOAT16, CT_INT32, CT_FLOAT16, 2049, 0.5, one, 0, 2048);
+    run1(CT_BINOP_ADD, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT64, -inf, 1e10, one, 0, NAN);
+    run1(CT_BINOP_ADD, CT_FLOAT16, CT_FLOAT16, CT_INT64, CT_FLOAT16, 4611686018427387904.0, -inf,
+         one, 0, NAN);
+    run1(CT_BINOP_ADD, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, CT_FLOAT64, -0.115234375, 0.1, one,
+         CT_BINARY_B_IS_SCALAR, -0.01513671875); /* add has no float32 scalar path */
+    run1(CT_BINOP_MUL, CT_BFLOAT16, CT_BFLOAT16, CT_FLOAT64, CT_BFLOAT16, 0.1, 0.87109375, one, 0,
+         0.08740234375);
+    /* newest PyTorch's is_scalar(2) paths read b in float32 from its own dtype */
+    run1(CT_BINOP_MUL, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, CT_FLOAT64, 0.87109375, 0.1, one,
+         CT_BINARY_B_IS_SCALAR, 0.0869140625);
+    run1(CT_BINOP_MUL, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, CT_FLOAT64, 0.87109375, 0.1, one, 0,
+         0.08740234375);
+    run1(CT_BINOP_DIV, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT64, 1, 70000, one,
+         CT_BINARY_B_IS_SCALAR, 1.430511474609375e-05);
+    run1(CT_BINOP_DIV, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT64, 1, 70000, one, 0, 0);
+    /* complex32: -2**31 is -inf+0j first, so 6e-8 * -2**31 is -inf, not -128 */
+    run1(CT_BINOP_MUL, CT_COMPLEX32, CT_COMPLEX32, CT_FLOAT16, CT_INT64, 6e-8, -2147483648.0, one,
+         0, -inf);
+    /* results round to the computation dtype before the out cast */
+    run1(CT_BINOP_MUL, CT_FLOAT16, CT_FLOAT32, CT_FLOAT16, CT_FLOAT16, 300, 300, one, 0, inf);
+    run1(CT_BINOP_ADD, CT_FLOAT16, CT_FLOAT32, CT_FLOAT16, CT_FLOAT16, 60000, 1.5, one, 0, 60000);
+    run1(CT_BINOP_MUL, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT16, CT_FLOAT16, 300, 300, one, 0, inf);
+    run1(CT_BINOP_MUL, CT_FLOAT16, CT_FLOAT64, CT_FLOAT16, CT_FLOAT64, 300, 300, one,
+         CT_BINARY_B_IS_SCALAR, inf);
+    /* trunc / floor with a tensor divisor round the quotient to float16 first (843.82 -> 844);
+     * a scalar divisor computes in float32 */
+    run1(CT_BINOP_DIV_TRUNC, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, 843, 0.9990234375, one,
+         0, 844);
+    run1(CT_BINOP_DIV_TRUNC, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, 843, 0.9990234375, one,
+         CT_BINARY_B_IS_SCALAR, 843);
+    run1(CT_BINOP_DIV_TRUNC, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, 254, 0.99609375,
+         one, 0, 255);
+    run1(CT_BINOP_DIV_FLOOR, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, -843, 0.9990234375,
+         one, 0, -844);
+    run1(CT_BINOP_DIV_FLOOR, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, 1, -0.0, one, 0, -inf);
+    run1(CT_BINOP_DIV_FLOOR, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, 2047, 0.99951171875,
+         one, 0, 2048);
+    /* complex32 add: alpha * b rounds to complex32 before the sum (716.25 -> 716) */
+    run1(CT_BINOP_ADD, CT_COMPLEX32, CT_COMPLEX32, CT_COMPLEX32, CT_COMPLEX32, 0.0005, 238.75,
+         ct_scalar_int(3), 0, 716);
+}
+
 /* ---- ct_binary_kernel_init ---------------------------------------------------------------- */
 
 static void test_kernel_init(void **state) {
@@ -765,10 +921,10 @@ static void test_kernel_init(void **state) {
                       "\"div_trunc_cpu\" not implemented for 'ComplexDouble'");
     assert_status_msg(
         ct_binary_kernel_init(&k, CT_BINOP_DIV, NULL, CT_INT32, CT_INT32, CT_INT32, CT_INT32, one),
-        CT_ERR_NOT_IMPLEMENTED, "\"div_true_cpu\" not implemented for 'Int'");
+        CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'Int'");
     assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_DIV, NULL, CT_COMPLEX32, CT_COMPLEX32,
                                             CT_COMPLEX32, CT_COMPLEX32, one),
-                      CT_ERR_NOT_IMPLEMENTED, "\"div_true_cpu\" not implemented for 'ComplexHalf'");
+                      CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'ComplexHalf'");
     /* an operand no conversion reaches */
     assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_MUL, "mul_cpu", CT_FLOAT32, CT_FLOAT32,
                                             CT_FLOAT4_E2M1FN_X2, CT_FLOAT32, one),
@@ -831,6 +987,7 @@ int main(void) {
         cmocka_unit_test(test_float_division),
         cmocka_unit_test(test_bool_and_wrap),
         cmocka_unit_test(test_float_and_complex_arith),
+        cmocka_unit_test(test_reduced_rules),
         cmocka_unit_test(test_kernel_init),
         cmocka_unit_test(test_loops_vs_reference),
         cmocka_unit_test(test_kernel_mixed),

@@ -200,15 +200,21 @@ static void test_alpha(void **state) {
                       "number.");
     assert_status_msg(ct_add(i, i, ct_scalar_complex(0, 1), &r), CT_ERR_RUNTIME, float_alpha);
     assert_status_msg(ct_sub_(i, j, ct_scalar_float(1)), CT_ERR_RUNTIME, float_alpha);
-    /* sub negates alpha exactly: INT64_MIN as int64 wraps like PyTorch, as float it is 2^63
-     * (PyTorch gives -1.8447e19 there) */
+    /* sub negates alpha as PyTorch's Scalar::operator-: -INT64_MIN wraps to INT64_MIN, for
+     * integer and floating results alike */
     OK(ct_sub(i, j, ct_scalar_int(INT64_MIN), &r));
     EXPECT(r, CT_INT64, 1);
     ct_tensor_release(r);
     ct_tensor *d = mk(CT_FLOAT64, SHAPE(1), VALS(2));
     OK(ct_sub(f, d, ct_scalar_int(INT64_MIN), &r));
-    EXPECT(r, CT_FLOAT64, 1 + 2 * 9223372036854775808.0);
+    EXPECT(r, CT_FLOAT64, 1 - 2 * 9223372036854775808.0);
     ct_tensor_release(r);
+    /* sub(int32[1], 1.5, alpha=-2**63): float32, 1 + INT64_MIN * 1.5 */
+    ct_tensor *i1 = mk(CT_INT32, SHAPE(1), VALS(1));
+    OK(ct_sub_scalar(i1, ct_scalar_float(1.5), ct_scalar_int(INT64_MIN), &r));
+    EXPECT(r, CT_FLOAT32, -1.5 * 9223372036854775808.0);
+    ct_tensor_release(r);
+    ct_tensor_release(i1);
     OK(ct_sub(d, d, ct_scalar_float(-0.5), &r));
     EXPECT(r, CT_FLOAT64, 3);
     ct_tensor_release(r);
@@ -611,6 +617,111 @@ static void test_fault_injection(void **state) {
     RELEASE(fa, fb);
 }
 
+/* float16 / bfloat16 / complex32 computations (PyTorch's CPU TensorIterator): inputs of other
+ * dtypes are rounded to the computation dtype first, results are rounded to it before an
+ * out= cast; newest PyTorch's mul / div read a one-element second input in float32; float16
+ * trunc / floor division with a tensor divisor rounds the quotient to float16. */
+static void test_reduced_precision_rounding(void **state) {
+    (void)state;
+    const double inf = INFINITY;
+    ct_tensor *r = NULL;
+    /* the scalar 70000 is inf in float16 */
+    ct_tensor *h = mk(CT_FLOAT16, SHAPE(1), VALS(-65504));
+    OK(ct_add_scalar(h, ct_scalar_float(70000.0), ct_scalar_int(1), &r));
+    EXPECT(r, CT_FLOAT16, inf);
+    ct_tensor_release(r);
+    /* in place: -inf + round(1e10) = -inf + inf */
+    ct_tensor *hi = mk(CT_FLOAT16, SHAPE(1), VALS(-inf));
+    ct_tensor *w = scalar_t(CT_FLOAT64, 1e10);
+    OK(ct_add_(hi, w, ct_scalar_int(1)));
+    EXPECT(hi, CT_FLOAT16, NAN);
+    /* a tensor of another dtype: int32 70000 -> inf, 2049 -> 2048 in float16 */
+    ct_tensor *i = mk(CT_INT32, SHAPE(2), VALS(70000, 2049));
+    ct_tensor *h2 = mk(CT_FLOAT16, SHAPE(2), VALS(-65504, 0.5));
+    OK(ct_add(i, h2, ct_scalar_int(1), &r));
+    EXPECT(r, CT_FLOAT16, inf, 2048);
+    ct_tensor_release(r);
+    /* bfloat16 + 0.1: 0.1 is 0.10009765625 first */
+    ct_tensor *bf = mk(CT_BFLOAT16, SHAPE(1), VALS(-0.115234375));
+    OK(ct_add_scalar(bf, ct_scalar_float(0.1), ct_scalar_int(1), &r));
+    EXPECT(r, CT_BFLOAT16, -0.01513671875);
+    ct_tensor_release(r);
+    /* mul: the scalar FIRST is rounded to bfloat16; SECOND (is_scalar(2)) read in float32 */
+    ct_tensor *bm = mk(CT_BFLOAT16, SHAPE(1), VALS(0.87109375));
+    ct_tensor *p1 = scalar_t(CT_FLOAT64, 0.1);
+    OK(ct_mul(p1, bm, &r));
+    EXPECT(r, CT_BFLOAT16, 0.08740234375);
+    ct_tensor_release(r);
+    OK(ct_mul(bm, p1, &r));
+    EXPECT(r, CT_BFLOAT16, 0.0869140625);
+    ct_tensor_release(r);
+    OK(ct_mul_scalar(bm, ct_scalar_float(0.1), &r));
+    EXPECT(r, CT_BFLOAT16, 0.0869140625);
+    ct_tensor_release(r);
+    /* one element expanded is still is_scalar(2): 0.87109375 * 257 in float32 is 223.87,
+     * 224 in bfloat16; with 257 rounded to 256 first it would be 223 */
+    ct_tensor *bm2 = mk(CT_BFLOAT16, SHAPE(2), VALS(0.87109375, 0.87109375));
+    ct_tensor *f1 = mk(CT_INT64, SHAPE(1), VALS(257)), *fx = NULL;
+    OK(ct_tensor_expand(f1, SHAPE(2), &fx));
+    OK(ct_mul(bm2, fx, &r));
+    EXPECT(r, CT_BFLOAT16, 224, 224);
+    ct_tensor_release(r);
+    /* two distinct elements: each rounded to bfloat16 first */
+    ct_tensor *f2 = mk(CT_INT64, SHAPE(2), VALS(257, 257));
+    OK(ct_mul(bm2, f2, &r));
+    EXPECT(r, CT_BFLOAT16, 223, 223);
+    ct_tensor_release(r);
+    ct_tensor_release(f2);
+    /* add has no such path (ufunc add converts every input) */
+    OK(ct_add(bm, p1, ct_scalar_int(1), &r));
+    EXPECT(r, CT_BFLOAT16, 0.97265625);
+    ct_tensor_release(r);
+    /* complex32: -2**31 is -inf+0j first, times alpha 1+0j gives a NaN imaginary part */
+    ct_tensor *c = NULL, *c16 = mk(CT_FLOAT16, SHAPE(1), VALS(-19));
+    OK(ct_tensor_to(c16, CT_COMPLEX32, NULL, true, CT_MEMFMT_CONTIGUOUS, &c));
+    ct_tensor_release(c16);
+    ct_tensor *cr = NULL;
+    OK(ct_add_scalar(c, ct_scalar_int(-2147483648LL), ct_scalar_int(1), &cr));
+    ct_tensor *re = NULL;
+    OK(ct_tensor_to(cr, CT_COMPLEX64, NULL, false, CT_MEMFMT_CONTIGUOUS, &re));
+    const float *cv = ct_tensor_data_ptr(re);
+    assert_true(isinf(cv[0]) && cv[0] < 0 && isnan(cv[1]));
+    ct_tensor_release(re);
+    ct_tensor_release(cr);
+    /* results round to the computation dtype before the out= cast */
+    ct_tensor *h300 = mk(CT_FLOAT16, SHAPE(1), VALS(300)), *o32 = NULL, *obf = NULL;
+    ct_tensor *h6 = mk(CT_FLOAT16, SHAPE(1), VALS(60000)), *h15 = mk(CT_FLOAT16, SHAPE(1), VALS(1.5));
+    OK(ct_tensor_empty(SHAPE(1), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &o32));
+    OK(ct_tensor_empty(SHAPE(1), CT_BFLOAT16, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &obf));
+    OK(ct_mul_out(h300, h300, o32));
+    EXPECT(o32, CT_FLOAT32, inf);
+    OK(ct_add_out(h6, h15, ct_scalar_int(1), o32));
+    EXPECT(o32, CT_FLOAT32, 60000);
+    OK(ct_mul_out(h300, h300, obf));
+    EXPECT(obf, CT_BFLOAT16, inf);
+    /* trunc / floor with a tensor divisor: 843 / 0.9990234375 = 843.82 is 844 in float16 */
+    ct_tensor *num = mk(CT_FLOAT16, SHAPE(2), VALS(843, -843));
+    ct_tensor *den = mk(CT_FLOAT16, SHAPE(2), VALS(0.9990234375, 0.9990234375));
+    OK(ct_div(num, den, CT_ROUNDING_TRUNC, &r));
+    EXPECT(r, CT_FLOAT16, 844, -844);
+    ct_tensor_release(r);
+    OK(ct_div(num, den, CT_ROUNDING_FLOOR, &r));
+    EXPECT(r, CT_FLOAT16, 843, -844);
+    ct_tensor_release(r);
+    /* a one-element divisor: newest PyTorch's float32 path, 843.82 -> 843 */
+    ct_tensor *den1 = mk(CT_FLOAT16, SHAPE(1), VALS(0.9990234375));
+    OK(ct_div(num, den1, CT_ROUNDING_TRUNC, &r));
+    EXPECT(r, CT_FLOAT16, 843, -843);
+    ct_tensor_release(r);
+    /* complex32 true division is not implemented, under div_true_kernel's dispatch name */
+    assert_status_msg(ct_div(c, c, CT_ROUNDING_NONE, &r), CT_ERR_NOT_IMPLEMENTED,
+                      "\"div_cpu\" not implemented for 'ComplexHalf'");
+    ct_tensor *all[] = {h, hi, w, i, h2, bf, bm, p1, bm2, f1, fx, c, h300, o32, obf, h6, h15,
+                        num, den, den1};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_sub_mul),
@@ -622,6 +733,7 @@ int main(void) {
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_oneflow),
         cmocka_unit_test(test_fast_path_matches),
+        cmocka_unit_test(test_reduced_precision_rounding),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_fault_injection),
     };
