@@ -131,7 +131,12 @@ static void warn_resized(const int64_t *old, int32_t old_ndim, const ct_iter *it
 
 /* Allocate or resize the output as §11.3 says, then lay out the loop. */
 static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
-    const ct_tensor *a = it->in[0], *b = it->in[1];
+    /* the inputs as the layout decisions see them (Note [Converted inputs], strides.c) */
+    ct_tensor views[2];
+    int64_t view_strides[2][CT_MAX_DIMS];
+    const ct_tensor *a = NULL, *b = NULL;
+    CT_TRY(ct_iter_decision_input(it, it->in[0], &views[0], view_strides[0], &a));
+    CT_TRY(ct_iter_decision_input(it, it->in[1], &views[1], view_strides[1], &b));
     const ct_tensor *given = (out != NULL && !will_resize) ? out : NULL;
     ct_iter_setup setup = CT_ITER_SETUP_NONE;
     /* fast setup needs every input at the broadcast shape (no 0-dim mixed with n-dim) */
@@ -140,7 +145,7 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
     int32_t perm[CT_MAX_DIMS];
     const int32_t *order = NULL;
     if (setup == CT_ITER_SETUP_NONE) {
-        ct_iter_permutation(it, given, perm);
+        ct_iter_permutation(it, given, a, b, perm);
         order = perm;
     }
     if (given != NULL) {
@@ -164,6 +169,13 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
             it->out = ct_tensor_retain(out);
             it->out_resized = true;
         }
+    }
+    if (order == NULL && (a != it->in[0] || b != it->in[1])) {
+        /* The fast setup was decided on a converted copy's strides, but the input is read in
+         * place with its own (an expanded int input, say), so one flat dim cannot cover it:
+         * lay the loop out in the output's order instead. */
+        ct_iter_permutation(it, it->out, a, b, perm);
+        order = perm;
     }
     it->dtype[0] = it->out->dtype;
     ct_iter_geometry(it, order);

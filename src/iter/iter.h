@@ -127,8 +127,22 @@ typedef enum ct_iter_setup {
 ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const ct_tensor *b);
 
 /* The general path's dimension order (§11.3b) over it->shape_user: perm[0] is the user dim
- * that moves fastest. `out` is the given output unless it is absent or to be resized. */
-void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, int32_t *perm);
+ * that moves fastest. `out` is the given output unless it is absent or to be resized; a and
+ * b are the inputs as the decision sees them (ct_iter_decision_input). */
+void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *a,
+                         const ct_tensor *b, int32_t *perm);
+
+/* How input t looks to the layout decisions (fast setup, permutation, dense strides).
+ * PyTorch's compute_types replaces every CPU input whose dtype differs from the common dtype
+ * by t.to(common) before deciding anything (Note [Converted inputs] in strides.c); ctensor
+ * reads t in place and converts in the kernel, so only the decisions see the copy's layout.
+ * Returns t itself when the copy would have t's strides (same dtype, 0-dim, not on the cpu,
+ * or t non-overlapping and dense: the common case costs one comparison); else fills *view
+ * (strides into `strides`, CT_MAX_DIMS entries) and returns view. The view is metadata only
+ * (no storage, no reference count): never pass it to anything that reads data. Errors:
+ * those of infer_dense_strides (none for valid tensors). */
+ct_status ct_iter_decision_input(const ct_iter *it, const ct_tensor *t, ct_tensor *view,
+                                 int64_t *strides, const ct_tensor **out);
 
 /* Strides (elements, user order) of a new or resized output of it->shape_user: `setup` from
  * ct_iter_fast_setup, `perm` from ct_iter_permutation (used with CT_ITER_SETUP_NONE). The

@@ -46,6 +46,40 @@ ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *sha
     return CT_OK;
 }
 
+/* ---- converted inputs ---------------------------------------------------------------------- */
+
+/* Note [Converted inputs]
+ * On the cpu, PyTorch's TensorIterator::compute_types swaps each input whose dtype is not the
+ * common dtype for `input.to(common)` BEFORE fast_set_up and reorder_dimensions. to() keeps
+ * the strides of a non-overlapping and dense input and gives any other one dense strides in
+ * its dim order (infer_dense_strides), so an expanded or sliced input of another dtype counts
+ * as a dense tensor there: tensor(1.).expand(2,2,2) + complex64 ones(2,2,2).permute(0,2,1)
+ * is contiguous (4,2,1) in torch, where the float32 operands alone would give (4,1,2).
+ * Element sizes change too, but every comparison of the sort stays within one operand, so
+ * only the strides matter. The meta device and other devices convert nothing, and outputs
+ * are left alone: an out= of another dtype is swapped for a contiguous temporary of the
+ * common dtype, but a given output keeps its strides whatever the loop order, and a resized
+ * one takes no part in the decisions, so the swap is not observable. */
+ct_status ct_iter_decision_input(const ct_iter *it, const ct_tensor *t, ct_tensor *view,
+                                 int64_t *strides, const ct_tensor **out) {
+    *out = t;
+    if (t->dtype == it->common_dtype || t->ndim == 0 || it->device.type != CT_DEVICE_CPU ||
+        (t->flags & CT_TF_NON_OVERLAPPING_DENSE))
+        return CT_OK;
+    CT_TRY(ct_tensor_impl_like_strides(t, CT_MEMFMT_PRESERVE, strides));
+    memset(view, 0, sizeof *view);
+    view->sizes = t->sizes;
+    view->strides = strides;
+    view->ndim = t->ndim;
+    view->numel = t->numel;
+    view->dtype = it->common_dtype;
+    view->device = t->device;
+    view->layout = t->layout;
+    view->flags = ct_memfmt_flags(t->sizes, strides, t->ndim);
+    *out = view;
+    return CT_OK;
+}
+
 /* ---- §11.3 (a): fast setup ---------------------------------------------------------------- */
 
 static bool same_strides(const ct_tensor *x, const ct_tensor *y) {
@@ -97,7 +131,8 @@ static int should_swap(const ct_iter *it, int64_t (*sb)[CT_MAX_DIMS], int nops, 
     return 0;
 }
 
-void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, int32_t *perm) {
+void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *a,
+                         const ct_tensor *b, int32_t *perm) {
     int32_t n = it->ndim_shape;
     for (int32_t i = 0; i < n; i++)
         perm[i] = n - 1 - i;
@@ -107,8 +142,8 @@ void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, int32_t *perm)
     int nops = 0;
     if (out != NULL)
         broadcast_strides(it, out, sb[nops++]);
-    broadcast_strides(it, it->in[0], sb[nops++]);
-    broadcast_strides(it, it->in[1], sb[nops++]);
+    broadcast_strides(it, a, sb[nops++]);
+    broadcast_strides(it, b, sb[nops++]);
     /* insertion sort that steps over undecided pairs instead of stopping at them */
     for (int32_t i = 1; i < n; i++) {
         int32_t d1 = i;

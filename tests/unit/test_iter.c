@@ -250,6 +250,116 @@ static void test_strides_zero_sizes(void **state) {
     ct_tensor_release(b);
 }
 
+
+/* Note [Converted inputs] (strides.c): on the cpu, an input of another dtype is decided on
+ * as its converted copy would be laid out (dense, in its own dim order); on meta as it is.
+ * Each expectation is torch 1.13's (cpu and meta). */
+static ct_tensor *expanded(ct_dtype dt, ct_device dev, const int64_t *from, int64_t nfrom,
+                           const int64_t *to, int64_t nto) {
+    ct_tensor *t = empty_on(dt, from, nfrom, dev), *e = NULL;
+    OK(ct_tensor_expand(t, to, nto, &e));
+    ct_tensor_release(t);
+    return e;
+}
+static ct_tensor *permuted(ct_dtype dt, ct_device dev, const int64_t *sizes, int64_t n,
+                           const int64_t *dims) {
+    ct_tensor *t = empty_on(dt, sizes, n, dev), *p = NULL;
+    OK(ct_tensor_permute(t, dims, n, &p));
+    ct_tensor_release(t);
+    return p;
+}
+static void check_strides_on(const ct_tensor *a, const ct_tensor *b, const int64_t *strides,
+                             int64_t n) {
+    ct_iter it;
+    OK(build(&it, &ADD, NULL, false, a, b));
+    assert_i64s(ct_tensor_strides(it.out), ct_tensor_dim(it.out), strides, n);
+    ct_iter_release(&it);
+}
+
+static void test_strides_converted_inputs(void **state) {
+    (void)state;
+    static const int64_t p021[] = {0, 2, 1}, p10[] = {1, 0};
+    static const int64_t dense[] = {4, 2, 1}, perm[] = {4, 1, 2}, row[] = {4, 1}, col[] = {1, 3};
+    const ct_device devs[] = {CPU, META};
+    for (int d = 0; d < 2; d++) {
+        bool cpu = d == 0;
+        /* tensor(1.).expand(2,2,2) + complex64 ones(2,2,2).permute(0,2,1): the float32
+         * input's copy is contiguous and decides first; the same dtypes leave it to b */
+        ct_tensor *e = expanded(CT_FLOAT32, devs[d], NULL, 0, SHAPE(2, 2, 2));
+        ct_tensor *pc = permuted(CT_COMPLEX64, devs[d], SHAPE(2, 2, 2), p021);
+        ct_tensor *pf = permuted(CT_FLOAT32, devs[d], SHAPE(2, 2, 2), p021);
+        check_strides_on(e, pc, cpu ? dense : perm, 3);
+        check_strides_on(e, pf, perm, 3);
+        /* int32 ones(3,1).expand(3,4) * float64 ones(4,3).t() */
+        ct_tensor *ei = expanded(CT_INT32, devs[d], SHAPE(3, 1), SHAPE(3, 4));
+        ct_tensor *t64 = permuted(CT_FLOAT64, devs[d], SHAPE(4, 3), p10);
+        check_strides_on(ei, t64, cpu ? row : col, 2);
+        ct_tensor *all[] = {e, pc, pf, ei, t64};
+        for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+            ct_tensor_release(all[k]);
+    }
+    /* a non-dense input's dense copy counts in the sort too: ones(3,6,4, bool)[0:2:2,
+     * 0:6:2, 1:3:2].permute(1,2,0) (sizes (3,1,1), strides (8,2,48)) + a zero-size
+     * channels_last int64 (0,3,1,0) (strides (0,1,0,3)): torch gives (0,1,3,3) */
+    ct_tensor *base = empty(CT_BOOL, SHAPE(3, 6, 4)), *s0 = NULL, *s1 = NULL, *s2 = NULL;
+    ct_tensor *v = NULL, *cl = NULL;
+    OK(ct_tensor_slice(base, 0, 0, 2, 2, &s0));
+    OK(ct_tensor_slice(s0, 1, 0, 6, 2, &s1));
+    OK(ct_tensor_slice(s1, 2, 1, 3, 2, &s2));
+    static const int64_t p120[] = {1, 2, 0}, vst[] = {8, 2, 48};
+    OK(ct_tensor_permute(s2, p120, 3, &v));
+    assert_i64s(ct_tensor_strides(v), 3, vst, 3);
+    OK(ct_tensor_empty(SHAPE(0, 3, 1, 0), CT_INT64, &CPU, CT_LAYOUT_STRIDED,
+                       CT_MEMFMT_CHANNELS_LAST, &cl));
+    static const int64_t want[] = {0, 1, 3, 3};
+    check_strides_on(v, cl, want, 4);
+    /* the decision may take the fast setup on the copy's strides, but the loop reads the
+     * input in place: float32 (4,) + int32 (1,) expanded to (4,) walks b with stride 0 */
+    ct_tensor *f4 = empty(CT_FLOAT32, SHAPE(4)), *i4 = expanded(CT_INT32, CPU, SHAPE(1), SHAPE(4));
+    ct_iter it;
+    OK(build(&it, &ADD, NULL, false, f4, i4));
+    static const int64_t one[] = {1};
+    assert_i64s(ct_tensor_strides(it.out), 1, one, 1);
+    assert_int_equal(it.ndim, 1);
+    assert_int_equal(it.strides[0][0], 4);
+    assert_int_equal(it.strides[1][0], 4);
+    assert_int_equal(it.strides[2][0], 0);
+    ct_iter_release(&it);
+    ct_tensor_release(f4);
+    ct_tensor_release(i4);
+    ct_tensor *rest[] = {base, s0, s1, s2, v, cl};
+    for (size_t k = 0; k < sizeof rest / sizeof rest[0]; k++)
+        ct_tensor_release(rest[k]);
+}
+
+/* Size-1 dims keep their own strides in the general path's sort (only broadcast dims count
+ * as 0), so t = ones(3,5,3)[1:2,1:4:3,0:3].permute(1,2,0) (sizes (1,3,1), strides (9,1,15))
+ * with a 0-dim operand sorts dim 2 (stride 15) after dim 0 (stride 9): (3,1,3), as torch's
+ * t + 1 and div(1, t). With an operand of t's shape the fast setup sees two contiguous
+ * tensors and gives plain contiguous strides (3,1,1), as torch's t + ones(1,3,1) and its
+ * unary ops (the Python binding lays `s / t` out as reciprocal's, see tensor_arith.c). */
+static void test_strides_size1_dims(void **state) {
+    (void)state;
+    ct_tensor *x = iota(SHAPE(3, 5, 3)), *s0 = NULL, *s1 = NULL, *s2 = NULL, *t = NULL;
+    OK(ct_tensor_slice(x, 0, 1, 2, 1, &s0));
+    OK(ct_tensor_slice(s0, 1, 1, 4, 3, &s1));
+    OK(ct_tensor_slice(s1, 2, 0, 3, 1, &s2));
+    static const int64_t p120[] = {1, 2, 0}, want_t[] = {9, 1, 15};
+    OK(ct_tensor_permute(s2, p120, 3, &t));
+    assert_i64s(ct_tensor_strides(t), 3, want_t, 3);
+    static const int64_t sz[] = {1, 3, 1}, general[] = {3, 1, 3}, fast[] = {3, 1, 1};
+    ct_tensor *one = wrapped(ct_scalar_int(1)), *z = zdim(CT_FLOAT32);
+    ct_tensor *o = empty(CT_FLOAT32, SHAPE(1, 3, 1));
+    CHECK_STRIDES(t, one, sz, general);
+    CHECK_STRIDES(one, t, sz, general);
+    CHECK_STRIDES(z, t, sz, general);
+    CHECK_STRIDES(t, o, sz, fast);
+    CHECK_STRIDES(t, t, sz, fast);
+    ct_tensor *all[] = {x, s0, s1, s2, t, one, z, o};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+}
+
 /* ---- overlap ---- */
 
 static void test_overlap(void **state) {
@@ -960,6 +1070,8 @@ int main(void) {
         cmocka_unit_test(test_broadcast_shapes),
         cmocka_unit_test(test_strides_table),
         cmocka_unit_test(test_strides_zero_sizes),
+        cmocka_unit_test(test_strides_converted_inputs),
+        cmocka_unit_test(test_strides_size1_dims),
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_inplace_shape),
         cmocka_unit_test(test_out_resize),
