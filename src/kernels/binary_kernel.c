@@ -64,23 +64,6 @@ static const ct_binary_loop_table *loop_table_at(int level) {
     }
 }
 
-/* The dtype layer's conversion loops at the active level (the same choice convert.c
- * makes for ct_convert). */
-static const ct_convert_loop_table *convert_table(void) {
-    switch (ct_cpu_isa_active()) {
-#if defined(CT_HAVE_ISA_AVX512)
-    case CT_ISA_AVX512:
-        return &ct_convert_loops_avx512;
-#endif
-#if defined(CT_HAVE_ISA_AVX2)
-    case CT_ISA_AVX2:
-        return &ct_convert_loops_avx2;
-#endif
-    default:
-        return &ct_convert_loops_baseline;
-    }
-}
-
 static ct_binary_math_loop table_entry(const ct_binary_loop_table *t, ct_binop op, ct_dtype math) {
     if (t == NULL || (int)op < 0 || (int)op >= CT_NUM_BINOPS || (int)math < 0 ||
         (int)math >= CT_NUM_DTYPES)
@@ -233,7 +216,7 @@ ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char 
     if (compute == CT_COMPLEX32 && op == CT_BINOP_ADD)
         loop = loop_add_c32;
 
-    const ct_convert_loop_table *cvt = convert_table();
+    const ct_convert_loop_table *cvt = ct_convert_active_loops();
     /* Each operand's route (NULL entries: no conversion needed). A computation dtype that is
      * not its math dtype (float16, bfloat16, complex32) is a rounding step of its own: other
      * dtypes pass through it on the way in and the result on the way out. */
