@@ -19,6 +19,7 @@ import pytest
 import ctensor
 import torch
 from test_tensor_common import outcome, same
+from leak_util import run_ignoring_errors
 
 def same_close(fn):
     """same(), but values within a few ulps: complex division rounds differently in torch's
@@ -674,16 +675,6 @@ LEAK_CALLS = [
 ]
 
 
-def _run(fn, n):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(n):
-            try:
-                fn()
-            except Exception:  # noqa: BLE001,S110 - error paths are exercised on purpose
-                pass
-
-
 def _state():
     objs = [ctensor.Tensor, ctensor.float32, ctensor.int32, ctensor.int64, ctensor.float64,
             float, int, str, type(None), np.float32, np.int64]
@@ -693,13 +684,13 @@ def _state():
 
 @pytest.mark.parametrize("name,fn", LEAK_CALLS, ids=[c[0] for c in LEAK_CALLS])
 def test_no_leaks(name, fn):
-    _run(fn, 50)
+    run_ignoring_errors(fn, 50)
     gc.collect()
     before = _state()
     tracemalloc.start()
-    _run(fn, 50)
+    run_ignoring_errors(fn, 50)
     first = tracemalloc.get_traced_memory()[0]
-    _run(fn, 500)
+    run_ignoring_errors(fn, 500)
     second = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     gc.collect()

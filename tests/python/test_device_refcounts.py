@@ -13,6 +13,7 @@ import pytest
 import ctensor
 import ctensor.accelerator as acc
 from ctensor import _testing
+from leak_util import run_ignoring_errors
 
 D = ctensor.device
 CPU1 = D("cpu", 1)
@@ -87,26 +88,18 @@ CALLS = [
 ]
 
 
-def run(fn, n):
-    for _ in range(n):
-        try:
-            fn()
-        except Exception:  # noqa: BLE001,S110 - error paths are exercised on purpose
-            pass
-
-
 def refcounts():
     objs = [ctensor.device, CPU1, KEY, NAME, acc, ctensor.utils, _testing, int, str]
     return [sys.getrefcount(o) for o in objs]
 
 
 def check_no_leak(name, fn):
-    run(fn, 200)  # warm up caches (interned strings, exception machinery)
+    run_ignoring_errors(fn, 200)  # warm up caches (interned strings, exception machinery)
     before = refcounts()
     tracemalloc.start()
-    run(fn, 100)
+    run_ignoring_errors(fn, 100)
     first = tracemalloc.get_traced_memory()[0]
-    run(fn, 2000)
+    run_ignoring_errors(fn, 2000)
     second = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert refcounts() == before, name

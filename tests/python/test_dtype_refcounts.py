@@ -10,6 +10,7 @@ import tracemalloc
 import pytest
 
 import ctensor
+from leak_util import run_ignoring_errors
 
 F32, I8 = ctensor.float32, ctensor.int8
 KEY = "type1"
@@ -48,14 +49,6 @@ CALLS = [
 ]
 
 
-def run(fn, n):
-    for _ in range(n):
-        try:
-            fn()
-        except Exception:  # noqa: BLE001,S110 - error paths are exercised on purpose
-            pass
-
-
 def refcounts():
     objs = [ctensor.__dict__[n] for n in dir(ctensor) if isinstance(getattr(ctensor, n),
                                                                       ctensor.dtype)]
@@ -65,12 +58,12 @@ def refcounts():
 
 @pytest.mark.parametrize("name,fn", CALLS, ids=[c[0] for c in CALLS])
 def test_no_leaks(name, fn):
-    run(fn, 200)  # warm up caches (interned strings, exception machinery)
+    run_ignoring_errors(fn, 200)  # warm up caches (interned strings, exception machinery)
     before = refcounts()
     tracemalloc.start()
-    run(fn, 100)
+    run_ignoring_errors(fn, 100)
     first = tracemalloc.get_traced_memory()[0]
-    run(fn, 2000)
+    run_ignoring_errors(fn, 2000)
     second = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert refcounts() == before

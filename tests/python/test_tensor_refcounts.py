@@ -8,12 +8,12 @@ the module installs) and the memory tracemalloc sees must all be back where they
 import gc
 import sys
 import tracemalloc
-import warnings
 
 import numpy as np
 import pytest
 
 import ctensor
+from leak_util import run_ignoring_errors
 
 F32, I8 = ctensor.float32, ctensor.int8
 BASE = ctensor.arange(24.0).reshape(2, 3, 4)
@@ -119,16 +119,6 @@ CALLS = [
 ]
 
 
-def run(fn, n):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(n):
-            try:
-                fn()
-            except Exception:  # noqa: BLE001,S110 - error paths are exercised on purpose
-                pass
-
-
 def state():
     objs = [getattr(ctensor, n) for n in dir(ctensor)
             if isinstance(getattr(ctensor, n), (ctensor.dtype, ctensor.layout,
@@ -141,13 +131,13 @@ def state():
 
 @pytest.mark.parametrize("name,fn", CALLS, ids=[c[0] for c in CALLS])
 def test_no_leaks(name, fn):
-    run(fn, 50)  # warm up caches (interned strings, exception machinery, NumPy)
+    run_ignoring_errors(fn, 50)  # warm up caches (interned strings, exception machinery, NumPy)
     gc.collect()
     before = state()
     tracemalloc.start()
-    run(fn, 50)
+    run_ignoring_errors(fn, 50)
     first = tracemalloc.get_traced_memory()[0]
-    run(fn, 500)
+    run_ignoring_errors(fn, 500)
     second = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert state() == before, name

@@ -13,6 +13,7 @@
 #include "tensor_test_util.h"
 
 #include "fault_loop.h"
+#include "warning_capture.h"
 
 static const ct_device CUDA0 = {CT_DEVICE_CUDA, 0};
 static const ct_device CUDA1 = {CT_DEVICE_CUDA, 1};
@@ -428,13 +429,6 @@ static void test_overlap(void **state) {
 
 /* ---- output shapes: in-place cannot grow, out= is resized ---- */
 
-static int nwarnings;
-static char last_warning[1024];
-static void on_warning(void *ctx, const char *msg) {
-    (void)ctx;
-    nwarnings++;
-    snprintf(last_warning, sizeof last_warning, "%s", msg);
-}
 
 static void test_inplace_shape(void **state) {
     (void)state;

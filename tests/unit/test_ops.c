@@ -13,6 +13,7 @@
 #include "tensor_test_util.h"
 
 #include "fault_loop.h"
+#include "warning_capture.h"
 
 static const ct_device CUDA0 = {CT_DEVICE_CUDA, 0};
 
@@ -326,13 +327,6 @@ static void test_bool_and_dtype_errors(void **state) {
 
 /* ---- out= and in-place ---- */
 
-static int nwarnings;
-static char last_warning[1024];
-static void on_warning(void *ctx, const char *msg) {
-    (void)ctx;
-    nwarnings++;
-    snprintf(last_warning, sizeof last_warning, "%s", msg);
-}
 
 static void test_out_and_inplace(void **state) {
     (void)state;
