@@ -105,6 +105,11 @@ typedef struct ct_binary_kernel {
      * (results round to the computation dtype before an out= cast). NULL: not needed. */
     void *cvt_a, *cvt_b, *cvt_out;
     void *pre_a, *pre_b, *post_out;
+    /* float16 / bfloat16 add, sub and mul with all operands in that dtype: a loop that
+     * converts in registers instead of through the chunk buffers (a ct_binary_fused_loop of
+     * binary_elem_impl.h, active ISA; NULL: none). Same bytes as the chunked path; used
+     * for contiguous outputs with contiguous or broadcast inputs. */
+    void *fused;
 } ct_binary_kernel;
 
 /* ct_binary_kernel_init_ex flags. */
@@ -149,7 +154,8 @@ ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *na
                                 ct_dtype b_dtype, ct_scalar alpha);
 
 /* Run a prepared kernel on n elements (out, a, b at byte strides so, sa, sb; n == 0 reads
- * nothing). Converts operands chunk by chunk when needed (2 KiB stack buffers). Long
+ * nothing). Converts operands chunk by chunk when needed (2 KiB stack buffers), or in
+ * registers with the fused loop when the kernel has one and the strides allow it. Long
  * contiguous outputs (4 MiB and more per call, not aliasing an input) are written with
  * streaming stores. Returns CT_KERNEL_OK or a kernel error code. Thread-safe (the kernel is
  * read only; it uses the conversion loops of the ISA level active at init). */

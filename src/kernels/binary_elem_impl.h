@@ -240,4 +240,24 @@ extern const ct_binary_loop_table ct_binary_loops_baseline;
 extern const ct_binary_loop_table ct_binary_loops_avx2;
 extern const ct_binary_loop_table ct_binary_loops_avx512;
 
+/* Fused float16 / bfloat16 loops (binary_loops.c, AVX2 and AVX-512 levels; the baseline
+ * table is empty): out = a op b with all three operands in the 16-bit dtype, widened to
+ * float32 in registers, computed there and rounded once, bit for bit what the chunked path
+ * of ct_binary_kernel_run gives (the dtype layer's conversions and the float32 math loop).
+ * out is contiguous; a and b are contiguous or, when a_bcast / b_bcast, one element read
+ * once. alpha (float32) is used by the ADD_ALPHA entry only. The loop does the longest
+ * prefix that is a whole number of its vectors (at most 32 elements) and returns its
+ * length; the caller finishes the rest through the chunked path. With `stream` the stores
+ * are streaming (out must then be 64-byte aligned), fenced before returning. */
+typedef int64_t (*ct_binary_fused_loop)(uint16_t *out, const uint16_t *a, const uint16_t *b,
+                                        bool a_bcast, bool b_bcast, int64_t n, float alpha,
+                                        bool stream);
+enum { CT_FUSED_ADD = 0, CT_FUSED_ADD_ALPHA = 1, CT_FUSED_MUL = 2, CT_NUM_FUSED = 3 };
+enum { CT_FUSED_F16 = 0, CT_FUSED_BF16 = 1 };
+typedef ct_binary_fused_loop ct_binary_fused_table[CT_NUM_FUSED][2];
+
+extern const ct_binary_fused_table ct_binary_fused_baseline;
+extern const ct_binary_fused_table ct_binary_fused_avx2;
+extern const ct_binary_fused_table ct_binary_fused_avx512;
+
 #endif /* CT_KERNELS_BINARY_ELEM_IMPL_H */

@@ -64,6 +64,23 @@ static const ct_binary_loop_table *loop_table_at(int level) {
     }
 }
 
+static const ct_binary_fused_table *fused_table_at(int level) {
+    switch (level) {
+    case CT_ISA_BASELINE:
+        return &ct_binary_fused_baseline;
+#if defined(CT_HAVE_ISA_AVX2)
+    case CT_ISA_AVX2:
+        return &ct_binary_fused_avx2;
+#endif
+#if defined(CT_HAVE_ISA_AVX512)
+    case CT_ISA_AVX512:
+        return &ct_binary_fused_avx512;
+#endif
+    default:
+        return NULL;
+    }
+}
+
 static ct_binary_math_loop table_entry(const ct_binary_loop_table *t, ct_binop op, ct_dtype math) {
     if (t == NULL || (int)op < 0 || (int)op >= CT_NUM_BINOPS || (int)math < 0 ||
         (int)math >= CT_NUM_DTYPES)
@@ -273,6 +290,20 @@ ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char 
     k->pre_a = (void *)pre_a;
     k->pre_b = (void *)pre_b;
     k->post_out = (void *)post_out;
+    /* The fused loops replace exactly the chunked route f16/bf16 -> float32 math loop ->
+     * f16/bf16 with no rounding steps in between: every operand in the computation dtype
+     * (no pre/post conversions), add (alpha applied as fma in float32 by both) or mul,
+     * which keep the float32 math loop above. Flags are left to the chunked path: with all
+     * operands in the dtype CT_BINARY_B_IS_SCALAR changes nothing today, but it is a rule
+     * of its own and may grow. */
+    const ct_binary_fused_table *ft = fused_table_at((int)ct_cpu_isa_active());
+    if (ft != NULL && flags == 0 && reduced_float && out_dtype == compute && a_dtype == compute &&
+        b_dtype == compute && (op == CT_BINOP_ADD || op == CT_BINOP_MUL)) {
+        int which = op == CT_BINOP_MUL ? CT_FUSED_MUL
+                    : k->has_alpha     ? CT_FUSED_ADD_ALPHA
+                                       : CT_FUSED_ADD;
+        k->fused = (void *)(*ft)[which][compute == CT_FLOAT16 ? CT_FUSED_F16 : CT_FUSED_BF16];
+    }
     return CT_OK;
 fail:
     if (k != NULL)
@@ -332,8 +363,8 @@ static void stream_copy(char *dst, const char *src, size_t bytes) {
 #define CT_KHAVE_STREAM 1
 #endif
 
-int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
-                         int64_t so, int64_t sa, int64_t sb, int64_t n) {
+static int run_chunked(const ct_binary_kernel *k, char *out, const char *a, const char *b,
+                       int64_t so, int64_t sa, int64_t sb, int64_t n) {
     const ct_kernel_value *alpha = k->has_alpha ? &k->alpha : NULL;
     ct_binary_math_loop loop = k->loop;
     if (k->cvt_a == NULL && k->cvt_b == NULL && k->cvt_out == NULL)
@@ -407,4 +438,33 @@ int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, co
         _mm_sfence(); /* order the streaming stores before whatever follows */
 #endif
     return err;
+}
+
+/* The fused loop on the longest whole-vector stretch, the chunked path on the few elements
+ * before it (aligning a streamed output) and after it. */
+static int run_fused(const ct_binary_kernel *k, char *out, const char *a, const char *b, int64_t sa,
+                     int64_t sb, int64_t n) {
+    ct_binary_fused_loop fused = (ct_binary_fused_loop)k->fused;
+    bool stream = n * 2 >= CT_KSTREAM_MIN_BYTES && out != a && out != b;
+    int64_t head = stream ? (int64_t)(((64 - ((uintptr_t)out & 63)) & 63) / 2) : 0;
+    int err = run_chunked(k, out, a, b, 2, sa, sb, head);
+    if (err != CT_KERNEL_OK)
+        return err;
+    out += head * 2;
+    a += head * sa;
+    b += head * sb;
+    n -= head;
+    int64_t done = fused((uint16_t *)(void *)out, (const uint16_t *)(const void *)a,
+                         (const uint16_t *)(const void *)b, sa == 0, sb == 0, n,
+                         k->has_alpha ? k->alpha.f32 : 1.0f, stream);
+    return run_chunked(k, out + done * 2, a + done * sa, b + done * sb, 2, sa, sb, n - done);
+}
+
+int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
+                         int64_t so, int64_t sa, int64_t sb, int64_t n) {
+    /* 16-bit elements: every pointer 2-byte aligned (the chunked path copes with any) */
+    if (k->fused != NULL && so == 2 && (sa == 2 || sa == 0) && (sb == 2 || sb == 0) &&
+        (((uintptr_t)out | (uintptr_t)a | (uintptr_t)b) & 1) == 0)
+        return run_fused(k, out, a, b, sa, sb, n);
+    return run_chunked(k, out, a, b, so, sa, sb, n);
 }

@@ -278,6 +278,133 @@ CT_FLOAT_LOOPS(f64, double, vf64, f64)
 CT_COMPLEX_LOOPS(c64, ct_complex64, f32)
 CT_COMPLEX_LOOPS(c128, ct_complex128, f64)
 
+/* ---- fused float16 / bfloat16 loops (binary_elem_impl.h) ---------------------------------
+ * The chunked path converts a chunk of each input to float32 in a stack buffer, runs the
+ * float32 loop and converts the results back, with the dtype layer's conversion loops. Here
+ * the same three steps happen in registers, with the same instructions lane by lane:
+ * vcvtph2ps (exact, quietens NaNs as the dtype layer does) or a 16-bit left shift (bfloat16
+ * widening is exact); vaddps / vmulps / vfmadd (add with alpha is fma(alpha, b, a)); and
+ * vcvtps2ph in round-to-nearest-even with NaNs made the canonical 0x7E00 | sign, or
+ * bfloat16's integer round-to-nearest-even with NaN -> 0xFFFF (Note [bfloat16 NaN]),
+ * exactly the dtype layer's float32 -> float16 / bfloat16 loops (dtype/convert/loops.c). */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__F16C__)
+#define CT_HAVE_FUSED 1
+#define CT_HL 16 /* float32 lanes per vector */
+typedef __m512 ct_hv;
+typedef __m256i ct_hh; /* CT_HL 16-bit values */
+#define CT_H_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define CT_H_SPLAT(h) _mm256_set1_epi16((short)(h))
+#define CT_V_SET1(x) _mm512_set1_ps(x)
+#define CT_V_ADD(x, y) _mm512_add_ps(x, y)
+#define CT_V_MUL(x, y) _mm512_mul_ps(x, y)
+#define CT_V_FMA(al, y, x) _mm512_fmadd_ps(al, y, x)
+CT_KINLINE ct_hv widen_f16(ct_hh h) { return _mm512_cvtph_ps(h); }
+CT_KINLINE ct_hv widen_bf16(ct_hh h) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+CT_KINLINE ct_hh narrow_f16(ct_hv v) {
+    ct_hh h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    /* vcvtps2ph keeps NaN payload bits; only NaN lanes give NaN, so test the float32 */
+    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    return _mm256_mask_blend_epi16(nan, h, _mm256_and_si256(h, _mm256_set1_epi16((short)0xFE00)));
+}
+CT_KINLINE ct_hh narrow_bf16(ct_hv v) {
+    __m512i b = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7FFF)), lsb);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(-1));
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)); /* values <= 0xFFFF: exact */
+}
+/* two results (2 * CT_HL values) at p */
+CT_KINLINE void store2(uint16_t *p, ct_hh r0, ct_hh r1, bool stream) {
+    __m512i r = _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
+    if (stream)
+        _mm512_stream_si512((void *)p, r);
+    else
+        _mm512_storeu_si512((void *)p, r);
+}
+#elif defined(__AVX2__) && defined(__F16C__) && defined(__FMA__)
+#define CT_HAVE_FUSED 1
+#define CT_HL 8
+typedef __m256 ct_hv;
+typedef __m128i ct_hh;
+#define CT_H_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define CT_H_SPLAT(h) _mm_set1_epi16((short)(h))
+#define CT_V_SET1(x) _mm256_set1_ps(x)
+#define CT_V_ADD(x, y) _mm256_add_ps(x, y)
+#define CT_V_MUL(x, y) _mm256_mul_ps(x, y)
+#define CT_V_FMA(al, y, x) _mm256_fmadd_ps(al, y, x)
+CT_KINLINE ct_hv widen_f16(ct_hh h) { return _mm256_cvtph_ps(h); }
+CT_KINLINE ct_hv widen_bf16(ct_hh h) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+CT_KINLINE ct_hh narrow_f16(ct_hv v) {
+    ct_hh h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    /* canonical NaN: clear the payload bits below the quiet bit of NaN lanes */
+    __m128i mag = _mm_and_si128(h, _mm_set1_epi16(0x7FFF));
+    __m128i nan = _mm_cmpgt_epi16(mag, _mm_set1_epi16(0x7C00));
+    return _mm_andnot_si128(_mm_and_si128(nan, _mm_set1_epi16(0x01FF)), h);
+}
+CT_KINLINE ct_hh narrow_bf16(ct_hv v) {
+    __m256i b = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), lsb);
+    r = _mm256_srli_epi32(r, 16);
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    r = _mm256_or_si256(r, _mm256_srli_epi32(nan, 16));
+    /* lanes are <= 0xFFFF, so the unsigned-saturating pack is exact */
+    return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+}
+CT_KINLINE void store2(uint16_t *p, ct_hh r0, ct_hh r1, bool stream) {
+    __m256i r = _mm256_inserti128_si256(_mm256_castsi128_si256(r0), r1, 1);
+    if (stream)
+        _mm256_stream_si256((__m256i *)(void *)p, r);
+    else
+        _mm256_storeu_si256((__m256i *)(void *)p, r);
+}
+#endif
+
+#if defined(CT_HAVE_FUSED)
+#define CT_FOP_ADD(x, y) CT_V_ADD(x, y)
+#define CT_FOP_ADDA(x, y) CT_V_FMA(val, y, x)
+#define CT_FOP_MUL(x, y) CT_V_MUL(x, y)
+/* A broadcast input is widened once into a splat vector; two vectors per step. */
+#define CT_FUSED_LOOP(NAME, S, FOP)                                                                \
+    static int64_t NAME(uint16_t *out, const uint16_t *a, const uint16_t *b, bool a_bcast,         \
+                        bool b_bcast, int64_t n, float alpha, bool stream) {                       \
+        const ct_hv val = CT_V_SET1(alpha);                                                        \
+        (void)val;                                                                                 \
+        if (n < 2 * CT_HL)                                                                         \
+            return 0; /* nothing to read: a broadcast input may not even exist */                  \
+        const ct_hv va = widen_##S(CT_H_SPLAT(a[0])), vb = widen_##S(CT_H_SPLAT(b[0]));            \
+        int64_t i = 0;                                                                             \
+        for (; i + 2 * CT_HL <= n; i += 2 * CT_HL) {                                               \
+            ct_hv x0 = a_bcast ? va : widen_##S(CT_H_LOAD(a + i));                                 \
+            ct_hv x1 = a_bcast ? va : widen_##S(CT_H_LOAD(a + i + CT_HL));                         \
+            ct_hv y0 = b_bcast ? vb : widen_##S(CT_H_LOAD(b + i));                                 \
+            ct_hv y1 = b_bcast ? vb : widen_##S(CT_H_LOAD(b + i + CT_HL));                         \
+            store2(out + i, narrow_##S(FOP(x0, y0)), narrow_##S(FOP(x1, y1)), stream);             \
+        }                                                                                          \
+        if (stream)                                                                                \
+            _mm_sfence(); /* order the streaming stores before whatever follows */                 \
+        return i;                                                                                  \
+    }
+CT_FUSED_LOOP(fused_add1_f16, f16, CT_FOP_ADD)
+CT_FUSED_LOOP(fused_adda_f16, f16, CT_FOP_ADDA)
+CT_FUSED_LOOP(fused_mul_f16, f16, CT_FOP_MUL)
+CT_FUSED_LOOP(fused_add1_bf16, bf16, CT_FOP_ADD)
+CT_FUSED_LOOP(fused_adda_bf16, bf16, CT_FOP_ADDA)
+CT_FUSED_LOOP(fused_mul_bf16, bf16, CT_FOP_MUL)
+const ct_binary_fused_table CT_CAT(ct_binary_fused, CT_ISA_SUFFIX) = {
+    [CT_FUSED_ADD] = {[CT_FUSED_F16] = fused_add1_f16, [CT_FUSED_BF16] = fused_add1_bf16},
+    [CT_FUSED_ADD_ALPHA] = {[CT_FUSED_F16] = fused_adda_f16, [CT_FUSED_BF16] = fused_adda_bf16},
+    [CT_FUSED_MUL] = {[CT_FUSED_F16] = fused_mul_f16, [CT_FUSED_BF16] = fused_mul_bf16},
+};
+#else
+/* no F16C at this level: the chunked path only */
+const ct_binary_fused_table CT_CAT(ct_binary_fused, CT_ISA_SUFFIX) = {{NULL, NULL}};
+#endif
+
 /* ---- the table ------------------------------------------------------------------------------ */
 #define CT_FAST_ENTRIES(E, S, T, K, F) CT_KENTRIES_##K(fast, E, S)
 const ct_binary_loop_table CT_CAT(ct_binary_loops,
