@@ -413,6 +413,10 @@ extern PyMethodDef ctp_arith_functions[];
 /** Tensor methods add, add_, sub, sub_, subtract(_), mul(_), multiply(_), div(_), divide(_),
  *  true_divide(_), merged into the type by tensor_object.c. */
 extern PyMethodDef ctp_tensor_arith_methods[];
+/* Add methods defined by a later part of the module (dlpack.c, sparse.c) to the ready Tensor
+ * type, skipping names the type already has. `defs` must live as long as the process.
+ * 0, or -1 with an exception. */
+int ctp_tensor_add_methods(PyMethodDef *defs);
 
 /** Set the operator slots (+ - * / // and their in-place forms) of the Tensor type's number
  *  table; before PyType_Ready. */

@@ -408,22 +408,7 @@ static PyMethodDef dlpack_module_functions[] = {
 int ctp_dlpack_init(PyObject *module) {
     if (PyModule_AddFunctions(module, dlpack_module_functions) < 0)
         return -1;
-    PyObject *dict = ctp_tensor_type.tp_dict;
-    if (dict == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "ctensor: the Tensor type is not ready");
+    if (ctp_tensor_add_methods(dlpack_tensor_methods) < 0)
         return -1;
-    }
-    for (PyMethodDef *def = dlpack_tensor_methods; def->ml_name != NULL; def++) {
-        if (PyDict_GetItemString(dict, def->ml_name) != NULL)
-            continue; /* the Tensor type lists it itself */
-        PyObject *descr = PyDescr_NewMethod(&ctp_tensor_type, def);
-        if (descr == NULL)
-            return -1;
-        int rc = PyDict_SetItemString(dict, def->ml_name, descr);
-        Py_DECREF(descr);
-        if (rc < 0)
-            return -1;
-    }
-    PyType_Modified(&ctp_tensor_type);
     return 0;
 }

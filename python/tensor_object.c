@@ -458,6 +458,27 @@ static PyGetSetDef *merge_getset(void) {
     return all;
 }
 
+int ctp_tensor_add_methods(PyMethodDef *defs) {
+    PyObject *dict = ctp_tensor_type.tp_dict;
+    if (dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ctensor: the Tensor type is not ready");
+        return -1;
+    }
+    for (PyMethodDef *def = defs; def->ml_name != NULL; def++) {
+        if (PyDict_GetItemString(dict, def->ml_name) != NULL)
+            continue; /* the Tensor type lists it itself */
+        PyObject *descr = PyDescr_NewMethod(&ctp_tensor_type, def);
+        if (descr == NULL)
+            return -1;
+        int rc = PyDict_SetItemString(dict, def->ml_name, descr);
+        Py_DECREF(descr);
+        if (rc < 0)
+            return -1;
+    }
+    PyType_Modified(&ctp_tensor_type);
+    return 0;
+}
+
 int ctp_tensor_init(PyObject *module) {
     if (install_counting_allocator() < 0 || PyModule_AddFunctions(module, debug_functions) < 0)
         return -1;

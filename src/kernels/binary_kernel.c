@@ -28,19 +28,9 @@ ct_dtype ct_binary_math_dtype(ct_dtype dtype) {
         return CT_FLOAT32;
     case CT_COMPLEX32:
         return CT_COMPLEX64;
-    case CT_BOOL:
-    case CT_UINT8:
-    case CT_INT8:
-    case CT_UINT16:
-    case CT_INT16:
-    case CT_UINT32:
-    case CT_INT32:
-    case CT_UINT64:
-    case CT_INT64:
-    case CT_FLOAT32:
-    case CT_FLOAT64:
-    case CT_COMPLEX64:
-    case CT_COMPLEX128:
+#define MATH_CASE(E, ...) case CT_##E:
+        CT_KMATH_ROWS(MATH_CASE) /* the math dtypes compute in themselves */
+#undef MATH_CASE
         return dtype;
     default: /* float8 family, float4_e2m1fn_x2, invalid values */
         return CT_DTYPE_UNDEFINED;

@@ -13,27 +13,13 @@
 #include "tensor_test_util.h"
 
 #include "fault_loop.h"
+#include "emulated_cuda.h"
 #include "warning_capture.h"
 
-static const ct_device CUDA0 = {CT_DEVICE_CUDA, 0};
 static const ct_device CUDA1 = {CT_DEVICE_CUDA, 1};
 
 static const ct_iter_config ADD = {"add", true, false, true, true, true};
 static const ct_iter_config DIV = {"div", true, true, true, true, true};
-
-static int setup(void **state) {
-    (void)state;
-    return ct_backend_register_host_emulated(CT_DEVICE_CUDA, 2) == CT_OK ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    if (ct_backend_unregister(CT_DEVICE_CUDA) != CT_OK) {
-        fprintf(stderr, "%s\n", ct_last_error()); /* cuda memory still live: a leak */
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- helpers ---- */
 
@@ -1081,5 +1067,5 @@ int main(void) {
         cmocka_unit_test(test_run_stops),
         cmocka_unit_test(test_fault_injection),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, emulated_cuda_setup, emulated_cuda_teardown);
 }

@@ -13,23 +13,9 @@
 #include "tensor_test_util.h"
 
 #include "fault_loop.h"
+#include "emulated_cuda.h"
 #include "warning_capture.h"
 
-static const ct_device CUDA0 = {CT_DEVICE_CUDA, 0};
-
-static int setup(void **state) {
-    (void)state;
-    return ct_backend_register_host_emulated(CT_DEVICE_CUDA, 2) == CT_OK ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    if (ct_backend_unregister(CT_DEVICE_CUDA) != CT_OK) {
-        fprintf(stderr, "%s\n", ct_last_error());
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- helpers ---- */
 
@@ -731,5 +717,5 @@ int main(void) {
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_fault_injection),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, emulated_cuda_setup, emulated_cuda_teardown);
 }
