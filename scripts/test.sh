@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, then build and run every test:
-#  1. the C unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/);
+#  1. the C unit tests, and the C tests of global tensors under mpirun with 1-4 ranks, under
+#     AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/);
 #  2. everything (C unit tests, header checks, install check, Python tests against
-#     PyTorch 1.13) in the normal build (build/).
+#     PyTorch 1.13, the global-tensor tests in C and Python under mpirun with 1-4 ranks,
+#     each launch under `timeout`) in the normal build (build/).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 "$root/scripts/deps.sh"
 
-echo "== sanitizer build (address, undefined): C unit tests"
+echo "== sanitizer build (address, undefined): C unit tests and C global-tensor tests"
 BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DCT_SANITIZE=address,undefined,float-cast-overflow \
     -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF >/dev/null
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j "$jobs" -L unit)
+    ctest --output-on-failure -j "$jobs" -L "unit|dist")
 
 echo "== release build: all tests"
 "$root/scripts/build.sh" >/dev/null

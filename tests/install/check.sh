@@ -18,4 +18,13 @@ private="$(pkg-config --static --libs ctensor | tr ' ' '\n' | grep -v -e '^-lcte
 cc -std=c11 $(pkg-config --cflags ctensor) "$src/consumer/main.c" -o "$tmp/pc_static" \
     "$(pkg-config --variable=libdir ctensor)/libctensor.a" $private
 "$tmp/pc_static"
+# the optional libctensor_dist: CMake package component "dist" and pkg-config ctensor-dist
+# (one rank without mpirun)
+if [ -x "$tmp/consumer/consumer_dist" ]; then
+    LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/consumer/consumer_dist"
+    "$tmp/consumer/consumer_dist_static"
+    cc -std=c11 $(pkg-config --cflags ctensor-dist) "$src/consumer/main_dist.c" -o "$tmp/pc_dist" \
+        $(pkg-config --libs ctensor-dist)
+    LD_LIBRARY_PATH="$(pkg-config --variable=libdir ctensor)" "$tmp/pc_dist"
+fi
 echo "install check passed"

@@ -1,0 +1,201 @@
+/* ctensor: global tensors (OneFlow's to_global / to_local / boxing), part of libctensor_dist.
+ *
+ * A global tensor has a logical shape, a dtype, a placement and an nd-sbp (one ct_sbp per
+ * hierarchy axis of the placement). Each rank of the placement holds a local component, a
+ * plain ct_tensor whose shape follows from the logical shape (oneflow-global.md §4.2):
+ * for hierarchy axes k = 0, 1, ... in order, split(d) replaces the current size of dim d
+ * by this rank's balanced part of h[k] parts (lower coordinates get the extra element);
+ * broadcast and partial_sum keep it. The logical value is recovered by concatenating along
+ * split axes, summing along partial_sum axes, and taking any replica of broadcast axes.
+ * A split of a dim smaller than its number of parts leaves empty components on the last
+ * ranks (OneFlow refuses such shapes in eager mode; ctensor allows them). A rank outside
+ * the placement has the same metadata and a local component with every size 0 (a 0-dim
+ * logical tensor: a 0-dim zero).
+ *
+ * Every function here is COLLECTIVE over all ranks of MPI_COMM_WORLD (SPMD, dist.h): every
+ * rank calls it, in the same order, with the same placement and sbp arguments. Arguments
+ * that disagree between ranks (placement, sbp, dtype, shapes that cannot form one logical
+ * tensor, or different operations) are detected by one small collective at the start and
+ * make every rank return the same CT_ERR_RUNTIME, e.g. "global operation arguments differ
+ * across ranks: rank 0 called to_global(...), rank 1 called to_global(...)".
+ *
+ * Objects: ct_global is immutable metadata plus its local component, reference counted;
+ * functions returning one through an out-parameter give a NEW reference (possibly to an
+ * input itself, see ct_global_to_global). Local components live on the placement's local
+ * device (ct_placement_local_device); data moves through MPI on host memory, so the device's
+ * backend must be host accessible (cpu, or a backend with CT_BACKEND_HOST_ACCESSIBLE):
+ * CT_ERR_NOT_IMPLEMENTED otherwise.
+ *
+ * Reductions (partial_sum -> broadcast/split): MPI_SUM for integer, float32/64 and complex
+ * dtypes (integers wrap as C unsigned arithmetic does); logical or for bool (what PyTorch's
+ * bool add gives); float16, bfloat16 and complex32 are gathered and summed in parallel-id
+ * order in float32, then rounded once, so their results are reproducible and equal the
+ * serial sum x0 + x1 + ... computed in float32. Dtypes without addition (float8 family,
+ * float4, uint16/32/64) can be split and broadcast but not reduced: CT_ERR_NOT_IMPLEMENTED
+ * "partial_sum is not supported for dtype ...".
+ *
+ * Common errors: CT_ERR_MISUSE for NULL arguments; CT_ERR_VALUE "The number of sbp (2) must
+ * match the number of placement hierarchy dims (1)"; CT_ERR_RUNTIME "Split axis out of
+ * range (expected to be in range of [0, 1), but got 1!)" (OneFlow's text); CT_ERR_NOMEM.
+ */
+#ifndef CTENSOR_GLOBAL_H
+#define CTENSOR_GLOBAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctensor/export.h"
+#include "ctensor/ops.h"
+#include "ctensor/placement.h"
+#include "ctensor/sbp.h"
+#include "ctensor/status.h"
+#include "ctensor/tensor.h"
+
+CT_EXTERN_C_BEGIN
+
+typedef struct ct_global ct_global;
+
+/** Flags of the conversions. */
+enum {
+    /** local -> global: check that the ranks' local shapes form a logical tensor under the
+     *  sbp (otherwise the logical shape is the first member's local shape times the
+     *  hierarchy sizes of its split axes). global -> global: ignored (the arguments are
+     *  always compared across ranks). */
+    CT_GLOBAL_CHECK_META = 1u << 0,
+    /** Never share memory with the input: copy the local component. */
+    CT_GLOBAL_COPY = 1u << 1,
+};
+
+/* ---- object ---------------------------------------------------------------------------- */
+
+/** Add a reference; returns `global`. NULL-safe. */
+CT_API ct_global *ct_global_retain(ct_global *global);
+/** Drop a reference. NULL-safe. Not collective. */
+CT_API void ct_global_release(ct_global *global);
+
+/** The logical number of dims. */
+CT_API int64_t ct_global_dim(const ct_global *global);
+/** The logical sizes; borrowed, dim() entries. */
+CT_API const int64_t *ct_global_sizes(const ct_global *global);
+/** The logical number of elements. */
+CT_API int64_t ct_global_numel(const ct_global *global);
+CT_API ct_dtype ct_global_dtype(const ct_global *global);
+/** The placement; borrowed. */
+CT_API const ct_placement *ct_global_placement(const ct_global *global);
+/** The nd-sbp; borrowed, ct_placement_ndim(placement) entries. */
+CT_API const ct_sbp *ct_global_sbp(const ct_global *global);
+/** This rank's local component; borrowed (every size 0 outside the placement). */
+CT_API const ct_tensor *ct_global_local(const ct_global *global);
+
+/* ---- conversions ----------------------------------------------------------------------- */
+
+/** Tensor.to_global on a local tensor (local_to_global): `local` becomes this rank's local
+ *  component of a global tensor on `placement` with nd-sbp `sbp[0..n_sbp)`. It is first made
+ *  contiguous and moved to the placement's local device; without CT_GLOBAL_COPY the
+ *  component shares memory with `local` when no such change was needed.
+ *  split: no data moves; the logical tensor is the concatenation of the components.
+ *  partial_sum: no data moves; the logical tensor is their sum.
+ *  broadcast: the first rank of each broadcast group (ranks differing only in broadcast
+ *  coordinates) sends its data to the others, which overwrite their component (and so
+ *  `local` itself, unless CT_GLOBAL_COPY; a warning is issued once, as in OneFlow).
+ *  Ranks outside the placement may pass NULL for `local` (anything they pass is ignored)
+ *  and receive the metadata. With CT_GLOBAL_CHECK_META, errors (every rank, CT_ERR_RUNTIME):
+ *  "Expected all tensors on each rank to be the same dtype, but found at least two dtypes,
+ *  ctensor.float32(rank 0) and ctensor.int32(rank 1)!"; "Sizes of tensors in dimension 0
+ *  must be same or match balanced split distribution. See https://github.com/Oneflow-Inc/
+ *  oneflow/blob/master/oneflow/core/common/balanced_splitter.h for details of balanced
+ *  split"; "Sizes of tensors must match except in dimension 1. Expected size 2 but got size
+ *  4 for tensor on rank 1!"; different numbers of dims: "Expected all tensors on each rank
+ *  to have the same number of dimensions, but found 2(rank 0) and 1(rank 1)!".
+ *  New reference in *out. */
+CT_API ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *placement,
+                                      const ct_sbp *sbp, int64_t n_sbp, unsigned flags,
+                                      ct_global **out);
+
+/** Tensor.to_global on a global tensor (boxing): the same logical value on `placement`
+ *  (NULL: keep) with nd-sbp `sbp` (NULL: keep; n_sbp must then be 0). Any pair of sbp on
+ *  1-D and N-D placements, and any change of placement (ranks, hierarchy, device type),
+ *  is supported. When nothing changes, *out is a new reference to `global` itself (a copy
+ *  with CT_GLOBAL_COPY). Only the logical value is defined for a partial_sum output; its
+ *  layout is: from split on the same 1-D placement, each rank keeps its own shard in place
+ *  and zeros elsewhere (no communication; OneFlow's newer tests); otherwise the first rank
+ *  of each partial group (coordinate 0 on the axis) holds the value and the others zeros.
+ *  New reference in *out. */
+CT_API ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
+                                     const ct_sbp *sbp, int64_t n_sbp, unsigned flags,
+                                     ct_global **out);
+
+/** Tensor.to_local: this rank's local component (a new reference to the same tensor, or a
+ *  copy with CT_GLOBAL_COPY). Not collective. */
+CT_API ct_status ct_global_to_local(const ct_global *global, unsigned flags, ct_tensor **out);
+
+/** The whole logical value as a contiguous local tensor on the cpu, on every rank of the
+ *  world (outside the placement too): what Tensor.numpy() and repr() show. New reference. */
+CT_API ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out);
+
+/* ---- factories --------------------------------------------------------------------------
+ * The logical tensor has `sizes`; each rank materialises only its component. A partial_sum
+ * axis is built as broadcast then converted (the first rank of each partial group holds the
+ * value, the others zeros), so the logical value is the constant, as in OneFlow. Errors of
+ * ct_tensor_empty for the sizes and dtype. New reference in *out. */
+
+CT_API ct_status ct_global_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
+                                 const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
+                                 ct_global **out);
+CT_API ct_status ct_global_full(const int64_t *sizes, int64_t ndim, ct_scalar value, ct_dtype dtype,
+                                const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
+                                ct_global **out);
+CT_API ct_status ct_global_zeros(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
+                                 const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
+                                 ct_global **out);
+CT_API ct_status ct_global_ones(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
+                                const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
+                                ct_global **out);
+
+/** flow.tensor(data, placement=, sbp=): `data` is the logical value. It is taken from the
+ *  placement's first rank (sent to the others), then each rank keeps its part. Ranks other
+ *  than the first member may pass NULL. New reference in *out. */
+CT_API ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *placement,
+                                       const ct_sbp *sbp, int64_t n_sbp, ct_global **out);
+
+/* ---- element-wise arithmetic ------------------------------------------------------------
+ * The rules of ops.h (promotion, broadcasting, alpha, rounding modes, errors) apply to the
+ * logical tensors. Both operands must share one placement: CT_ERR_RUNTIME "Expected all
+ * tensors to be on the same placement, but found at least two placements, ctensor.placement(
+ * type=\"cpu\", ranks=[0, 1]) and ctensor.placement(type=\"cpu\", ranks=[0])!".
+ *
+ * The result's nd-sbp is chosen per hierarchy axis from OneFlow's candidate signatures for
+ * broadcast binary ops (oneflow-global.md §6.2): S(i),S(i)->S(i) for dims both operands
+ * have (size != 1); B,S(i)->S(i) / S(i),B->S(i) where one operand broadcasts; P,P->P for
+ * add and sub; P,B->P and B,P->P for mul; P,B->P for true division; B,B->B always. Among
+ * them the cheapest by OneFlow's eager copy cost wins (0 for an unchanged operand, 1 for
+ * B->S, bytes*(n-1)/n for S(i)->S(j), bytes*(n-1) for P->S and S->B, 2*bytes*(n-1) for
+ * P->B; never converting to P), ties going to the first candidate: splits by ascending dim,
+ * then partial, then broadcast. Operands whose sbp differs are boxed first. So
+ * add(S(0), S(0)) = S(0), add(P, P) = P, mul(P, B) = P, add(P, B) = S(0).
+ * New reference in *out. */
+
+CT_API ct_status ct_global_add(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out);
+CT_API ct_status ct_global_sub(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out);
+CT_API ct_status ct_global_mul(const ct_global *a, const ct_global *b, ct_global **out);
+CT_API ct_status ct_global_div(const ct_global *a, const ct_global *b, ct_rounding_mode mode,
+                               ct_global **out);
+
+/** Tensor-scalar forms (the scalar is a wrapped number, ops.h). The result keeps the
+ *  operand's nd-sbp, except that partial_sum axes are first reduced to broadcast for add,
+ *  sub and rounding-mode div (which are not linear), and kept for mul and true div. */
+CT_API ct_status ct_global_add_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out);
+CT_API ct_status ct_global_sub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out);
+CT_API ct_status ct_global_mul_scalar(const ct_global *a, ct_scalar b, ct_global **out);
+CT_API ct_status ct_global_div_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
+                                      ct_global **out);
+/** Reflected forms for a scalar on the left: b - alpha * a and b / a (Python's 2 - x, 2 / x).
+ *  partial_sum axes are reduced first. */
+CT_API ct_status ct_global_rsub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out);
+CT_API ct_status ct_global_rdiv_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
+                                       ct_global **out);
+
+CT_EXTERN_C_END
+
+#endif /* CTENSOR_GLOBAL_H */

@@ -1,0 +1,63 @@
+/* agree.c: the opening collective of every global operation. Each rank contributes a fixed-
+ * size record (a digest of its arguments plus its local input's metadata); one allgather
+ * gives every rank every record, so all of them reach the same verdict without a second
+ * round trip. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/dist_impl.h"
+
+uint64_t ct_hash_bytes(uint64_t h, const void *data, size_t n) {
+    /* FNV-1a, 64-bit; a zero seed starts from the offset basis. */
+    if (h == 0)
+        h = 14695981039346656037ull;
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
+    h = ct_hash_bytes(h, &n, sizeof(n));
+    for (int64_t i = 0; i < n; i++) {
+        /* Hash normalised values, never struct bytes: a non-split dim means nothing. */
+        int32_t v[2] = {(int32_t)sbp[i].kind, sbp[i].kind == CT_SBP_SPLIT ? sbp[i].dim : -1};
+        h = ct_hash_bytes(h, v, sizeof(v));
+    }
+    return h;
+}
+
+ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status) {
+    mine->has_local = -(int32_t)status;
+    strncpy(mine->what, ct_last_error(), sizeof(mine->what) - 1);
+    mine->what[sizeof(mine->what) - 1] = '\0';
+    return status;
+}
+
+ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
+    MPI_Comm world;
+    ct_status st = ct_dist_world(&world);
+    if (st != CT_OK)
+        return st;
+    int64_t n = ct_dist_size();
+    st = ct_mpi_check(MPI_Allgather(mine, (int)sizeof(*mine), MPI_BYTE, all, (int)sizeof(*mine),
+                                    MPI_BYTE, world),
+                      "MPI_Allgather");
+    if (st != CT_OK)
+        return st;
+    for (int64_t r = 0; r < n; r++)
+        all[r].what[sizeof(all[r].what) - 1] = '\0';
+    /* A rank that failed on its own shares its error: everyone returns it. */
+    for (int64_t r = 0; r < n; r++)
+        if (all[r].has_local < 0)
+            return ct_set_error((ct_status)(-all[r].has_local), "%s", all[r].what);
+    for (int64_t r = 1; r < n; r++)
+        if (all[r].hash != all[0].hash)
+            return ct_set_error(CT_ERR_RUNTIME,
+                                "global operation arguments differ across ranks: rank 0 called "
+                                "%s, rank %lld called %s",
+                                all[0].what, (long long)r, all[r].what);
+    return CT_OK;
+}

@@ -1,0 +1,344 @@
+/* boxing_fast.c: the collective fast paths of 1-D same-placement boxing (oneflow-global.md
+ * §8.3); see dist_impl.h. Everything else (N-D, placement changes, S(i) -> S(j), zero-size
+ * tensors) goes to the generic path of boxing.c.
+ *
+ * The choice of path depends only on metadata every rank shares, so all ranks take the
+ * same one; ranks outside the placement skip the collectives and only build the object.
+ * Members allocate everything first and agree that they all succeeded before entering a
+ * collective, so a local failure cannot leave the others waiting. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "dist/dist_impl.h"
+
+typedef enum fast_kind {
+    FAST_NONE,
+    FAST_SAME,     /* X -> X: a copy */
+    FAST_S_TO_B,   /* MPI_Allgatherv (+ interleave for split dims > 0) */
+    FAST_B_TO_S,   /* local slice */
+    FAST_B_TO_P,   /* first rank keeps, others zeros */
+    FAST_S_TO_P,   /* zeros with the own shard in place */
+    FAST_P_TO_B,   /* all-reduce */
+    FAST_P_TO_S,   /* reduce-scatter (after packing for split dims > 0) */
+} fast_kind;
+
+static int64_t prod(const int64_t *s, int64_t from, int64_t to) {
+    int64_t p = 1;
+    for (int64_t i = from; i < to; i++)
+        p *= s[i];
+    return p;
+}
+
+static fast_kind classify(const ct_global *x, ct_sbp a, ct_sbp b) {
+    if (ct_sbp_equal(a, b))
+        return FAST_SAME;
+    if (a.kind == CT_SBP_BROADCAST)
+        return b.kind == CT_SBP_SPLIT ? FAST_B_TO_S : FAST_B_TO_P;
+    if (a.kind == CT_SBP_PARTIAL_SUM)
+        return b.kind == CT_SBP_SPLIT ? FAST_P_TO_S : FAST_P_TO_B;
+    if (b.kind == CT_SBP_PARTIAL_SUM)
+        return FAST_S_TO_P;
+    if (b.kind == CT_SBP_BROADCAST) {
+        /* Allgatherv counts rows of `inner` elements: both must fit an int. */
+        int64_t d = a.dim;
+        int64_t inner = prod(x->sizes, d + 1, x->ndim);
+        int64_t rows = prod(x->sizes, 0, d + 1);
+        if (inner <= INT_MAX && rows <= INT_MAX)
+            return FAST_S_TO_B;
+    }
+    return FAST_NONE; /* S(i) -> S(j): the generic all-to-all */
+}
+
+/* Every member learns whether all members are ready (see the file comment). */
+static ct_status agree_ready(ct_status mine, MPI_Comm comm) {
+    int worst = (int)mine;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (mine != CT_OK)
+        return mine;
+    if (rc != MPI_SUCCESS)
+        return ct_mpi_check(rc, "MPI_Allreduce");
+    if (worst != CT_OK)
+        return ct_set_error((ct_status)worst, "boxing failed on another rank");
+    return CT_OK;
+}
+
+/* The view (outer, len, inner) of contiguous `t` starting `offset` elements in, rows
+ * `row_stride` elements apart: one block of a split along a middle dim. */
+static ct_status view3(const ct_tensor *t, int64_t offset, int64_t outer, int64_t len,
+                       int64_t inner, int64_t row_stride, ct_tensor **out) {
+    int64_t sizes[3] = {outer, len, inner};
+    int64_t strides[3] = {row_stride, inner, 1};
+    int64_t at = ct_tensor_storage_offset(t) + offset;
+    return ct_tensor_as_strided(t, sizes, strides, 3, &at, out);
+}
+
+/* Copy block `len` x `inner` rows between two (outer, *, inner) layouts. */
+static ct_status copy_block(ct_tensor *dst, int64_t dst_off, int64_t dst_row, const ct_tensor *src,
+                            int64_t src_off, int64_t src_row, int64_t outer, int64_t len,
+                            int64_t inner) {
+    if (outer == 0 || len == 0 || inner == 0)
+        return CT_OK;
+    ct_tensor *d = NULL, *s = NULL;
+    ct_status st = view3(dst, dst_off, outer, len, inner, dst_row, &d);
+    if (st == CT_OK)
+        st = view3(src, src_off, outer, len, inner, src_row, &s);
+    if (st == CT_OK)
+        st = ct_tensor_copy_(d, s);
+    ct_tensor_release(d);
+    ct_tensor_release(s);
+    return st;
+}
+
+static ct_status temp_like(const ct_tensor *like, int64_t numel, ct_tensor **out) {
+    ct_device dev = ct_tensor_device(like);
+    return ct_tensor_empty(&numel, 1, ct_tensor_dtype(like), &dev, CT_LAYOUT_STRIDED,
+                           CT_MEMFMT_CONTIGUOUS, out);
+}
+
+/* Context shared by the cases: the 1-D placement, its comm, this rank's pid, and the
+ * logical tensor seen as (outer, dim, inner) around the split dim of interest. */
+typedef struct fast_ctx {
+    const ct_global *x;
+    const ct_placement *pl;
+    const ct_sbp *sbp;
+    int64_t n, pid;
+    int64_t outer, dimlen, inner; /* around split dim d */
+    int64_t *begin, *len;         /* balanced parts of dimlen, n entries */
+} fast_ctx;
+
+static ct_status out_alloc(const fast_ctx *c, ct_tensor **out) {
+    ct_box box;
+    ct_local_box(c->x->sizes, c->x->ndim, c->pl, c->sbp, c->pid, &box);
+    return ct_global_alloc_local(&box, c->x->dtype, c->pl, out);
+}
+
+static ct_status full_alloc(const fast_ctx *c, ct_tensor **out) {
+    ct_sbp b[1] = {ct_sbp_broadcast()};
+    ct_box box;
+    ct_local_box(c->x->sizes, c->x->ndim, c->pl, b, c->pid, &box);
+    return ct_global_alloc_local(&box, c->x->dtype, c->pl, out);
+}
+
+static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
+    const ct_tensor *src = c->x->local;
+    bool direct = c->outer == 1; /* blocks land contiguous in the output */
+    ct_tensor *full = NULL, *temp = NULL;
+    int *ints = malloc((size_t)c->n * 2 * sizeof(int));
+    MPI_Datatype elem = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
+    ct_status st = ints ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+    if (st == CT_OK)
+        st = full_alloc(c, &full);
+    if (st == CT_OK && !direct)
+        st = temp_like(src, c->outer * c->dimlen * c->inner, &temp);
+    if (st == CT_OK)
+        st = ct_mpi_dtype(c->x->dtype, &elem);
+    if (st == CT_OK) {
+        st = ct_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row), "MPI_Type_contiguous");
+        if (st == CT_OK)
+            st = ct_mpi_check(MPI_Type_commit(&row), "MPI_Type_commit");
+    }
+    st = agree_ready(st, comm);
+    if (st == CT_OK) {
+        int *counts = ints, *displs = ints + c->n;
+        for (int64_t r = 0; r < c->n; r++) {
+            counts[r] = (int)(c->outer * c->len[r]);
+            displs[r] = (int)(c->outer * c->begin[r]);
+        }
+        ct_tensor *dst = direct ? full : temp;
+        st = ct_mpi_check(MPI_Allgatherv(ct_tensor_data_ptr(src), counts[c->pid], row,
+                                         ct_tensor_data_ptr(dst), counts, displs, row, comm),
+                          "MPI_Allgatherv");
+    }
+    /* Blocks are stacked by rank in `temp`: put each at its columns of the output. */
+    for (int64_t r = 0; st == CT_OK && !direct && r < c->n; r++)
+        st = copy_block(full, c->begin[r] * c->inner, c->dimlen * c->inner, temp,
+                        c->outer * c->begin[r] * c->inner, c->len[r] * c->inner, c->outer,
+                        c->len[r], c->inner);
+    if (row != MPI_DATATYPE_NULL)
+        MPI_Type_free(&row);
+    free(ints);
+    ct_tensor_release(temp);
+    if (st != CT_OK) {
+        ct_tensor_release(full);
+        return st;
+    }
+    *out = full;
+    return CT_OK;
+}
+
+ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
+                                       ct_tensor **out) {
+    *out = NULL;
+    int size = 1, rank = 0;
+    ct_status st = ct_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    if (st == CT_OK)
+        st = ct_mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    if (st != CT_OK)
+        return st;
+    const int64_t *sizes = ct_tensor_sizes(local);
+    int64_t ndim = ct_tensor_dim(local);
+    int64_t outer = prod(sizes, 0, dim), dimlen = sizes[dim], inner = prod(sizes, dim + 1, ndim);
+    bool direct = outer == 1; /* blocks are already contiguous in rank order */
+    ct_tensor *part = NULL, *temp = NULL;
+    int64_t *blocks = malloc((size_t)size * 4 * sizeof(int64_t));
+    if (blocks == NULL)
+        st = ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+    int64_t *begin = blocks, *len = blocks ? blocks + size : NULL;
+    int64_t *offsets = blocks ? blocks + 2 * size : NULL, *counts = blocks ? blocks + 3 * size : NULL;
+    for (int r = 0; st == CT_OK && r < size; r++) {
+        ct_balanced_part(dimlen, size, r, &begin[r], &len[r]);
+        offsets[r] = outer * begin[r] * inner;
+        counts[r] = outer * len[r] * inner;
+    }
+    if (st == CT_OK) {
+        int64_t psizes[CT_MAX_DIMS];
+        for (int64_t d = 0; d < ndim; d++)
+            psizes[d] = d == dim ? len[rank] : sizes[d];
+        ct_device dev = ct_tensor_device(local);
+        st = ct_tensor_empty(psizes, ndim, ct_tensor_dtype(local), &dev, CT_LAYOUT_STRIDED,
+                             CT_MEMFMT_CONTIGUOUS, &part);
+    }
+    if (st == CT_OK && !direct)
+        st = temp_like(local, outer * dimlen * inner, &temp);
+    /* Pack so that block r (all outer rows, the slice of rank r) is contiguous: the
+     * received block is then already in S(dim) layout. */
+    for (int r = 0; st == CT_OK && !direct && r < size; r++)
+        st = copy_block(temp, outer * begin[r] * inner, len[r] * inner, local, begin[r] * inner,
+                        dimlen * inner, outer, len[r], inner);
+    st = agree_ready(st, comm);
+    if (st == CT_OK)
+        st = ct_reduce_scatter(direct ? local : temp, offsets, counts, part, comm);
+    free(blocks);
+    ct_tensor_release(temp);
+    if (st != CT_OK) {
+        ct_tensor_release(part);
+        return st;
+    }
+    *out = part;
+    return CT_OK;
+}
+
+/* The local cases: no communication at all. */
+static ct_status do_local(fast_kind kind, const fast_ctx *c, ct_tensor **out) {
+    const ct_tensor *src = c->x->local;
+    ct_tensor *res = NULL;
+    ct_status st = CT_OK;
+    switch (kind) {
+    case FAST_SAME:
+        st = ct_tensor_clone(src, CT_MEMFMT_CONTIGUOUS, &res);
+        break;
+    case FAST_B_TO_S:
+        st = out_alloc(c, &res);
+        if (st == CT_OK)
+            st = copy_block(res, 0, c->len[c->pid] * c->inner, src, c->begin[c->pid] * c->inner,
+                            c->dimlen * c->inner, c->outer, c->len[c->pid], c->inner);
+        break;
+    case FAST_B_TO_P:
+        /* OneFlow's symmetric B -> P: parallel id 0 keeps the data. */
+        if (c->pid == 0) {
+            st = ct_tensor_clone(src, CT_MEMFMT_CONTIGUOUS, &res);
+        } else {
+            st = out_alloc(c, &res);
+            if (st == CT_OK)
+                st = ct_tensor_zero_(res);
+        }
+        break;
+    case FAST_S_TO_P:
+        /* Zeros of the full shape with the own shard at its offset. */
+        st = out_alloc(c, &res);
+        if (st == CT_OK)
+            st = ct_tensor_zero_(res);
+        if (st == CT_OK)
+            st = copy_block(res, c->begin[c->pid] * c->inner, c->dimlen * c->inner, src, 0,
+                            c->len[c->pid] * c->inner, c->outer, c->len[c->pid], c->inner);
+        break;
+    default:
+        st = ct_set_error(CT_ERR_RUNTIME, "boxing: internal error (fast path %d)", (int)kind);
+        break;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(res);
+        return st;
+    }
+    *out = res;
+    return CT_OK;
+}
+
+static ct_status run_member(fast_kind kind, const fast_ctx *c, ct_tensor **out) {
+    if (kind != FAST_S_TO_B && kind != FAST_P_TO_B && kind != FAST_P_TO_S)
+        return do_local(kind, c, out);
+    MPI_Comm comm = MPI_COMM_NULL;
+    ct_status st = ct_comm_for_placement(c->pl, &comm);
+    if (st != CT_OK)
+        return st; /* comm creation is collective and fails alike on every member */
+    if (kind == FAST_S_TO_B)
+        return do_s_to_b(c, comm, out);
+    if (kind == FAST_P_TO_S)
+        return ct_boxing_reduce_scatter_dim(c->x->local, c->sbp[0].dim, comm, out);
+    ct_tensor *sum = NULL;
+    st = ct_tensor_clone(c->x->local, CT_MEMFMT_CONTIGUOUS, &sum);
+    st = agree_ready(st, comm);
+    if (st == CT_OK)
+        st = ct_reduce_allreduce(sum, comm);
+    if (st != CT_OK) {
+        ct_tensor_release(sum);
+        return st;
+    }
+    *out = sum;
+    return CT_OK;
+}
+
+ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+                         ct_global **out, bool *done) {
+    if (done == NULL || out == NULL || x == NULL || placement == NULL || sbp == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_boxing_fast: NULL argument");
+    *done = false;
+    *out = NULL;
+    const ct_placement *pl = x->placement;
+    if (pl->ndim != 1 || !ct_placement_equal(pl, placement))
+        return CT_OK;
+    if (prod(x->sizes, 0, x->ndim) == 0)
+        return CT_OK; /* zero-size: the generic path builds the metadata */
+    ct_sbp a = x->sbp[0], b = sbp[0];
+    fast_kind kind = classify(x, a, b);
+    if (kind == FAST_NONE)
+        return CT_OK;
+    if ((a.kind == CT_SBP_PARTIAL_SUM) != (b.kind == CT_SBP_PARTIAL_SUM)) {
+        ct_status st = ct_reduce_check_dtype(x->dtype);
+        if (st != CT_OK)
+            return st;
+    }
+
+    fast_ctx c = {.x = x, .pl = pl, .sbp = sbp, .n = pl->n, .pid = ct_placement_my_pid(pl)};
+    ct_tensor *local = NULL;
+    ct_status st = CT_OK;
+    if (c.pid < 0) {
+        st = ct_global_empty_local(x->dtype, x->ndim, &local);
+    } else {
+        int64_t d = a.kind == CT_SBP_SPLIT ? a.dim : (b.kind == CT_SBP_SPLIT ? b.dim : -1);
+        c.outer = d < 0 ? 1 : prod(x->sizes, 0, d);
+        c.dimlen = d < 0 ? 1 : x->sizes[d];
+        c.inner = d < 0 ? prod(x->sizes, 0, x->ndim) : prod(x->sizes, d + 1, x->ndim);
+        c.begin = malloc((size_t)c.n * 2 * sizeof(int64_t));
+        if (c.begin == NULL) {
+            st = ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+            /* still take part in the collective, reporting the failure */
+            MPI_Comm comm = MPI_COMM_NULL;
+            if ((kind == FAST_S_TO_B || kind == FAST_P_TO_B || kind == FAST_P_TO_S) &&
+                ct_comm_for_placement(pl, &comm) == CT_OK)
+                (void)agree_ready(st, comm);
+            return st;
+        }
+        c.len = c.begin + c.n;
+        for (int64_t r = 0; r < c.n; r++)
+            ct_balanced_part(c.dimlen, c.n, r, &c.begin[r], &c.len[r]);
+        st = run_member(kind, &c, &local);
+        free(c.begin);
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(local);
+        return st;
+    }
+    *done = true;
+    return ct_global_make(x->dtype, x->sizes, x->ndim, placement, sbp, local, out);
+}

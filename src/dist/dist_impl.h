@@ -1,0 +1,228 @@
+/* Internals of the dist layer (libctensor_dist) shared between its files.
+ *
+ * Files and what each owns:
+ *   env.c        MPI start/stop, the library's private world communicator, rank facts
+ *   comm.c       communicators per rank set and per hierarchy axis, cached for the process
+ *   mpi_types.c  dtype -> MPI datatype, MPI error -> ct_status
+ *   placement.c  ct_placement: construction, canonical order, format, equality, all()
+ *   sbp.c        ct_sbp values, formats, parse; nd-sbp checks
+ *   shard.c      balanced split and the box (slice of the logical tensor) each rank holds
+ *   agree.c      the opening collective of every global op: compare arguments across ranks
+ *   global.c     ct_global object, accessors, to_local, from_local, factories, to_logical
+ *   reduce.c     partial-sum reductions (MPI_SUM, logical or, ordered float32 sums)
+ *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
+ *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
+ *   binary.c     element-wise ops on global tensors with sbp inference
+ *
+ * Only this layer includes <mpi.h>; public headers never do. */
+#ifndef CT_DIST_DIST_IMPL_H
+#define CT_DIST_DIST_IMPL_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctensor/dist.h"
+#include "ctensor/memformat.h" /* CT_MAX_DIMS */
+#include "ctensor/ops.h"
+#include "ctensor/tensor.h"
+
+/* ---- env.c ------------------------------------------------------------------------------ */
+
+/** The library's private duplicate of MPI_COMM_WORLD (errors return, never abort), starting
+ *  MPI on first use. Every world-wide collective of the library runs on it. */
+ct_status ct_dist_world(MPI_Comm *out);
+/** Rank and size of the world, valid after ct_dist_world succeeded. */
+int64_t ct_dist_my_rank(void);
+int64_t ct_dist_size(void);
+
+/* ---- mpi_types.c ------------------------------------------------------------------------- */
+
+/** Record an error for a failed MPI call: CT_ERR_RUNTIME "MPI_Alltoallw failed: <MPI's
+ *  error string>". Returns CT_OK when rc == MPI_SUCCESS. */
+ct_status ct_mpi_check(int rc, const char *what);
+/** The MPI datatype that moves one element of `dtype` (a predefined type, or a committed
+ *  contiguous byte type for dtypes MPI has no name for; never freed by the caller). */
+ct_status ct_mpi_dtype(ct_dtype dtype, MPI_Datatype *out);
+/** (Added by core.) Free the datatypes ct_mpi_dtype created (ct_dist_finalize). */
+void ct_mpi_types_free(void);
+
+/* ---- comm.c ------------------------------------------------------------------------------ */
+
+/** A communicator over `ranks[0..n)` (sorted ascending, world ranks), rank-in-comm = index.
+ *  Created with MPI_Comm_create_group by the members only, on first need, and cached for the
+ *  life of the process (keyed by the rank set). MPI_COMM_NULL for a non-member (no call). */
+ct_status ct_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out);
+/** The placement's communicator (rank-in-comm == parallel id). */
+ct_status ct_comm_for_placement(const ct_placement *placement, MPI_Comm *out);
+/** The communicator of this rank's group along hierarchy axis `axis`: the members that share
+ *  every other coordinate; rank-in-comm == coordinate on `axis`. MPI_COMM_NULL for a non-
+ *  member. Cached. */
+ct_status ct_comm_for_axis(const ct_placement *placement, int64_t axis, MPI_Comm *out);
+/** Free every cached communicator (ct_dist_finalize). */
+void ct_comm_cache_clear(void);
+
+/* ---- placement.c ------------------------------------------------------------------------- */
+
+struct ct_placement {
+    atomic_llong refcount;
+    ct_device_type type;
+    int64_t n;       /* number of ranks */
+    int64_t *ranks;  /* sorted ascending */
+    int64_t ndim;    /* hierarchy axes */
+    int64_t hierarchy[CT_PLACEMENT_MAX_NDIM];
+    uint64_t hash;
+};
+
+/** Row-major coordinates of parallel id `pid` in the hierarchy (coords[0..ndim)). */
+void ct_placement_coords(const ct_placement *placement, int64_t pid, int64_t *coords);
+/** The parallel id of the given coordinates. */
+int64_t ct_placement_pid_of(const ct_placement *placement, const int64_t *coords);
+/** This process's parallel id in `placement`, -1 outside (needs MPI started). */
+int64_t ct_placement_my_pid(const ct_placement *placement);
+
+/* ---- sbp.c ------------------------------------------------------------------------------- */
+
+/** Check an nd-sbp against a placement and a logical tensor of `ndim` dims: n_sbp equals the
+ *  placement's ndim ("The number of sbp (2) must match the number of placement hierarchy dims
+ *  (1)", CT_ERR_VALUE), kinds valid, split dims < CT_SBP_MAX_SPLIT_AXIS, and split dims <
+ *  ndim ("Split axis out of range (expected to be in range of [0, 1), but got 1!)",
+ *  CT_ERR_RUNTIME). */
+ct_status ct_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+                          int64_t ndim);
+/** Whether any entry is partial_sum / split. */
+bool ct_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n);
+bool ct_nd_sbp_has_split(const ct_sbp *sbp, int64_t n);
+
+/* ---- shard.c ------------------------------------------------------------------------------ */
+
+/** Part `i` of `total` split into `n` balanced parts: lower parts get the extra element. */
+void ct_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *begin, int64_t *len);
+
+/** A box: the slice [begin, begin + len) of each dim of the logical tensor. */
+typedef struct ct_box {
+    int64_t ndim;
+    int64_t begin[CT_MAX_DIMS];
+    int64_t len[CT_MAX_DIMS];
+} ct_box;
+
+/** The box parallel id `pid` holds of a logical tensor of `sizes` under nd-sbp `sbp` (one
+ *  per hierarchy axis): splits applied axis by axis (§4.2); broadcast and partial_sum keep
+ *  the whole extent. `pid` < 0 (a non-member) gives an all-empty box. */
+void ct_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
+                  const ct_sbp *sbp, int64_t pid, ct_box *out);
+/** The intersection of two boxes (len 0 in some dim when they do not meet). */
+void ct_box_intersect(const ct_box *a, const ct_box *b, ct_box *out);
+/** The number of elements of a box. */
+int64_t ct_box_numel(const ct_box *box);
+bool ct_box_equal(const ct_box *a, const ct_box *b);
+
+/* ---- agree.c ------------------------------------------------------------------------------ */
+
+/** What a rank brings to a global operation; compared across all ranks. `what` is a short
+ *  description used in messages ("to_global(placement=..., sbp=(S(0),))"), `hash` a digest
+ *  of the arguments that must be equal everywhere; the rest is this rank's local input
+ *  (meaningful when has_local). */
+typedef struct ct_agree_record {
+    uint64_t hash;
+    int32_t has_local;
+    int32_t dtype;
+    int64_t ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    char what[160];
+} ct_agree_record;
+
+/** MPI_Allgather of every rank's record over the world. Fills all[0..world) (caller
+ *  allocates ct_dist_size() records). When the hashes differ, every rank returns the same
+ *  CT_ERR_RUNTIME "global operation arguments differ across ranks: rank 0 called <what>,
+ *  rank 1 called <what>". */
+ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all);
+/** (Added by core.) Fill `mine` for a rank whose own preparation failed with `status`
+ *  (the calling thread's last error): has_local = -status and `what` = the message. When any
+ *  record of ct_dist_agree has has_local < 0, every rank returns that status with that
+ *  message (the first such rank's), before the hashes are compared. Returns `status`. */
+ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status);
+/** Helpers to build a record's hash: FNV-1a over bytes, chained. */
+uint64_t ct_hash_bytes(uint64_t h, const void *data, size_t n);
+uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n);
+
+/* ---- global.c ------------------------------------------------------------------------------ */
+
+struct ct_global {
+    atomic_llong refcount;
+    ct_dtype dtype;
+    int64_t ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    ct_placement *placement; /* owned reference */
+    ct_sbp sbp[CT_PLACEMENT_MAX_NDIM];
+    ct_tensor *local;        /* owned reference; contiguous; all sizes 0 outside */
+};
+
+/** Assemble a global tensor from parts that are already right (no communication, no check
+ *  beyond argument sanity). Takes a new reference to `placement`; STEALS `local` (also on
+ *  failure). New reference in *out. */
+ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
+                         const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
+                         ct_global **out);
+/** The local component a non-member holds: every size 0 (a 0-dim zero for ndim 0), on cpu.
+ *  New reference. */
+ct_status ct_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out);
+/** A contiguous local tensor of the box's shape on the placement's local device,
+ *  uninitialised. New reference. */
+ct_status ct_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
+                                ct_tensor **out);
+
+/* ---- reduce.c ------------------------------------------------------------------------------ */
+
+/** Sum `local` (contiguous, same shape on every member of `comm`) across `comm` into every
+ *  member's `local`, in place (P -> B on one axis). float16/bfloat16/complex32: gathered and
+ *  summed in rank-in-comm order in float32, rounded once. */
+ct_status ct_reduce_allreduce(ct_tensor *local, MPI_Comm comm);
+/** Reduce-scatter of contiguous `full` across `comm`: member r receives the sum of the
+ *  elements [offsets[r], offsets[r] + counts[r]) of everyone's `full` into `out_part`
+ *  (contiguous, counts[r] elements). Same dtype rules as ct_reduce_allreduce. */
+ct_status ct_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
+                            ct_tensor *out_part, MPI_Comm comm);
+/** CT_ERR_NOT_IMPLEMENTED "partial_sum is not supported for dtype ..." for dtypes that
+ *  cannot be summed. */
+ct_status ct_reduce_check_dtype(ct_dtype dtype);
+
+/* ---- boxing.c ------------------------------------------------------------------------------ */
+
+/** The conversion behind ct_global_to_global once the arguments agree across ranks and are
+ *  checked: same logical value on (placement, sbp). Never returns `x` itself. */
+ct_status ct_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+                    ct_global **out);
+
+/* ---- boxing_fast.c -------------------------------------------------------------------------- */
+
+/** Try a collective fast path for 1-D same-placement boxing (S(0)->B allgatherv, P->B
+ *  allreduce, P->S(0) reduce-scatter, B->S / B->P / S->P local). Sets *done = false (and
+ *  returns CT_OK) when no fast path applies. */
+ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+                         ct_global **out, bool *done);
+/** Reduce-scatter of a contiguous tensor along `dim` inside `comm` (P -> S(dim) on one
+ *  axis): member c receives the sum of everyone's balanced part c of sizes[dim] (lower
+ *  members get the extra element), as a new contiguous tensor on `local`'s device. Blocks
+ *  are packed first when `dim` is not the outermost non-trivial dim. Collective over comm;
+ *  a member failing locally fails every member. New reference in *out. */
+ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
+                                       ct_tensor **out);
+
+/* ---- binary.c ------------------------------------------------------------------------------- */
+
+typedef enum ct_global_binop {
+    CT_GLOBAL_ADD,
+    CT_GLOBAL_SUB,
+    CT_GLOBAL_MUL,
+    CT_GLOBAL_DIV,       /* true division */
+    CT_GLOBAL_DIV_ROUND, /* trunc / floor: not linear */
+} ct_global_binop;
+
+/** The signature chosen for op(a, b): the sbp each operand is boxed to and the output's, per
+ *  hierarchy axis (global.h's rule). Pure: no communication. */
+ct_status ct_global_binary_signature(ct_global_binop op, const ct_global *a, const ct_global *b,
+                                     ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out);
+
+#endif /* CT_DIST_DIST_IMPL_H */
