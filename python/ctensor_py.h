@@ -361,6 +361,21 @@ extern PyMethodDef ctp_tensor_create_functions[];
 extern PyMethodDef ctp_tensor_new_functions[];
 extern PyMethodDef ctp_tensor_random_functions[];
 
+/** placement= and sbp= of a factory call (ctensor_dist_py.h; only with CT_HAVE_DIST). */
+typedef struct ctp_dist_spec ctp_dist_spec;
+
+/** A factory's body: `what` describes it, `spec` is NULL for a local tensor. */
+typedef PyObject *(*ctp_factory_fn)(const void *what, PyObject *args, PyObject *kwargs,
+                                    const ctp_dist_spec *spec);
+
+/** Run a factory (tensor_create.c): when the module has global tensors and the call has
+ *  placement= and sbp=, they are taken out of the keywords first and given as `spec`. */
+PyObject *ctp_run_factory(ctp_factory_fn fn, const void *what, PyObject *args, PyObject *kwargs);
+
+/** A factory's result: the local tensor object `local` itself (spec NULL), or the global
+ *  tensor whose logical value it is (stolen). NULL passes through. */
+PyObject *ctp_factory_result(PyObject *local, const ctp_dist_spec *spec);
+
 /** The legacy constructor ctensor.Tensor(...) (tensor_new.c). */
 PyObject *ctp_tensor_legacy_new(PyTypeObject *type, PyObject *args, PyObject *kwargs);
 

@@ -9,10 +9,14 @@
  * functions (empty, zeros, ones, full, arange, rand, randn, tensor, *_like, ...), Generator,
  * manual_seed and initial_seed; element-wise arithmetic (add, sub, mul, div and their
  * aliases, the Tensor operators) and set/get_num_threads, with the library's warnings
- * raised as Python UserWarnings. Single-phase initialisation with static types, like
+ * raised as Python UserWarnings; with libctensor_dist, global tensors (placement, sbp, env,
+ * GlobalTensor, to_global, to_local). Single-phase initialisation with static types, like
  * torch._C: the dtype singletons must stay the same objects for the life of the process.
  */
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h"
+#endif
 
 static struct PyModuleDef ctensor_module = {
     PyModuleDef_HEAD_INIT,
@@ -76,7 +80,11 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddFunctions(module, ctp_tensor_new_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_random_functions) < 0 ||
         ctp_arith_init(module) < 0 || ctp_print_init(module) < 0 ||
-        ctp_sparse_init(module) < 0) {
+        ctp_sparse_init(module) < 0
+#ifdef CT_HAVE_DIST
+        || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
+#endif
+    ) {
         Py_DECREF(module);
         return NULL;
     }

@@ -19,6 +19,8 @@
  *  - add and sub accept PyTorch's deprecated overload add(input, alpha, other), with its
  *    one-time UserWarning; the parser errors are those of PyTorch's parser (argparse.c), which
  *    ignores that hidden overload when it words an error.
+ *  - Global tensors (CT_HAVE_DIST): a call or operator with a GlobalTensor operand goes to
+ *    dist_arith.c, which raises for a local tensor mixed with a global one.
  *  - Sparse COO operands: `+`, add() and ctensor.add() go to the sparse layer (sparse.c,
  *    ct_sparse_add); the in-place operators fall back to the out-of-place ones for them (so
  *    `s += t` rebinds s); the other operators answer NotImplemented and the other functions
@@ -39,6 +41,9 @@
 #include "ctensor/sparse.h"
 #include "ctensor/warning.h"
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* the global path of the operators and functions */
+#endif
 
 /* ---- warnings ---------------------------------------------------------------------------- */
 
@@ -439,6 +444,10 @@ static PyObject *reflected_div(const operand *self, const operand *other) {
 }
 
 static PyObject *binary_slow(dunder_op d, PyObject *a, PyObject *b) {
+#ifdef CT_HAVE_DIST
+    if (ctp_global_check(a) || ctp_global_check(b)) /* a local tensor with a global one */
+        return ctp_global_binary((int)d, a, b);
+#endif
     const int reflected = !ctp_tensor_check(a);
     PyObject *self_obj = reflected ? b : a;
     operand self = {ctp_tensor_get(self_obj), 0}, other;
@@ -492,6 +501,10 @@ static PyObject *binary_slow(dunder_op d, PyObject *a, PyObject *b) {
 }
 
 static PyObject *inplace_slow(dunder_op d, PyObject *a, PyObject *b) {
+#ifdef CT_HAVE_DIST
+    if (ctp_global_check(b))
+        return ctp_global_binary((int)d, a, b);
+#endif
     operand self = {ctp_tensor_get(a), 0}, other;
     if (self.t == NULL)
         Py_RETURN_NOTIMPLEMENTED;
@@ -888,6 +901,11 @@ static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args
                             PyObject *kwargs) {
     PyObject *parsed[CTP_MAX_PARAMS];
     const arith_parser *p = &e->parser;
+#ifdef CT_HAVE_DIST
+    if (ctp_dist_any_global(e->method ? self : NULL, args, kwargs))
+        return ctp_global_arith_call((int)e->op, p->name, e->method, e->inplace, self, args,
+                                     kwargs);
+#endif
     int k = parse(p, args, kwargs, parsed);
     if (k < 0)
         return NULL;

@@ -9,9 +9,18 @@
  * default device (innermost `with ctensor.device(...)` of the thread, else
  * set_default_device's, else cpu); an explicit device always wins. The *_like functions
  * follow their input instead, as in PyTorch.
+ *
+ * Global tensors: with placement= and sbp= (module built with libctensor_dist), empty, zeros,
+ * ones, full, rand, randn, randint, arange and tensor make a GlobalTensor of that logical
+ * shape (ctp_run_factory takes the two keywords out before the normal parsing).
  */
+#include <math.h>
+
 #include "ctensor/sparse.h"
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h"
+#endif
 
 /* The options every factory ends with (PyTorch's TensorOptions, in its order). */
 #define OPTIONS                                                                                    \
@@ -77,6 +86,45 @@ static const ctp_signature random_sigs[] = {
 
 typedef enum { F_EMPTY, F_ZEROS, F_ONES, F_FULL, F_RAND, F_RANDN } factory_kind;
 
+/* ---- global factories ---------------------------------------------------------------------- */
+
+PyObject *ctp_run_factory(ctp_factory_fn fn, const void *what, PyObject *args, PyObject *kwargs) {
+#ifdef CT_HAVE_DIST
+    /* a keyword argument is a cheap sign: only then look for placement= and sbp= */
+    if (kwargs != NULL) {
+        ctp_dist_spec spec;
+        PyObject *rest = NULL;
+        int k = ctp_dist_take_spec(kwargs, &rest, &spec);
+        if (k < 0)
+            return NULL;
+        PyObject *r = fn(what, args, rest, k > 0 ? &spec : NULL);
+        Py_XDECREF(rest);
+        if (k > 0)
+            ctp_dist_spec_clear(&spec);
+        return r;
+    }
+#endif
+    return fn(what, args, kwargs, NULL);
+}
+
+PyObject *ctp_factory_result(PyObject *local, const ctp_dist_spec *spec) {
+#ifdef CT_HAVE_DIST
+    if (spec != NULL)
+        return ctp_dist_from_logical(local, spec);
+#else
+    (void)spec;
+#endif
+    return local;
+}
+
+/* What one factory function is. */
+typedef struct factory_def {
+    const char *name;
+    factory_kind kind;
+    const ctp_signature *sigs;
+    int nsigs;
+} factory_def;
+
 /* The options shared by every factory, read from the matched signature. */
 typedef struct {
     ct_dtype dtype;
@@ -134,8 +182,13 @@ static PyObject *sparse_factory(const char *fname, factory_kind kind, const ctp_
     return finish(sig, a, st, r);
 }
 
-static PyObject *run_factory(const char *fname, factory_kind kind, const ctp_signature *sigs,
-                             int nsigs, PyObject *args, PyObject *kwargs) {
+static PyObject *run_factory(const void *what, PyObject *args, PyObject *kwargs,
+                             const ctp_dist_spec *spec) {
+    const factory_def *def = what;
+    const char *fname = def->name;
+    const factory_kind kind = def->kind;
+    const ctp_signature *sigs = def->sigs;
+    const int nsigs = def->nsigs;
     PyObject *a[CTP_MAX_PARAMS];
     int64_t sizes[CT_MAX_DIMS];
     options o;
@@ -147,10 +200,26 @@ static PyObject *run_factory(const char *fname, factory_kind kind, const ctp_sig
     if (n < 0)
         return NULL;
     ct_layout layout = ctp_opt_layout(ctp_arg(sig, a, "layout"));
-    if (layout == CT_LAYOUT_SPARSE_COO)
+    if (layout == CT_LAYOUT_SPARSE_COO && spec == NULL)
         return sparse_factory(fname, kind, sig, a, sizes, n);
     if (read_options(fname, sig, a, &o) < 0)
         return NULL;
+#ifdef CT_HAVE_DIST
+    if (spec != NULL && kind != F_RAND && kind != F_RANDN) {
+        /* constants: each rank makes only its part (ct_global_full and friends) */
+        ct_scalar value = ct_scalar_int(0);
+        if (kind == F_FULL && ctp_scalar_of_arg(ctp_arg(sig, a, "fill_value"), &value) < 0)
+            return NULL;
+        if (ctp_check_factory_options(o.dtype == CT_DTYPE_UNDEFINED ? ct_get_default_dtype()
+                                                                    : o.dtype,
+                                      ctp_arg(sig, a, "requires_grad"),
+                                      ctp_arg(sig, a, "pin_memory"), ctp_arg(sig, a, "names"),
+                                      ctp_arg(sig, a, "out")) < 0)
+            return NULL;
+        static const int codes[] = {[F_EMPTY] = 0, [F_ZEROS] = 1, [F_ONES] = 2, [F_FULL] = 3};
+        return ctp_dist_constant(codes[kind], sizes, n, value, o.dtype, spec);
+    }
+#endif
     ct_tensor *r = NULL;
     ct_status st = CT_OK;
     switch (kind) {
@@ -180,37 +249,104 @@ static PyObject *run_factory(const char *fname, factory_kind kind, const ctp_sig
         break;
     }
     }
-    return finish(sig, a, st, r);
+    return ctp_factory_result(finish(sig, a, st, r), spec);
 }
 
-static PyObject *py_empty(PyObject *m, PyObject *args, PyObject *kwargs) {
-    (void)m;
-    return run_factory("empty", F_EMPTY, empty_sigs, 2, args, kwargs);
+#define RUN_FACTORY(name, kind, sigs, nsigs)                                                       \
+    static PyObject *py_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                    \
+        static const factory_def def = {#name, kind, sigs, nsigs};                                 \
+        (void)m;                                                                                   \
+        return ctp_run_factory(run_factory, &def, args, kwargs);                                   \
+    }
+
+RUN_FACTORY(empty, F_EMPTY, empty_sigs, 2)
+RUN_FACTORY(zeros, F_ZEROS, fill_sigs, 2)
+RUN_FACTORY(ones, F_ONES, fill_sigs, 2)
+RUN_FACTORY(full, F_FULL, full_sigs, 2)
+RUN_FACTORY(rand, F_RAND, random_sigs, 4)
+RUN_FACTORY(randn, F_RANDN, random_sigs, 4)
+
+/* ---- randint ----------------------------------------------------------------------------------- */
+
+static const ctp_signature randint_sigs[] = {
+    {9,
+     {{CTP_PARAM_INT64, "high"},
+      {CTP_PARAM_SYMINT_LIST, "size"},
+      {CTP_PARAM_GENERATOR, "*generator=None"},
+      {CTP_PARAM_TENSOR, "out=None"},
+      OPTIONS}},
+    {10,
+     {{CTP_PARAM_INT64, "low"},
+      {CTP_PARAM_INT64, "high"},
+      {CTP_PARAM_SYMINT_LIST, "size"},
+      {CTP_PARAM_GENERATOR, "*generator=None"},
+      {CTP_PARAM_TENSOR, "out=None"},
+      OPTIONS}},
+};
+
+/* Uniform integers in [low, high) from uniform doubles in [0, 1): exact for ranges up to
+ * 2**53, which covers every use of it in practice (the draw is ctensor's Philox, so the
+ * values differ from torch's anyway). */
+static ct_status randint_values(const int64_t *sizes, Py_ssize_t n, int64_t low, int64_t high,
+                                ct_generator *g, ct_tensor **out) {
+    ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+    ct_tensor *u = NULL;
+    ct_status st = ct_tensor_rand(sizes, n, g, CT_FLOAT64, &cpu, CT_LAYOUT_STRIDED, &u);
+    if (st == CT_OK)
+        st = ct_tensor_empty(sizes, n, CT_INT64, &cpu, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, out);
+    if (st == CT_OK) {
+        const double *src = ct_tensor_data_ptr(u);
+        int64_t *dst = ct_tensor_data_ptr(*out);
+        const double range = (double)high - (double)low;
+        for (int64_t i = 0, count = ct_tensor_numel(u); i < count; i++) {
+            double off = floor(src[i] * range);
+            int64_t v = low + (int64_t)off;
+            dst[i] = v >= high ? high - 1 : v; /* rounding at the top of huge ranges */
+        }
+    }
+    ct_tensor_release(u);
+    return st;
 }
 
-static PyObject *py_zeros(PyObject *m, PyObject *args, PyObject *kwargs) {
-    (void)m;
-    return run_factory("zeros", F_ZEROS, fill_sigs, 2, args, kwargs);
+static PyObject *run_randint(const void *what, PyObject *args, PyObject *kwargs,
+                             const ctp_dist_spec *spec) {
+    PyObject *a[CTP_MAX_PARAMS];
+    int64_t sizes[CT_MAX_DIMS], low = 0, high;
+    options o;
+    (void)what;
+    int s = ctp_parse_args("randint", randint_sigs, 2, args, kwargs, a);
+    if (s < 0)
+        return NULL;
+    const ctp_signature *sig = &randint_sigs[s];
+    PyObject *low_obj = ctp_arg(sig, a, "low");
+    if ((low_obj != NULL && ctp_int64_of_arg(low_obj, &low) < 0) ||
+        ctp_int64_of_arg(ctp_arg(sig, a, "high"), &high) < 0)
+        return NULL;
+    Py_ssize_t n = ctp_int_list_of_arg("randint", ctp_param_named(sig, "size"),
+                                       ctp_arg(sig, a, "size"), sizes);
+    if (n < 0 || read_options("randint", sig, a, &o) < 0)
+        return NULL;
+    if (low >= high)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "random_ expects 'from' to be less than 'to', but got from=%lld >= "
+                            "to=%lld",
+                            (long long)low, (long long)high);
+    ct_dtype dtype = o.dtype == CT_DTYPE_UNDEFINED ? CT_INT64 : o.dtype;
+    ct_device dev;
+    ct_tensor *v = NULL, *r = NULL;
+    ct_status st = ct_device_resolve(o.devp, &dev);
+    if (st == CT_OK)
+        st = randint_values(sizes, n, low, high,
+                            ctp_generator_of_arg(ctp_arg(sig, a, "generator")), &v);
+    if (st == CT_OK)
+        st = ct_tensor_to(v, dtype, &dev, false, CT_MEMFMT_PRESERVE, &r);
+    ct_tensor_release(v);
+    return ctp_factory_result(finish(sig, a, st, r), spec);
 }
 
-static PyObject *py_ones(PyObject *m, PyObject *args, PyObject *kwargs) {
+static PyObject *py_randint(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_factory("ones", F_ONES, fill_sigs, 2, args, kwargs);
-}
-
-static PyObject *py_full(PyObject *m, PyObject *args, PyObject *kwargs) {
-    (void)m;
-    return run_factory("full", F_FULL, full_sigs, 2, args, kwargs);
-}
-
-static PyObject *py_rand(PyObject *m, PyObject *args, PyObject *kwargs) {
-    (void)m;
-    return run_factory("rand", F_RAND, random_sigs, 4, args, kwargs);
-}
-
-static PyObject *py_randn(PyObject *m, PyObject *args, PyObject *kwargs) {
-    (void)m;
-    return run_factory("randn", F_RANDN, random_sigs, 4, args, kwargs);
+    return ctp_run_factory(run_randint, NULL, args, kwargs);
 }
 
 /* ---- arange, empty_strided, scalar_tensor ------------------------------------------------ */
@@ -226,10 +362,11 @@ static const ctp_signature arange_sigs[] = {
       OPTIONS}},
 };
 
-static PyObject *py_arange(PyObject *m, PyObject *args, PyObject *kwargs) {
+static PyObject *run_arange(const void *what, PyObject *args, PyObject *kwargs,
+                            const ctp_dist_spec *spec) {
     PyObject *a[CTP_MAX_PARAMS];
     options o;
-    (void)m;
+    (void)what;
     int s = ctp_parse_args("arange", arange_sigs, 3, args, kwargs, a);
     if (s < 0)
         return NULL;
@@ -243,7 +380,12 @@ static PyObject *py_arange(PyObject *m, PyObject *args, PyObject *kwargs) {
         return NULL;
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_arange(start, end, step, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
-    return finish(sig, a, st, r);
+    return ctp_factory_result(finish(sig, a, st, r), spec);
+}
+
+static PyObject *py_arange(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return ctp_run_factory(run_arange, NULL, args, kwargs);
 }
 
 static const ctp_signature empty_strided_sig[] = {
@@ -396,6 +538,9 @@ PyMethodDef ctp_tensor_create_functions[] = {
                   "pin_memory=False, requires_grad=False) -> Tensor\n\nUniform in [0, 1)."),
     FACTORY(randn, "randn(*size, *, generator=None, dtype=None, layout=None, device=None, "
                    "pin_memory=False, requires_grad=False) -> Tensor\n\nStandard normal."),
+    FACTORY(randint, "randint(low=0, high, size, *, generator=None, dtype=None, layout=None, "
+                     "device=None, pin_memory=False, requires_grad=False) -> Tensor\n\nUniform "
+                     "integers in [low, high); dtype int64 unless given."),
     FACTORY(arange, "arange(start=0, end, step=1, *, dtype=None, layout=None, device=None, "
                     "pin_memory=False, requires_grad=False) -> Tensor"),
     FACTORY(empty_strided, "empty_strided(size, stride, *, dtype=None, layout=None, device=None, "

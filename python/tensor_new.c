@@ -475,11 +475,12 @@ static const ctp_signature tensor_sig[] = {
       {CTP_PARAM_NAME_LIST, "names=None"}}},
 };
 
-static PyObject *py_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
+static PyObject *run_tensor(const void *what, PyObject *args, PyObject *kwargs,
+                            const ctp_dist_spec *spec) {
     PyObject *a[CTP_MAX_PARAMS];
     ct_device device;
     int has;
-    (void)m;
+    (void)what;
     if (ctp_parse_args("tensor", tensor_sig, 1, args, kwargs, a) < 0 ||
         ctp_opt_device(a[2], &device, &has) < 0)
         return NULL;
@@ -487,7 +488,13 @@ static PyObject *py_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
     if (r != NULL &&
         ctp_check_factory_options(ct_tensor_dtype(ctp_tensor_get(r)), a[4], a[3], a[5], NULL) < 0)
         Py_CLEAR(r);
-    return r;
+    /* with placement= and sbp=, `data` is the logical value (from the first rank) */
+    return ctp_factory_result(r, spec);
+}
+
+static PyObject *py_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return ctp_run_factory(run_tensor, NULL, args, kwargs);
 }
 
 PyMethodDef ctp_tensor_new_functions[] = {

@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* is_global, to_global, ... of local tensors */
+#endif
 
 /* ---- allocation counting, for the leak tests ------------------------------------------- */
 
@@ -426,8 +429,13 @@ PyTypeObject ctp_tensor_type = {
 
 /* The methods of all tensor files in one table (the type keeps a pointer to it for good). */
 static PyMethodDef *merge_methods(void) {
-    PyMethodDef *tables[] = {tensor_methods, ctp_tensor_view_methods, ctp_tensor_convert_methods,
-                             ctp_tensor_data_methods, ctp_tensor_arith_methods};
+    PyMethodDef *tables[] = {tensor_methods,          ctp_tensor_view_methods,
+                             ctp_tensor_convert_methods, ctp_tensor_data_methods,
+                             ctp_tensor_arith_methods,
+#ifdef CT_HAVE_DIST
+                             ctp_dist_tensor_methods,
+#endif
+    };
     size_t n = 0;
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
         for (PyMethodDef *m = tables[k]; m->ml_name != NULL; m++)
@@ -443,18 +451,21 @@ static PyMethodDef *merge_methods(void) {
 }
 
 static PyGetSetDef *merge_getset(void) {
+    PyGetSetDef *tables[] = {tensor_getset, ctp_tensor_view_getset,
+#ifdef CT_HAVE_DIST
+                             ctp_dist_tensor_getset,
+#endif
+    };
     size_t n = 0, k = 0;
-    for (PyGetSetDef *g = tensor_getset; g->name != NULL; g++)
-        n++;
-    for (PyGetSetDef *g = ctp_tensor_view_getset; g->name != NULL; g++)
-        n++;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (PyGetSetDef *g = tables[t]; g->name != NULL; g++)
+            n++;
     PyGetSetDef *all = PyMem_Calloc(n + 1, sizeof *all);
     if (all == NULL)
         return (PyGetSetDef *)PyErr_NoMemory();
-    for (PyGetSetDef *g = tensor_getset; g->name != NULL; g++)
-        all[k++] = *g;
-    for (PyGetSetDef *g = ctp_tensor_view_getset; g->name != NULL; g++)
-        all[k++] = *g;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (PyGetSetDef *g = tables[t]; g->name != NULL; g++)
+            all[k++] = *g;
     return all;
 }
 

@@ -1,0 +1,176 @@
+/* The global-tensor part of the ctensor module (built only with libctensor_dist, when CMake
+ * defines CT_HAVE_DIST): ctensor.placement, ctensor.sbp, ctensor.env, ctensor.GlobalTensor,
+ * the global forms of the factories and of the arithmetic, and the global methods of local
+ * tensors. The Python API is OneFlow's (docs: tools/dist_python_api.md).
+ *
+ * SPMD: every rank runs the same Python program. Argument errors are raised here before the
+ * C layer's first collective, from the arguments alone, so that every rank raises the same
+ * error and none is left waiting in a collective.
+ */
+#ifndef CTENSOR_DIST_PY_H
+#define CTENSOR_DIST_PY_H
+
+#include "ctensor/dist.h"
+#include "ctensor_py.h"
+
+/* ---- environment (dist_env.c) -------------------------------------------------------------- */
+
+/** Add everything of the distributed part to `module` (types, submodules sbp and env,
+ *  to_global / to_local) and register the finalization of MPI at exit. Does not start MPI.
+ *  0, or -1 with an exception set. */
+int ctp_dist_init(PyObject *module);
+
+/** Raise the exception of a failed C call of the dist library (ctp_raise_status); NULL. */
+PyObject *ctp_dist_raise(ct_status st);
+
+/** Issue a deprecation warning that is both a UserWarning and a DeprecationWarning (OneFlow
+ *  warns with UserWarning; Python code expects DeprecationWarning). 0, or -1 when a filter
+ *  made it an error. */
+int ctp_dist_warn_deprecated(const char *message);
+
+/* ---- placement (dist_placement.c) ----------------------------------------------------------- */
+
+typedef struct {
+    PyObject ob_base;
+    ct_placement *placement; /* owned reference */
+} ctp_placement_object;
+
+extern PyTypeObject ctp_placement_type;
+
+static inline int ctp_placement_check(PyObject *obj) {
+    return Py_IS_TYPE(obj, &ctp_placement_type);
+}
+
+/** A new ctensor.placement owning `p` (steals the reference, also on failure). */
+PyObject *ctp_placement_wrap(ct_placement *p);
+
+/** placement.all(type) (the staticmethod and env.all_device_placement). */
+PyObject *ctp_placement_all(PyObject *type);
+
+/** The placement of a `placement=` argument: TypeError "Invalid parameter placement with
+ *  type <class 'str'>" for anything but a ctensor.placement. Borrowed. */
+int ctp_placement_of_arg(PyObject *obj, const ct_placement **out);
+
+int ctp_placement_init(PyObject *module);
+
+/* ---- sbp (dist_sbp.c) ----------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject ob_base;
+    ct_sbp sbp;
+} ctp_sbp_object;
+
+extern PyTypeObject ctp_sbp_type;
+
+static inline int ctp_sbp_check(PyObject *obj) { return Py_IS_TYPE(obj, &ctp_sbp_type); }
+
+/** The interned object of an sbp value (new reference). */
+PyObject *ctp_sbp_new_ref(ct_sbp sbp);
+
+/** A tuple of sbp objects (what Tensor.sbp returns). */
+PyObject *ctp_nd_sbp_tuple(const ct_sbp *sbp, int64_t n);
+
+/** An `sbp=` argument: one ctensor.sbp.sbp, or a list/tuple of them. TypeErrors "sbp
+ *  parameter must be type of ctensor.sbp.sbp or list/tuple of ctensor.sbp.sbp" and "Invalid
+ *  parameter sbp with type <class 'int'>"; more entries than a placement may have axes:
+ *  ValueError "The number of sbp (7) must match the number of placement hierarchy dims (N)"
+ *  with N = `placement_ndim`. 0, or -1 with an exception set. */
+int ctp_nd_sbp_of_arg(PyObject *obj, int64_t placement_ndim, ct_sbp out[CT_PLACEMENT_MAX_NDIM],
+                      int64_t *n);
+
+/** Create the submodule ctensor.sbp. */
+int ctp_sbp_init(PyObject *module);
+
+/* ---- GlobalTensor (dist_global.c) ----------------------------------------------------------- */
+
+typedef struct {
+    PyObject ob_base;
+    ct_global *global; /* owned reference; never NULL once constructed */
+    PyObject *weakrefs;
+} ctp_global_object;
+
+extern PyTypeObject ctp_global_type;
+
+static inline int ctp_global_check(PyObject *obj) { return Py_IS_TYPE(obj, &ctp_global_type); }
+
+static inline ct_global *ctp_global_get(PyObject *obj) {
+    return ((ctp_global_object *)obj)->global;
+}
+
+/** A new GlobalTensor owning `g` (steals, also on failure). NULL `g` returns NULL (an
+ *  exception is expected to be set). */
+PyObject *ctp_global_wrap(ct_global *g);
+
+/** The outcome of a C call that produced `r` (stolen): the status's exception, a pending
+ *  warning-made-error, `self` itself when r is self's ct_global, else a new object. */
+PyObject *ctp_global_result(PyObject *self, ct_status st, ct_global *r);
+
+/** Tensor.to_global of a local tensor object / of a GlobalTensor. check_meta < 0 means the
+ *  default (True for local tensors; global ones ignore it). New reference or NULL. */
+PyObject *ctp_local_to_global(PyObject *tensor, PyObject *placement, PyObject *sbp, int check_meta,
+                              int copy);
+PyObject *ctp_global_to_global(PyObject *self, PyObject *placement, PyObject *sbp, int copy);
+
+/** to_local of a GlobalTensor. */
+PyObject *ctp_global_to_local(PyObject *self, int copy);
+
+int ctp_global_init(PyObject *module);
+
+/* ---- arithmetic (dist_arith.c) -------------------------------------------------------------- */
+
+/** Whether a GlobalTensor is among `self`, the positional and the keyword arguments (the
+ *  arithmetic functions then take the global path). */
+int ctp_dist_any_global(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/** ctensor.add / sub / mul / div and aliases (method = 0) or the methods of Tensor and
+ *  GlobalTensor (method = 1, `self` the tensor) when some operand is global. `op` is 0 add,
+ *  1 sub, 2 mul, 3 div (tensor_arith.c's order); `name` the Python name ("subtract_"). */
+PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+                                PyObject *args, PyObject *kwargs);
+
+/** The operators with a GlobalTensor on either side: d is 0 +, 1 -, 2 *, 3 /, 4 //
+ *  (tensor_arith.c's dunder order). NotImplemented for operands it does not take. */
+PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b);
+
+/** The number slots and the arithmetic methods of GlobalTensor. */
+extern PyNumberMethods ctp_global_as_number;
+extern PyMethodDef ctp_global_arith_methods[];
+
+/* ---- local tensors and module functions (dist_tensor_methods.c) ---------------------------- */
+
+/** Tensor attributes is_global, is_local, placement, sbp, is_consistent and methods
+ *  to_global, local_to_global, global_to_global, to_local, to_consistent. */
+extern PyGetSetDef ctp_dist_tensor_getset[];
+extern PyMethodDef ctp_dist_tensor_methods[];
+
+/** ctensor.to_global and ctensor.to_local. */
+extern PyMethodDef ctp_dist_functions[];
+
+/* ---- factories (dist_factories.c) ----------------------------------------------------------- */
+
+/* placement= and sbp= of a factory call. */
+struct ctp_dist_spec {
+    PyObject *placement_obj; /* owned reference */
+    const ct_placement *placement;
+    ct_sbp sbp[CT_PLACEMENT_MAX_NDIM];
+    int64_t n_sbp;
+};
+
+/** Take placement= and sbp= out of a factory's keyword arguments. 0 when neither is there
+ *  (or both are None): *rest is `kwargs` (borrowed). 1 when they are: *rest is a new dict
+ *  without them (and without a None device=) and *spec is filled (release it with
+ *  ctp_dist_spec_clear). -1 with ValueError "placement and sbp must be given together",
+ *  "device and placement cannot be given together", or the argument TypeErrors. */
+int ctp_dist_take_spec(PyObject *kwargs, PyObject **rest, ctp_dist_spec *spec);
+void ctp_dist_spec_clear(ctp_dist_spec *spec);
+
+/** A GlobalTensor whose logical value is the local tensor object `local` (stolen; NULL is
+ *  passed through): ct_global_from_tensor, the data taken from the placement's first rank. */
+PyObject *ctp_dist_from_logical(PyObject *local, const ctp_dist_spec *spec);
+
+/** zeros / ones / full / empty on a placement: `kind` 0 empty, 1 zeros, 2 ones, 3 full.
+ *  dtype UNDEFINED is resolved as the local factories do. */
+PyObject *ctp_dist_constant(int kind, const int64_t *sizes, int64_t ndim, ct_scalar value,
+                            ct_dtype dtype, const ctp_dist_spec *spec);
+
+#endif /* CTENSOR_DIST_PY_H */

@@ -1,0 +1,361 @@
+/* Element-wise arithmetic of global tensors (global.h): the operators + - * / // with a
+ * GlobalTensor on either side, GlobalTensor.add / sub / mul / div, and the global path of
+ * ctensor.add / sub / subtract / mul / multiply / div / divide / true_divide and of the local
+ * Tensor methods (tensor_arith.c sends a call here when some argument is a GlobalTensor).
+ *
+ * Operands: GlobalTensors and Python / NumPy numbers (the *_scalar C functions, the number
+ * being a wrapped number). A local tensor next to a global one is an error, whichever side
+ * it is on, as in OneFlow. There are no in-place or out= forms for global tensors.
+ */
+#include <string.h>
+
+#include "ctensor_dist_py.h"
+
+/* tensor_arith.c's op and operator orders */
+enum { GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV };
+enum { D_ADD, D_SUB, D_MUL, D_DIV, D_FLOORDIV };
+
+enum { K_OTHER = 0, K_GLOBAL = 1, K_NUMBER = 2, K_LOCAL = 3 };
+
+typedef struct {
+    const ct_global *g;
+    ct_scalar s;
+} operand;
+
+static PyObject *mixed_error(void) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Expected all tensors to be global, but found a local tensor");
+    return NULL;
+}
+
+static int overflow_error(void) {
+    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+    return -1;
+}
+
+/* A Number argument (alpha=, or a number operand) as a scalar, within int64 as PyTorch
+ * unpacks it. 0, or -1 with an exception. */
+static int number_of(PyObject *obj, ct_scalar *out) {
+    if (ctp_scalar_of_arg(obj, out) < 0)
+        return -1;
+    return out->kind == CT_SCALAR_UINT ? overflow_error() : 0;
+}
+
+/* What `obj` is as an operand (K_*), or -1 with an exception. */
+static int classify(PyObject *obj, operand *o) {
+    if (ctp_global_check(obj)) {
+        o->g = ctp_global_get(obj);
+        return K_GLOBAL;
+    }
+    if (ctp_tensor_check(obj))
+        return K_LOCAL;
+    if (!ctp_is_number_arg(obj))
+        return K_OTHER;
+    return number_of(obj, &o->s) < 0 ? -1 : K_NUMBER;
+}
+
+static bool is_one(ct_scalar s) { return s.kind == CT_SCALAR_INT && s.v.i == 1; }
+
+/* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER). */
+static PyObject *compute(int op, const operand *a, int ka, const operand *b, int kb,
+                         ct_scalar alpha, ct_rounding_mode mode) {
+    ct_global *r = NULL, *tmp = NULL;
+    ct_status st;
+    if (ka == K_GLOBAL && kb == K_GLOBAL) {
+        st = op == GOP_ADD   ? ct_global_add(a->g, b->g, alpha, &r)
+             : op == GOP_SUB ? ct_global_sub(a->g, b->g, alpha, &r)
+             : op == GOP_MUL ? ct_global_mul(a->g, b->g, &r)
+                             : ct_global_div(a->g, b->g, mode, &r);
+    } else if (ka == K_GLOBAL) {
+        st = op == GOP_ADD   ? ct_global_add_scalar(a->g, b->s, alpha, &r)
+             : op == GOP_SUB ? ct_global_sub_scalar(a->g, b->s, alpha, &r)
+             : op == GOP_MUL ? ct_global_mul_scalar(a->g, b->s, &r)
+                             : ct_global_div_scalar(a->g, b->s, mode, &r);
+    } else { /* a number on the left */
+        switch (op) {
+        case GOP_ADD: /* a + alpha * b */
+            if (is_one(alpha)) {
+                st = ct_global_add_scalar(b->g, a->s, alpha, &r);
+            } else {
+                st = ct_global_mul_scalar(b->g, alpha, &tmp);
+                if (st == CT_OK)
+                    st = ct_global_add_scalar(tmp, a->s, ct_scalar_int(1), &r);
+                ct_global_release(tmp);
+            }
+            break;
+        case GOP_SUB:
+            st = ct_global_rsub_scalar(b->g, a->s, alpha, &r);
+            break;
+        case GOP_MUL:
+            st = ct_global_mul_scalar(b->g, a->s, &r);
+            break;
+        default:
+            st = ct_global_rdiv_scalar(b->g, a->s, mode, &r);
+            break;
+        }
+    }
+    return ctp_global_result(NULL, st, r);
+}
+
+/* ---- operators ---------------------------------------------------------------------------- */
+
+PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b) {
+    operand x = {0}, y = {0};
+    int kx = classify(a, &x);
+    if (kx < 0)
+        return NULL;
+    int ky = classify(b, &y);
+    if (ky < 0)
+        return NULL;
+    if (kx == K_OTHER || ky == K_OTHER || (kx != K_GLOBAL && ky != K_GLOBAL))
+        Py_RETURN_NOTIMPLEMENTED;
+    if (kx == K_LOCAL || ky == K_LOCAL)
+        return mixed_error();
+    static const int ops[] = {GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV, GOP_DIV};
+    return compute(ops[d], &x, kx, &y, ky, ct_scalar_int(1),
+                   d == D_FLOORDIV ? CT_ROUNDING_FLOOR : CT_ROUNDING_NONE);
+}
+
+static PyObject *nb_add(PyObject *a, PyObject *b) { return ctp_global_binary(D_ADD, a, b); }
+static PyObject *nb_sub(PyObject *a, PyObject *b) { return ctp_global_binary(D_SUB, a, b); }
+static PyObject *nb_mul(PyObject *a, PyObject *b) { return ctp_global_binary(D_MUL, a, b); }
+static PyObject *nb_div(PyObject *a, PyObject *b) { return ctp_global_binary(D_DIV, a, b); }
+static PyObject *nb_floordiv(PyObject *a, PyObject *b) {
+    return ctp_global_binary(D_FLOORDIV, a, b);
+}
+
+static PyObject *inplace_error(const char *what) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: in-place operations are not supported on global tensors; use the "
+                 "out-of-place form (x = x + y)",
+                 what);
+    return NULL;
+}
+
+/* x += y would otherwise quietly rebind x to x + y; global tensors have no in-place form. */
+static PyObject *nb_iadd(PyObject *a, PyObject *b) {
+    (void)a;
+    (void)b;
+    return inplace_error("+=");
+}
+static PyObject *nb_isub(PyObject *a, PyObject *b) {
+    (void)a;
+    (void)b;
+    return inplace_error("-=");
+}
+static PyObject *nb_imul(PyObject *a, PyObject *b) {
+    (void)a;
+    (void)b;
+    return inplace_error("*=");
+}
+static PyObject *nb_idiv(PyObject *a, PyObject *b) {
+    (void)a;
+    (void)b;
+    return inplace_error("/=");
+}
+static PyObject *nb_ifloordiv(PyObject *a, PyObject *b) {
+    (void)a;
+    (void)b;
+    return inplace_error("//=");
+}
+
+PyNumberMethods ctp_global_as_number = {
+    .nb_add = nb_add,
+    .nb_subtract = nb_sub,
+    .nb_multiply = nb_mul,
+    .nb_true_divide = nb_div,
+    .nb_floor_divide = nb_floordiv,
+    .nb_inplace_add = nb_iadd,
+    .nb_inplace_subtract = nb_isub,
+    .nb_inplace_multiply = nb_imul,
+    .nb_inplace_true_divide = nb_idiv,
+    .nb_inplace_floor_divide = nb_ifloordiv,
+};
+
+/* ---- functions and methods ------------------------------------------------------------------ */
+
+int ctp_dist_any_global(PyObject *self, PyObject *args, PyObject *kwargs) {
+    if (self != NULL && ctp_global_check(self))
+        return 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++)
+        if (ctp_global_check(PyTuple_GET_ITEM(args, i)))
+            return 1;
+    if (kwargs != NULL) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kwargs, &pos, &key, &value))
+            if (ctp_global_check(value))
+                return 1;
+    }
+    return 0;
+}
+
+/* rounding_mode: None, 'trunc' or 'floor'; PyTorch's RuntimeError otherwise. */
+static int rounding_mode_of(PyObject *obj, ct_rounding_mode *mode) {
+    *mode = CT_ROUNDING_NONE;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    if (s == NULL && PyErr_Occurred())
+        return -1;
+    if (s != NULL && strcmp(s, "trunc") == 0) {
+        *mode = CT_ROUNDING_TRUNC;
+        return 0;
+    }
+    if (s != NULL && strcmp(s, "floor") == 0) {
+        *mode = CT_ROUNDING_FLOOR;
+        return 0;
+    }
+    if (s == NULL) {
+        PyErr_Format(PyExc_TypeError, "rounding_mode must be None or str, not %s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyErr_Format(PyExc_RuntimeError,
+                 "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                 "'%s'",
+                 s);
+    return -1;
+}
+
+/* The arguments of one call: operands, and the keywords the op takes. */
+typedef struct {
+    PyObject *input, *other, *alpha, *rounding_mode, *out;
+} call_args;
+
+static int bind(const char *name, int op, int method, PyObject *self, PyObject *args,
+                PyObject *kwargs, call_args *c) {
+    memset(c, 0, sizeof *c);
+    const int takes_alpha = op == GOP_ADD || op == GOP_SUB;
+    const int takes_mode = op == GOP_DIV && strncmp(name, "true_divide", 11) != 0;
+    Py_ssize_t npos = PyTuple_GET_SIZE(args), nmax = method ? 1 : 2;
+    if (npos > nmax) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given",
+                     name, nmax, npos);
+        return -1;
+    }
+    PyObject **slots[2] = {&c->input, &c->other};
+    if (method)
+        c->input = self;
+    for (Py_ssize_t i = 0; i < npos; i++)
+        *slots[i + method] = PyTuple_GET_ITEM(args, i);
+    if (kwargs != NULL) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kwargs, &pos, &key, &value)) {
+            const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+            PyObject **slot = NULL;
+            if (k == NULL && PyErr_Occurred())
+                return -1;
+            if (k == NULL)
+                slot = NULL;
+            else if (strcmp(k, "other") == 0)
+                slot = &c->other;
+            else if (!method && strcmp(k, "input") == 0)
+                slot = &c->input;
+            else if (takes_alpha && strcmp(k, "alpha") == 0)
+                slot = &c->alpha;
+            else if (takes_mode && strcmp(k, "rounding_mode") == 0)
+                slot = &c->rounding_mode;
+            else if (!method && strcmp(k, "out") == 0)
+                slot = &c->out;
+            if (slot == NULL) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", name,
+                             key);
+                return -1;
+            }
+            if (*slot != NULL) {
+                PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", name,
+                             k);
+                return -1;
+            }
+            *slot = value;
+        }
+    }
+    if (c->input == NULL || c->other == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", name,
+                     c->input == NULL ? "input" : "other");
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+                                PyObject *args, PyObject *kwargs) {
+    call_args c;
+    if (bind(name, op, method, self, args, kwargs, &c) < 0)
+        return NULL;
+    operand a = {0}, b = {0};
+    int ka = classify(c.input, &a);
+    if (ka < 0)
+        return NULL;
+    int kb = classify(c.other, &b);
+    if (kb < 0)
+        return NULL;
+    if (ka == K_LOCAL || kb == K_LOCAL || (c.out != NULL && ctp_tensor_check(c.out)))
+        return mixed_error();
+    if (ka == K_OTHER || kb == K_OTHER) {
+        PyObject *bad = ka == K_OTHER ? c.input : c.other;
+        return PyErr_Format(PyExc_TypeError,
+                            "%s(): argument '%s' must be ctensor.GlobalTensor or Number, not %s",
+                            name, ka == K_OTHER ? "input" : "other", Py_TYPE(bad)->tp_name);
+    }
+    if (inplace) {
+        char what[64];
+        snprintf(what, sizeof what, "%s()", name);
+        return inplace_error(what);
+    }
+    if (c.out != NULL && c.out != Py_None)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "%s(): out= is not supported for global tensors; use the returned "
+                            "tensor",
+                            name);
+    if (ka != K_GLOBAL && kb != K_GLOBAL) /* the global tensor came as another argument */
+        return PyErr_Format(PyExc_TypeError,
+                            "%s(): a ctensor.GlobalTensor can only be given as an operand", name);
+    ct_scalar alpha = ct_scalar_int(1);
+    if (c.alpha != NULL) {
+        if (!ctp_is_number_arg(c.alpha) || ctp_tensor_check(c.alpha))
+            return PyErr_Format(PyExc_TypeError, "%s(): argument 'alpha' must be Number, not %s",
+                                name, Py_TYPE(c.alpha)->tp_name);
+        if (number_of(c.alpha, &alpha) < 0)
+            return NULL;
+    }
+    ct_rounding_mode mode;
+    if (rounding_mode_of(c.rounding_mode, &mode) < 0)
+        return NULL;
+    return compute(op, &a, ka, &b, kb, alpha, mode);
+}
+
+/* ---- GlobalTensor methods ---------------------------------------------------------------------- */
+
+#define GLOBAL_METHOD(cname, op, name, inplace)                                                    \
+    static PyObject *cname(PyObject *self, PyObject *args, PyObject *kwargs) {                     \
+        return ctp_global_arith_call(op, name, 1, inplace, self, args, kwargs);                    \
+    }
+
+GLOBAL_METHOD(g_add, GOP_ADD, "add", 0)
+GLOBAL_METHOD(g_sub, GOP_SUB, "sub", 0)
+GLOBAL_METHOD(g_mul, GOP_MUL, "mul", 0)
+GLOBAL_METHOD(g_div, GOP_DIV, "div", 0)
+GLOBAL_METHOD(g_add_, GOP_ADD, "add_", 1)
+GLOBAL_METHOD(g_sub_, GOP_SUB, "sub_", 1)
+GLOBAL_METHOD(g_mul_, GOP_MUL, "mul_", 1)
+GLOBAL_METHOD(g_div_, GOP_DIV, "div_", 1)
+
+#define KW METH_VARARGS | METH_KEYWORDS
+
+PyMethodDef ctp_global_arith_methods[] = {
+    {"add", CTP_KW_FUNC(g_add), KW,
+     "add(other, *, alpha=1) -> GlobalTensor\n\nself + alpha * other. Collective."},
+    {"sub", CTP_KW_FUNC(g_sub), KW,
+     "sub(other, *, alpha=1) -> GlobalTensor\n\nself - alpha * other. Collective."},
+    {"mul", CTP_KW_FUNC(g_mul), KW, "mul(other) -> GlobalTensor\n\nCollective."},
+    {"div", CTP_KW_FUNC(g_div), KW,
+     "div(other, *, rounding_mode=None) -> GlobalTensor\n\nCollective."},
+    {"add_", CTP_KW_FUNC(g_add_), KW, "Not supported: global tensors have no in-place forms."},
+    {"sub_", CTP_KW_FUNC(g_sub_), KW, "Not supported: global tensors have no in-place forms."},
+    {"mul_", CTP_KW_FUNC(g_mul_), KW, "Not supported: global tensors have no in-place forms."},
+    {"div_", CTP_KW_FUNC(g_div_), KW, "Not supported: global tensors have no in-place forms."},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,141 @@
+/* The MPI environment from Python: ctensor.env (get_rank, get_world_size, get_local_rank,
+ * get_node_size, all_device_placement), MPI's finalization at exit, and the set-up of the
+ * whole distributed part of the module.
+ *
+ * Importing ctensor does not start MPI: the C library starts it on first use (ct_dist_init,
+ * called by every dist function that needs it) or adopts an MPI someone else started
+ * (mpi4py). At interpreter exit (the atexit module) ct_dist_finalize frees the library's
+ * communicators and finalizes MPI if the library started it; nothing happens when MPI never
+ * started or was already finalized (mpi4py's own exit handler may run first).
+ *
+ * Debian's Open MPI 4.1 loads its components fine from an extension module loaded with
+ * RTLD_LOCAL (they link libopen-pal themselves), so libmpi is not re-opened RTLD_GLOBAL as
+ * mpi4py does for older MPIs.
+ */
+#include <mpi.h>
+
+#include "ctensor_dist_py.h"
+
+PyObject *ctp_dist_raise(ct_status st) { return ctp_raise_status(st); }
+
+/* ---- deprecation warnings ------------------------------------------------------------------- */
+
+static PyObject *deprecation_category;
+
+int ctp_dist_warn_deprecated(const char *message) {
+    PyObject *cat = deprecation_category != NULL ? deprecation_category : PyExc_UserWarning;
+    return PyErr_WarnEx(cat, message, 1);
+}
+
+/* ---- MPI start and end ---------------------------------------------------------------------- */
+
+/* atexit: finalize what the library holds, only when MPI is running. Every rank runs it at
+ * its exit, so the collective frees match. */
+static PyObject *py_finalize(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized && ct_dist_finalize() != CT_OK)
+        ct_clear_error(); /* nothing useful to do with an error at exit */
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef finalize_def = {"_dist_finalize", py_finalize, METH_NOARGS,
+                                   "Finalize the distributed runtime (registered with atexit)."};
+
+static int register_atexit(void) {
+    PyObject *fn = PyCFunction_NewEx(&finalize_def, NULL, NULL);
+    if (fn == NULL)
+        return -1;
+    PyObject *atexit = PyImport_ImportModule("atexit");
+    PyObject *r = atexit != NULL ? PyObject_CallMethod(atexit, "register", "O", fn) : NULL;
+    Py_XDECREF(atexit);
+    Py_DECREF(fn);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* ---- ctensor.env ---------------------------------------------------------------------------- */
+
+static PyObject *int_fact(ct_status (*fn)(int64_t *)) {
+    int64_t v = 0;
+    ct_status st = fn(&v);
+    return st == CT_OK ? PyLong_FromLongLong(v) : ctp_dist_raise(st);
+}
+
+static PyObject *env_get_rank(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    return int_fact(ct_dist_rank);
+}
+
+static PyObject *env_get_world_size(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    return int_fact(ct_dist_world_size);
+}
+
+static PyObject *env_get_local_rank(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    return int_fact(ct_dist_local_rank);
+}
+
+static PyObject *env_get_node_size(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    return int_fact(ct_dist_node_size);
+}
+
+static PyObject *env_all_device_placement(PyObject *m, PyObject *type) {
+    (void)m;
+    return ctp_placement_all(type);
+}
+
+static PyMethodDef env_functions[] = {
+    {"get_rank", env_get_rank, METH_NOARGS, "get_rank() -> int\n\nThis process's rank."},
+    {"get_world_size", env_get_world_size, METH_NOARGS,
+     "get_world_size() -> int\n\nThe number of processes."},
+    {"get_local_rank", env_get_local_rank, METH_NOARGS,
+     "get_local_rank() -> int\n\nThis process's index among the processes of its node."},
+    {"get_node_size", env_get_node_size, METH_NOARGS,
+     "get_node_size() -> int\n\nThe number of nodes."},
+    {"all_device_placement", env_all_device_placement, METH_O,
+     "all_device_placement(type) -> ctensor.placement\n\nEvery process of every node (cpu), "
+     "or the processes that have a device (an accelerator type)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef env_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ctensor.env",
+    .m_doc = "The process environment of global tensors: ranks, world size, nodes.",
+    .m_size = -1,
+    .m_methods = env_functions,
+};
+
+/* ---- set-up ----------------------------------------------------------------------------------- */
+
+int ctp_dist_init(PyObject *module) {
+    if (deprecation_category == NULL) {
+        PyObject *bases = PyTuple_Pack(2, PyExc_UserWarning, PyExc_DeprecationWarning);
+        if (bases == NULL)
+            return -1;
+        deprecation_category =
+            PyErr_NewExceptionWithDoc("ctensor._DeprecatedWarning",
+                                      "A deprecated part of the global tensor API was used.",
+                                      bases, NULL);
+        Py_DECREF(bases);
+        if (deprecation_category == NULL)
+            return -1;
+    }
+    if (ctp_placement_init(module) < 0 || ctp_sbp_init(module) < 0 ||
+        ctp_global_init(module) < 0 || ctp_add_submodule(module, &env_module, "env") == NULL ||
+        PyModule_AddFunctions(module, ctp_dist_functions) < 0)
+        return -1;
+    return register_atexit();
+}
