@@ -61,3 +61,15 @@ ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
                                 all[0].what, (long long)r, all[r].what);
     return CT_OK;
 }
+
+ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what) {
+    int worst = (int)mine;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (mine != CT_OK)
+        return mine;
+    if (rc != MPI_SUCCESS)
+        return ct_mpi_check(rc, "MPI_Allreduce");
+    if (worst != CT_OK)
+        return ct_set_error((ct_status)worst, "%s failed on another rank", what);
+    return CT_OK;
+}

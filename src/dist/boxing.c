@@ -347,19 +347,6 @@ static ct_status copy_local(const plan *p, const ct_tensor *src, int64_t me_in, 
     return st;
 }
 
-/* Every rank of the world learns whether all are ready for the next collective. */
-static ct_status agree_world(ct_status mine, MPI_Comm world) {
-    int worst = (int)mine;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, world);
-    if (mine != CT_OK)
-        return mine;
-    if (rc != MPI_SUCCESS)
-        return ct_mpi_check(rc, "MPI_Allreduce");
-    if (worst != CT_OK)
-        return ct_set_error((ct_status)worst, "boxing failed on another rank");
-    return CT_OK;
-}
-
 /* Step 1 on this member: sum each reduced P axis inside its axis communicator (in place,
  * or replacing *cur by its scattered part). Members walk the axes in the same order, so
  * the per-axis collectives cannot cross. */
@@ -466,11 +453,11 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
             crosses = plan_crosses(&p);
         if (st == CT_OK && crosses)
             st = exchange_build(&p, x->dtype, me_in, me_out, &e);
-        st = agree_world(st, world);
+        st = ct_dist_all_ready(st, world, "boxing");
         if (st == CT_OK && any_reduce) {
             if (me_in >= 0)
                 st = reduce_axes(&p, in_eff, &cur);
-            st = agree_world(st, world);
+            st = ct_dist_all_ready(st, world, "boxing");
         }
         if (st == CT_OK && crosses) {
             const void *sbuf = cur != NULL ? ct_tensor_data_ptr(cur) : NULL;

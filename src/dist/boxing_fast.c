@@ -49,19 +49,6 @@ static fast_kind classify(const ct_global *x, ct_sbp a, ct_sbp b) {
     return FAST_NONE; /* S(i) -> S(j): the generic all-to-all */
 }
 
-/* Every member learns whether all members are ready (see the file comment). */
-static ct_status agree_ready(ct_status mine, MPI_Comm comm) {
-    int worst = (int)mine;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (mine != CT_OK)
-        return mine;
-    if (rc != MPI_SUCCESS)
-        return ct_mpi_check(rc, "MPI_Allreduce");
-    if (worst != CT_OK)
-        return ct_set_error((ct_status)worst, "boxing failed on another rank");
-    return CT_OK;
-}
-
 /* The view (outer, len, inner) of contiguous `t` starting `offset` elements in, rows
  * `row_stride` elements apart: one block of a split along a middle dim. */
 static ct_status view3(const ct_tensor *t, int64_t offset, int64_t outer, int64_t len,
@@ -137,7 +124,7 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
         if (st == CT_OK)
             st = ct_mpi_check(MPI_Type_commit(&row), "MPI_Type_commit");
     }
-    st = agree_ready(st, comm);
+    st = ct_dist_all_ready(st, comm, "boxing");
     if (st == CT_OK) {
         int *counts = ints, *displs = ints + c->n;
         for (int64_t r = 0; r < c->n; r++) {
@@ -205,7 +192,7 @@ ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_
     for (int r = 0; st == CT_OK && !direct && r < size; r++)
         st = copy_block(temp, outer * begin[r] * inner, len[r] * inner, local, begin[r] * inner,
                         dimlen * inner, outer, len[r], inner);
-    st = agree_ready(st, comm);
+    st = ct_dist_all_ready(st, comm, "boxing");
     if (st == CT_OK)
         st = ct_reduce_scatter(direct ? local : temp, offsets, counts, part, comm);
     free(blocks);
@@ -277,7 +264,7 @@ static ct_status run_member(fast_kind kind, const fast_ctx *c, ct_tensor **out) 
         return ct_boxing_reduce_scatter_dim(c->x->local, c->sbp[0].dim, comm, out);
     ct_tensor *sum = NULL;
     st = ct_tensor_clone(c->x->local, CT_MEMFMT_CONTIGUOUS, &sum);
-    st = agree_ready(st, comm);
+    st = ct_dist_all_ready(st, comm, "boxing");
     if (st == CT_OK)
         st = ct_reduce_allreduce(sum, comm);
     if (st != CT_OK) {
@@ -326,7 +313,7 @@ ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, cons
             MPI_Comm comm = MPI_COMM_NULL;
             if ((kind == FAST_S_TO_B || kind == FAST_P_TO_B || kind == FAST_P_TO_S) &&
                 ct_comm_for_placement(pl, &comm) == CT_OK)
-                (void)agree_ready(st, comm);
+                (void)ct_dist_all_ready(st, comm, "boxing");
             return st;
         }
         c.len = c.begin + c.n;

@@ -247,51 +247,31 @@ ct_status ct_placement_local_device(const ct_placement *placement, ct_device *ou
 
 /* ---- format ---------------------------------------------------------------------------- */
 
-/* snprintf into a window that tracks the full length even when the buffer is too small. */
-typedef struct fmt_buf {
-    char *buf;
-    size_t size, len;
-} fmt_buf;
-
-#if defined(__GNUC__)
-static void fmt_add(fmt_buf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#endif
-static void fmt_add(fmt_buf *f, const char *fmt, ...) {
-    size_t avail = f->buf && f->len < f->size ? f->size - f->len : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(avail ? f->buf + f->len : NULL, avail, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        f->len += (size_t)n;
-}
-
 /* Nested Python lists following the hierarchy: axis `k`, ranks from `*next` on. */
-static void fmt_ranks(fmt_buf *f, const ct_placement *p, int64_t k, int64_t *next) {
-    fmt_add(f, "[");
+static void fmt_ranks(ct_fmt_buf *f, const ct_placement *p, int64_t k, int64_t *next) {
+    ct_fmt_add(f, "[");
     for (int64_t i = 0; i < p->hierarchy[k]; i++) {
         if (i > 0)
-            fmt_add(f, ", ");
+            ct_fmt_add(f, ", ");
         if (k + 1 == p->ndim)
-            fmt_add(f, "%lld", (long long)p->ranks[(*next)++]);
+            ct_fmt_add(f, "%lld", (long long)p->ranks[(*next)++]);
         else
             fmt_ranks(f, p, k + 1, next);
     }
-    fmt_add(f, "]");
+    ct_fmt_add(f, "]");
 }
 
 size_t ct_placement_format(const ct_placement *placement, const char *module, char *buf,
                            size_t size) {
-    fmt_buf f = {buf, size, 0};
-    if (buf && size > 0)
-        buf[0] = '\0';
+    ct_fmt_buf f;
+    ct_fmt_start(&f, buf, size);
     if (!placement)
         return 0;
-    fmt_add(&f, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
-            ct_placement_type_name(placement));
+    ct_fmt_add(&f, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
+               ct_placement_type_name(placement));
     int64_t next = 0;
     fmt_ranks(&f, placement, 0, &next);
-    fmt_add(&f, ")");
+    ct_fmt_add(&f, ")");
     return f.len;
 }
 

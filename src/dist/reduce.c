@@ -87,21 +87,6 @@ ct_status ct_reduce_check_dtype(ct_dtype dtype) {
     return plan_for(dtype, &p);
 }
 
-/* Every member of `comm` learns whether all of them got this far: a rank that failed
- * locally (allocation) must not leave the others waiting in the collective that follows.
- * Returns `mine` on a failed rank (its message kept) and an error on the others. */
-static ct_status agree_ready(ct_status mine, MPI_Comm comm, const char *what) {
-    int worst = (int)mine;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (mine != CT_OK)
-        return mine;
-    if (rc != MPI_SUCCESS)
-        return ct_mpi_check(rc, "MPI_Allreduce");
-    if (worst != CT_OK)
-        return ct_set_error((ct_status)worst, "%s failed on another rank", what);
-    return CT_OK;
-}
-
 /* dst[i] = src[0][i] + src[1][i] + ... + src[nsrc-1][i] for `n` lanes, the sources laid out
  * `n` lanes apart; summed in float32 in source order, rounded once into the lane type.
  * Conversions go through ct_convert so the rounding is the library's (nearest even, NaN
@@ -150,7 +135,7 @@ static ct_status allreduce_ordered(const reduce_plan *p, uint16_t *data, int64_t
         chunk = 1;
     uint16_t *gathered = malloc((size_t)(chunk * size) * sizeof(uint16_t));
     ct_status st = gathered ? CT_OK : ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
-    st = agree_ready(st, comm, "partial_sum");
+    st = ct_dist_all_ready(st, comm, "partial_sum");
     for (int64_t off = 0; st == CT_OK && off < n; off += chunk) {
         int c = (int)(n - off < chunk ? n - off : chunk);
         st = ct_mpi_check(MPI_Allgather(data + off, c, p->type, gathered, c, p->type, comm),
@@ -211,7 +196,7 @@ static ct_status scatter_by_roots(const reduce_plan *p, const char *full, const 
         if (gathered == NULL)
             st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     }
-    st = agree_ready(st, comm, "partial_sum");
+    st = ct_dist_all_ready(st, comm, "partial_sum");
     for (int r = 0; st == CT_OK && r < size; r++) {
         int64_t n = counts[r] * p->lanes, base = offsets[r] * p->lanes;
         for (int64_t off = 0; st == CT_OK && off < n; off += chunk) {
@@ -244,7 +229,7 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
     ct_status st = CT_OK;
     if (ints == NULL || gathered == NULL)
         st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
-    st = agree_ready(st, comm, "partial_sum");
+    st = ct_dist_all_ready(st, comm, "partial_sum");
     if (st == CT_OK) {
         int *scounts = ints, *sdispls = ints + size, *rcounts = ints + 2 * size,
             *rdispls = ints + 3 * size;
@@ -289,7 +274,7 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
         if (packed == NULL)
             st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     }
-    st = agree_ready(st, comm, "partial_sum");
+    st = ct_dist_all_ready(st, comm, "partial_sum");
     if (st == CT_OK) {
         const char *send = full + offsets[0] * isz;
         if (!consecutive) {
