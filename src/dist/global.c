@@ -170,6 +170,14 @@ static ct_status check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placem
     return CT_OK;
 }
 
+/* This rank's tensor in its agreement record: dtype and shape for every rank to see. */
+static void record_tensor(ct_agree_record *r, const ct_tensor *t) {
+    r->has_local = 1;
+    r->dtype = (int32_t)ct_tensor_dtype(t);
+    r->ndim = ct_tensor_dim(t);
+    memcpy(r->sizes, ct_tensor_sizes(t), sizeof(int64_t) * (size_t)r->ndim);
+}
+
 /* Run the agreement; on success *all holds every rank's record (caller frees). */
 static ct_status agree(const ct_agree_record *mine, ct_agree_record **all) {
     *all = malloc(sizeof(ct_agree_record) * (size_t)ct_dist_size());
@@ -416,10 +424,7 @@ ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *place
         if (st != CT_OK) {
             ct_dist_agree_failed(&mine, st);
         } else {
-            mine.has_local = 1;
-            mine.dtype = (int32_t)ct_tensor_dtype(prepared);
-            mine.ndim = ct_tensor_dim(prepared);
-            memcpy(mine.sizes, ct_tensor_sizes(prepared), sizeof(int64_t) * (size_t)mine.ndim);
+            record_tensor(&mine, prepared);
         }
     }
     ct_agree_record *all = NULL;
@@ -670,10 +675,7 @@ ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *place
         if (st != CT_OK) {
             ct_dist_agree_failed(&mine, st);
         } else {
-            mine.has_local = 1;
-            mine.dtype = (int32_t)ct_tensor_dtype(full);
-            mine.ndim = ct_tensor_dim(full);
-            memcpy(mine.sizes, ct_tensor_sizes(full), sizeof(int64_t) * (size_t)mine.ndim);
+            record_tensor(&mine, full);
         }
     }
     ct_agree_record *all = NULL;
