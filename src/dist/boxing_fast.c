@@ -14,7 +14,7 @@
 typedef enum fast_kind {
     FAST_NONE,
     FAST_SAME,     /* X -> X: a copy */
-    FAST_S_TO_B,   /* MPI_Allgatherv (+ interleave for split dims > 0) */
+    FAST_S_TO_B,   /* MPI_Allgatherv (MPI_Alltoallw into subarrays for split dims > 0) */
     FAST_B_TO_S,   /* local slice */
     FAST_B_TO_P,   /* first rank keeps, others zeros */
     FAST_S_TO_P,   /* zeros with the own shard in place */
@@ -106,17 +106,47 @@ static ct_status full_alloc(const fast_ctx *c, ct_tensor **out) {
     return ct_global_alloc_local(&box, c->x->dtype, c->pl, out);
 }
 
+/* The receive type of rank r's block in the full (outer, dimlen, inner) output of a split
+ * along a middle dim: a subarray, so MPI unpacks straight into place. MPI_BYTE with count 0
+ * for an empty block (subarrays need sizes >= 1). */
+static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI_Datatype *type,
+                            int *count) {
+    *type = MPI_BYTE;
+    *count = 0;
+    if (c->outer == 0 || c->len[r] == 0 || c->inner == 0)
+        return CT_OK;
+    int sizes[3] = {(int)c->outer, (int)c->dimlen, (int)c->inner};
+    int sub[3] = {(int)c->outer, (int)c->len[r], (int)c->inner};
+    int starts[3] = {0, (int)c->begin[r], 0};
+    ct_status st = ct_mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem,
+                                                         type),
+                                "MPI_Type_create_subarray");
+    if (st == CT_OK)
+        st = ct_mpi_check(MPI_Type_commit(type), "MPI_Type_commit");
+    if (st != CT_OK) {
+        *type = MPI_BYTE;
+        return st;
+    }
+    *count = 1;
+    return CT_OK;
+}
+
+/* S(d) -> B. d = 0 (or nothing before d): the blocks are contiguous in the output, one
+ * MPI_Allgatherv. Otherwise each rank sends its whole shard to everyone and receives each
+ * block through a subarray type (one MPI_Alltoallw, no staging copy). */
 static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     const ct_tensor *src = c->x->local;
-    bool direct = c->outer == 1; /* blocks land contiguous in the output */
-    ct_tensor *full = NULL, *temp = NULL;
-    int *ints = malloc((size_t)c->n * 2 * sizeof(int));
+    bool direct = c->outer == 1;
+    int64_t n = c->n;
+    ct_tensor *full = NULL;
+    int *ints = malloc((size_t)n * 5 * sizeof(int));
+    MPI_Datatype *types = direct ? NULL : malloc((size_t)n * 2 * sizeof(MPI_Datatype));
     MPI_Datatype elem = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
-    ct_status st = ints ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+    ct_status st = ints && (direct || types) ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+    for (int64_t r = 0; types && r < 2 * n; r++)
+        types[r] = MPI_BYTE;
     if (st == CT_OK)
         st = full_alloc(c, &full);
-    if (st == CT_OK && !direct)
-        st = temp_like(src, c->outer * c->dimlen * c->inner, &temp);
     if (st == CT_OK)
         st = ct_mpi_dtype(c->x->dtype, &elem);
     if (st == CT_OK) {
@@ -124,27 +154,36 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
         if (st == CT_OK)
             st = ct_mpi_check(MPI_Type_commit(&row), "MPI_Type_commit");
     }
+    int *counts = ints, *displs = ints ? ints + n : NULL, *rcounts = ints ? ints + 2 * n : NULL;
+    int *sdispls = ints ? ints + 3 * n : NULL, *rdispls = ints ? ints + 4 * n : NULL;
+    for (int64_t r = 0; st == CT_OK && !direct && r < n; r++) {
+        types[r] = row; /* send: the whole shard, as rows */
+        counts[r] = (int)(c->outer * c->len[c->pid]);
+        sdispls[r] = rdispls[r] = 0;
+        st = block_type(c, r, elem, &types[n + r], &rcounts[r]);
+    }
     st = ct_dist_all_ready(st, comm, "boxing");
-    if (st == CT_OK) {
-        int *counts = ints, *displs = ints + c->n;
-        for (int64_t r = 0; r < c->n; r++) {
+    if (st == CT_OK && direct) {
+        for (int64_t r = 0; r < n; r++) {
             counts[r] = (int)(c->outer * c->len[r]);
             displs[r] = (int)(c->outer * c->begin[r]);
         }
-        ct_tensor *dst = direct ? full : temp;
         st = ct_mpi_check(MPI_Allgatherv(ct_tensor_data_ptr(src), counts[c->pid], row,
-                                         ct_tensor_data_ptr(dst), counts, displs, row, comm),
+                                         ct_tensor_data_ptr(full), counts, displs, row, comm),
                           "MPI_Allgatherv");
+    } else if (st == CT_OK) {
+        st = ct_mpi_check(MPI_Alltoallw(ct_tensor_data_ptr(src), counts, sdispls, types,
+                                        ct_tensor_data_ptr(full), rcounts, rdispls, types + n,
+                                        comm),
+                          "MPI_Alltoallw");
     }
-    /* Blocks are stacked by rank in `temp`: put each at its columns of the output. */
-    for (int64_t r = 0; st == CT_OK && !direct && r < c->n; r++)
-        st = copy_block(full, c->begin[r] * c->inner, c->dimlen * c->inner, temp,
-                        c->outer * c->begin[r] * c->inner, c->len[r] * c->inner, c->outer,
-                        c->len[r], c->inner);
+    for (int64_t r = 0; types && r < n; r++)
+        if (types[n + r] != MPI_BYTE)
+            MPI_Type_free(&types[n + r]);
     if (row != MPI_DATATYPE_NULL)
         MPI_Type_free(&row);
+    free(types);
     free(ints);
-    ct_tensor_release(temp);
     if (st != CT_OK) {
         ct_tensor_release(full);
         return st;
