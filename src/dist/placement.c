@@ -253,7 +253,8 @@ static void fmt_ranks(ct_fmt_buf *f, const ct_placement *p, int64_t k, int64_t *
     for (int64_t i = 0; i < p->hierarchy[k]; i++) {
         if (i > 0)
             ct_fmt_add(f, ", ");
-        if (k + 1 == p->ndim)
+        /* (the bound on k also tells the optimiser the recursion stops inside hierarchy[]) */
+        if (k + 1 >= p->ndim || k + 1 >= CT_PLACEMENT_MAX_NDIM)
             ct_fmt_add(f, "%lld", (long long)p->ranks[(*next)++]);
         else
             fmt_ranks(f, p, k + 1, next);
