@@ -2,7 +2,8 @@
 # Quick start, command 2: install what is missing, then build and run every test:
 #  1. the C unit tests, and the C tests of global tensors under mpirun with 1-4 ranks, under
 #     AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/);
-#  2. everything (C unit tests, header checks, install check, Python tests against
+#  2. a ThreadSanitizer stress test (scripts/tsan.sh, build-tsan/);
+#  3. everything (C unit tests, header checks, install check, Python tests against
 #     PyTorch 1.13, the global-tensor tests in C and Python under mpirun with 1-4 ranks,
 #     each launch under `timeout`) in the normal build (build/).
 set -euo pipefail
@@ -15,6 +16,9 @@ BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DCT_SANITIZE=address,unde
     -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF >/dev/null
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" -L "unit|dist")
+
+echo "== thread sanitizer build: many threads creating, viewing, casting and adding tensors"
+"$root/scripts/tsan.sh"
 
 echo "== release build: all tests"
 "$root/scripts/build.sh" >/dev/null

@@ -7,9 +7,49 @@
  *    through ct_last_error() (status.h). Nothing aborts, exits or prints on bad input.
  *  - Ownership: a function that hands back an object through an out-parameter gives a new
  *    reference; getters that return pointers return borrowed ones and say so.
- *  - Threads: all functions may be called from any thread. Process-wide settings (default
- *    dtype, allocator, CPU level) should be changed before other threads use the library;
- *    the last error is per thread.
+ *  - Threads: see "Thread safety" below.
+ *
+ * Thread safety (checked by tests/unit/test_thread_stress.c under ThreadSanitizer,
+ * scripts/tsan.sh):
+ *  - Any function may be called from any thread, and different threads may call ctensor at
+ *    the same time, on shared or separate objects, within the rules below. There is no
+ *    global lock: the shared state (backend registry, host memory cache, emulated devices)
+ *    has its own short locks and most settings are atomics.
+ *  - Per thread: the last error (ct_last_error, ct_last_error_kind, ct_clear_error; a
+ *    failure on one thread never changes another's message), the current device of each
+ *    device type (ct_set_device / ct_current_device, like CUDA's), the default-device scope
+ *    stack (ct_default_device_push / pop). A new thread starts with no error, device 0 and
+ *    no scope. Warnings are delivered on the thread that raised them.
+ *  - Process-wide, to be set up before other threads use the library: the allocator
+ *    (ct_set_allocator; not synchronised, and memory must go back to the allocator that
+ *    made it) and the warning handler (ct_set_warning_handler; not synchronised). Registering
+ *    a backend may happen at any time; unregistering one must not race with its use.
+ *  - Process-wide, synchronised (atomics or a lock): the default dtype, the global default
+ *    device, the compatibility mode, the CPU instruction-set level, the OpenMP thread count
+ *    (ct_set_num_threads), the print options and the host cache limit. Changing one while
+ *    other threads work is not a data race, but they may see the old or the new value, so
+ *    set them first as well if results must not depend on timing (ct_set_num_threads and
+ *    the cache limit only change speed and memory use, never results).
+ *  - Random numbers: concurrent draws from one generator (the default one included) each
+ *    reserve their own numbers, so they never repeat one another but their order depends
+ *    on timing; for reproducible streams give each thread its own generator. Reseeding or
+ *    setting a state while another thread draws from that generator is a logic race.
+ *  - Objects: reference counts of tensors and storages are atomic, so references may be
+ *    retained and released on any thread (retain only through a reference you own). A
+ *    tensor's metadata is read-only except where a call writes it: the `out` of a ct_*_out
+ *    operation (which may resize it) and ct_tensor_set_wrapped_number
+ *    (ct_sparse_set_coalesced is atomic and may race with readers). So any number of
+ *    threads may read, view, cast, print and use as inputs the same tensors at once.
+ *  - The caller's job: a tensor written by one thread (an `out=` target, an in-place `self`,
+ *    the destination of ct_tensor_copy_ / fill_ / zero_, the wrapped-number flag, data
+ *    written through a data pointer or DLPack) must not be read or written by another
+ *    thread at the same time, and neither may any tensor whose elements overlap it (views
+ *    of one storage). As in PyTorch, such overlap is a data race and is not detected.
+ *  - OpenMP: each thread's large operation starts its own team of up to ct_get_num_threads()
+ *    workers, so T calling threads may use T x that many; a program that runs ctensor on
+ *    many threads of its own may want ct_set_num_threads(1). Called from inside an OpenMP
+ *    parallel region, or in a child forked after a team started, operations run serially.
+ *  - Global tensors (dist.h) are for one thread at a time per process.
  */
 #ifndef CTENSOR_CTENSOR_H
 #define CTENSOR_CTENSOR_H

@@ -13,16 +13,28 @@ static const char *const isa_names[CT_NUM_ISAS] = {"baseline", "avx2", "avx512"}
 static atomic_int detected_isa = -1;
 static atomic_int active_isa = -1;
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__clang__) && __clang_major__ < 16
+#include <cpuid.h>
+/* clang before 16 does not accept "f16c" in __builtin_cpu_supports: ask CPUID (leaf 1,
+ * ECX bit 29) instead. */
+static int has_f16c(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+}
+#else
+#define has_f16c() __builtin_cpu_supports("f16c")
+#endif
+
 static ct_cpu_isa detect(void) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-        __builtin_cpu_supports("f16c"))
+        has_f16c())
         return CT_ISA_AVX512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-        __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2"))
+        has_f16c() && __builtin_cpu_supports("bmi2"))
         return CT_ISA_AVX2;
 #endif
     return CT_ISA_BASELINE;

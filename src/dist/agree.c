@@ -2,6 +2,7 @@
  * size record (a digest of its arguments plus its local input's metadata); one allgather
  * gives every rank every record, so all of them reach the same verdict without a second
  * round trip. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,22 @@ ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status) {
     return status;
 }
 
-ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
+/* A receive buffer kept from ct_dist_init for a rank that could not allocate its own: it
+ * must take part in the allgather all the same, or the others would wait for it forever. */
+static ct_agree_record *g_spare;
+static pthread_mutex_t g_spare_lock = PTHREAD_MUTEX_INITIALIZER;
+
+ct_status ct_dist_agree_reserve(int64_t n) {
+    g_spare = ct_dist_calloc((size_t)n, sizeof(*g_spare));
+    return g_spare ? CT_OK : ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
+}
+
+void ct_dist_agree_unreserve(void) {
+    ct_dist_free(g_spare);
+    g_spare = NULL;
+}
+
+static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
     MPI_Comm world;
     ct_status st = ct_dist_world(&world);
     if (st != CT_OK)
@@ -60,6 +76,23 @@ ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
                                 "%s, rank %lld called %s",
                                 all[0].what, (long long)r, all[r].what);
     return CT_OK;
+}
+
+ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
+    if (all != NULL)
+        return agree_into(mine, all);
+    pthread_mutex_lock(&g_spare_lock);
+    ct_status st = g_spare ? agree_into(mine, g_spare)
+                           : ct_set_error(CT_ERR_MISUSE, "ct_dist_agree: no buffer");
+    pthread_mutex_unlock(&g_spare_lock);
+    return st;
+}
+
+ct_status ct_dist_agree_nomem(const ct_agree_record *mine) {
+    ct_agree_record failed = *mine;
+    ct_status st = ct_dist_agree_failed(&failed, CT_ERR_NOMEM);
+    ct_dist_agree(&failed, NULL);
+    return ct_set_error(st, "%s", failed.what);
 }
 
 ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what) {

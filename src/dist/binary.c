@@ -406,11 +406,11 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
     ct_status st = ct_dist_world(&world);
     if (st != CT_OK)
         return st;
-    ct_agree_record *all = calloc((size_t)ct_dist_size(), sizeof *all);
+    ct_agree_record *all = ct_dist_calloc((size_t)ct_dist_size(), sizeof *all);
     if (!all)
-        return ct_set_error(CT_ERR_NOMEM, "out of memory");
+        return ct_dist_agree_nomem(&rec); /* the others wait for this rank's record */
     st = ct_dist_agree(&rec, all);
-    free(all);
+    ct_dist_free(all);
     return st;
 }
 
@@ -421,10 +421,10 @@ static ct_status same_placement(const ct_placement *p, const ct_placement *q) {
         return CT_OK;
     size_t np = ct_placement_format(p, NULL, NULL, 0) + 1;
     size_t nq = ct_placement_format(q, NULL, NULL, 0) + 1;
-    char *bp = malloc(np), *bq = malloc(nq);
+    char *bp = ct_dist_alloc(np), *bq = ct_dist_alloc(nq);
     if (!bp || !bq) {
-        free(bp);
-        free(bq);
+        ct_dist_free(bp);
+        ct_dist_free(bq);
         return ct_set_error(CT_ERR_NOMEM, "out of memory");
     }
     ct_placement_format(p, NULL, bp, np);
@@ -433,8 +433,8 @@ static ct_status same_placement(const ct_placement *p, const ct_placement *q) {
                                 "Expected all tensors to be on the same placement, but found at "
                                 "least two placements, %s and %s!",
                                 bp, bq);
-    free(bp);
-    free(bq);
+    ct_dist_free(bp);
+    ct_dist_free(bq);
     return st;
 }
 
@@ -586,6 +586,8 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
     ct_dtype z_dtype = CT_DTYPE_UNDEFINED;
     int64_t z_sizes[CT_MAX_DIMS], z_ndim = 0;
     st = check_logical(d, x, y, &z_dtype, z_sizes, &z_ndim);
+    /* The stand-ins allocate: a rank that failed there must not go on alone. */
+    st = agree_outcome(st);
     if (st != CT_OK)
         return st;
 
@@ -604,7 +606,7 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
             return st;
     }
 
-    ct_global *bx = NULL, *by = NULL;
+    ct_global *bx = NULL, *by = NULL, *z = NULL;
     ct_tensor *local = NULL;
     st = box_to(x, sx, &bx);
     if (st == CT_OK && !d->scalar)
@@ -616,11 +618,16 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
         st = member_op(d, bx, by, z_sizes, z_ndim, sz, &local);
     else
         st = ct_global_empty_local(z_dtype, z_ndim, &local);
+    /* The result is made before the verdict: making it can fail too (an allocation). */
+    if (st == CT_OK) {
+        st = ct_global_make(z_dtype, z_sizes, z_ndim, pl, sz, local, &z);
+        local = NULL; /* stolen */
+    }
     st = agree_outcome(st);
     if (st != CT_OK)
-        goto done;
-    st = ct_global_make(z_dtype, z_sizes, z_ndim, pl, sz, local, out);
-    local = NULL; /* stolen */
+        ct_global_release(z);
+    else
+        *out = z;
 done:
     ct_tensor_release(local);
     ct_global_release(bx);

@@ -51,14 +51,14 @@ typedef struct plan {
 } plan;
 
 static void plan_free(plan *p) {
-    free(p->bin);
-    free(p->bout);
-    free(p->cin);
-    free(p->cout);
-    free(p->group);
-    free(p->gcount);
-    free(p->gstart);
-    free(p->members);
+    ct_dist_free(p->bin);
+    ct_dist_free(p->bout);
+    ct_dist_free(p->cin);
+    ct_dist_free(p->cout);
+    ct_dist_free(p->group);
+    ct_dist_free(p->gcount);
+    ct_dist_free(p->gstart);
+    ct_dist_free(p->members);
 }
 
 static bool box_empty(const ct_box *b) {
@@ -112,14 +112,14 @@ static void plan_axes(plan *p, const ct_sbp *in, const ct_sbp *out, ct_sbp *in_e
 /* Boxes, coordinates and replica groups of every member. */
 static ct_status plan_members(plan *p, const ct_sbp *in_eff, const ct_sbp *out_eff) {
     int64_t nin = p->nin, nout = p->nout;
-    p->bin = malloc((size_t)nin * sizeof(ct_box));
-    p->bout = malloc((size_t)nout * sizeof(ct_box));
-    p->cin = malloc((size_t)(nin * p->hin) * sizeof(int64_t));
-    p->cout = malloc((size_t)(nout * p->hout) * sizeof(int64_t));
-    p->group = malloc((size_t)nin * sizeof(int64_t));
-    p->gcount = calloc((size_t)nin, sizeof(int64_t));
-    p->gstart = malloc((size_t)nin * sizeof(int64_t));
-    p->members = malloc((size_t)nin * sizeof(int64_t));
+    p->bin = ct_dist_alloc((size_t)nin * sizeof(ct_box));
+    p->bout = ct_dist_alloc((size_t)nout * sizeof(ct_box));
+    p->cin = ct_dist_alloc((size_t)(nin * p->hin) * sizeof(int64_t));
+    p->cout = ct_dist_alloc((size_t)(nout * p->hout) * sizeof(int64_t));
+    p->group = ct_dist_alloc((size_t)nin * sizeof(int64_t));
+    p->gcount = ct_dist_calloc((size_t)nin, sizeof(int64_t));
+    p->gstart = ct_dist_alloc((size_t)nin * sizeof(int64_t));
+    p->members = ct_dist_alloc((size_t)nin * sizeof(int64_t));
     if (!p->bin || !p->bout || !p->cin || !p->cout || !p->group || !p->gcount || !p->gstart ||
         !p->members)
         return ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
@@ -247,19 +247,19 @@ static void exchange_free(exchange *e) {
             if (e->rtypes[r] != MPI_BYTE && e->rtypes[r] != MPI_DATATYPE_NULL)
                 MPI_Type_free(&e->rtypes[r]);
         }
-    free(e->scounts);
-    free(e->stypes);
+    ct_dist_free(e->scounts);
+    ct_dist_free(e->stypes);
 }
 
 static ct_status exchange_build(const plan *p, ct_dtype dtype, int64_t me_in, int64_t me_out,
                                 exchange *e) {
     int world = (int)ct_dist_size();
     e->world = world;
-    e->scounts = calloc((size_t)world * 4, sizeof(int));
-    e->stypes = malloc((size_t)world * 2 * sizeof(MPI_Datatype));
+    e->scounts = ct_dist_calloc((size_t)world * 4, sizeof(int));
+    e->stypes = ct_dist_alloc((size_t)world * 2 * sizeof(MPI_Datatype));
     if (e->scounts == NULL || e->stypes == NULL) {
-        free(e->scounts);
-        free(e->stypes);
+        ct_dist_free(e->scounts);
+        ct_dist_free(e->stypes);
         e->scounts = NULL;
         e->stypes = NULL;
         return ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");

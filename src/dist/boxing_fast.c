@@ -139,8 +139,8 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     bool direct = c->outer == 1;
     int64_t n = c->n;
     ct_tensor *full = NULL;
-    int *ints = malloc((size_t)n * 5 * sizeof(int));
-    MPI_Datatype *types = direct ? NULL : malloc((size_t)n * 2 * sizeof(MPI_Datatype));
+    int *ints = ct_dist_alloc((size_t)n * 5 * sizeof(int));
+    MPI_Datatype *types = direct ? NULL : ct_dist_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
     MPI_Datatype elem = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
     ct_status st = ints && (direct || types) ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     for (int64_t r = 0; types && r < 2 * n; r++)
@@ -182,8 +182,8 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
             MPI_Type_free(&types[n + r]);
     if (row != MPI_DATATYPE_NULL)
         MPI_Type_free(&row);
-    free(types);
-    free(ints);
+    ct_dist_free(types);
+    ct_dist_free(ints);
     if (st != CT_OK) {
         ct_tensor_release(full);
         return st;
@@ -206,7 +206,7 @@ ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_
     int64_t outer = prod(sizes, 0, dim), dimlen = sizes[dim], inner = prod(sizes, dim + 1, ndim);
     bool direct = outer == 1; /* blocks are already contiguous in rank order */
     ct_tensor *part = NULL, *temp = NULL;
-    int64_t *blocks = malloc((size_t)size * 4 * sizeof(int64_t));
+    int64_t *blocks = ct_dist_alloc((size_t)size * 4 * sizeof(int64_t));
     if (blocks == NULL)
         st = ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     int64_t *begin = blocks, *len = blocks ? blocks + size : NULL;
@@ -234,7 +234,7 @@ ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_
     st = ct_dist_all_ready(st, comm, "boxing");
     if (st == CT_OK)
         st = ct_reduce_scatter(direct ? local : temp, offsets, counts, part, comm);
-    free(blocks);
+    ct_dist_free(blocks);
     ct_tensor_release(temp);
     if (st != CT_OK) {
         ct_tensor_release(part);
@@ -345,7 +345,7 @@ ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, cons
         c.outer = d < 0 ? 1 : prod(x->sizes, 0, d);
         c.dimlen = d < 0 ? 1 : x->sizes[d];
         c.inner = d < 0 ? prod(x->sizes, 0, x->ndim) : prod(x->sizes, d + 1, x->ndim);
-        c.begin = malloc((size_t)c.n * 2 * sizeof(int64_t));
+        c.begin = ct_dist_alloc((size_t)c.n * 2 * sizeof(int64_t));
         if (c.begin == NULL) {
             st = ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
             /* still take part in the collective, reporting the failure */
@@ -359,7 +359,7 @@ ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, cons
         for (int64_t r = 0; r < c.n; r++)
             ct_balanced_part(c.dimlen, c.n, r, &c.begin[r], &c.len[r]);
         st = run_member(kind, &c, &local);
-        free(c.begin);
+        ct_dist_free(c.begin);
     }
     if (st != CT_OK) {
         ct_tensor_release(local);

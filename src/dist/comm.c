@@ -47,13 +47,13 @@ static ct_status cache_add(const int64_t *ranks, int64_t n, int64_t axis, const 
                            int64_t ndim, MPI_Comm *comm) {
     if (g_count == g_cap) {
         size_t cap = g_cap ? 2 * g_cap : 8;
-        comm_entry *e = realloc(g_entries, sizeof(comm_entry) * cap);
+        comm_entry *e = ct_dist_realloc(g_entries, sizeof(comm_entry) * cap);
         if (!e)
             goto nomem;
         g_entries = e;
         g_cap = cap;
     }
-    int64_t *copy = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *copy = ct_dist_alloc(sizeof(int64_t) * (size_t)n);
     if (!copy)
         goto nomem;
     memcpy(copy, ranks, sizeof(int64_t) * (size_t)n);
@@ -95,7 +95,7 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
     }
     if (n > INT32_MAX)
         return ct_set_error(CT_ERR_OVERFLOW, "too many ranks for one communicator");
-    int *iranks = malloc(sizeof(int) * (size_t)n);
+    int *iranks = ct_dist_alloc(sizeof(int) * (size_t)n);
     if (!iranks)
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a communicator");
     for (int64_t i = 0; i < n; i++)
@@ -114,7 +114,7 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
         MPI_Group_free(&group);
     if (world_group != MPI_GROUP_NULL)
         MPI_Group_free(&world_group);
-    free(iranks);
+    ct_dist_free(iranks);
     if (st != CT_OK)
         return st;
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -198,9 +198,9 @@ void ct_comm_cache_clear(void) {
     for (size_t i = 0; i < g_count; i++) {
         if (g_entries[i].comm != MPI_COMM_NULL)
             MPI_Comm_free(&g_entries[i].comm);
-        free(g_entries[i].ranks);
+        ct_dist_free(g_entries[i].ranks);
     }
-    free(g_entries);
+    ct_dist_free(g_entries);
     g_entries = NULL;
     g_count = g_cap = 0;
     pthread_mutex_unlock(&g_comm_lock);

@@ -21,12 +21,23 @@
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ctensor/dist.h"
 #include "ctensor/memformat.h" /* CT_MAX_DIMS */
 #include "ctensor/ops.h"
 #include "ctensor/tensor.h"
+
+/* ---- mem.c ------------------------------------------------------------------------------- */
+
+/** malloc/calloc/realloc/free through the installed ct_allocator (the dist layer's host
+ *  memory must honour the hooks too). A failure records CT_ERR_NOMEM and returns NULL;
+ *  realloc then leaves the old block valid. A block is freed by the allocator that made it. */
+void *ct_dist_alloc(size_t size);
+void *ct_dist_calloc(size_t n, size_t size);
+void *ct_dist_realloc(void *ptr, size_t size);
+void ct_dist_free(void *ptr);
 
 /* ---- env.c ------------------------------------------------------------------------------ */
 
@@ -159,6 +170,14 @@ ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all);
  *  record of ct_dist_agree has has_local < 0, every rank returns that status with that
  *  message (the first such rank's), before the hashes are compared. Returns `status`. */
 ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status);
+/** ct_dist_agree for a rank that could not allocate `all` (ct_dist_agree with all NULL uses
+ *  a buffer reserved by ct_dist_init): it joins the allgather with a failed record (the
+ *  thread's last error, CT_ERR_NOMEM) so that nobody waits for it, and returns
+ *  CT_ERR_NOMEM. */
+ct_status ct_dist_agree_nomem(const ct_agree_record *mine);
+/** Reserve / free that buffer (ct_dist_init / ct_dist_finalize; n = world size). */
+ct_status ct_dist_agree_reserve(int64_t n);
+void ct_dist_agree_unreserve(void);
 /** Every member of `comm` learns whether all of them got this far: a rank that failed
  *  locally (an allocation) must not leave the others waiting in the collective that
  *  follows. Returns `mine` on a failed rank (its message kept) and, on the others, the

@@ -32,7 +32,7 @@ static ct_status env_node_facts(void) {
     MPI_Comm_size(node, &local_size);
     MPI_Comm_free(&node);
 
-    int *sizes = malloc(sizeof(int) * (size_t)g_size);
+    int *sizes = ct_dist_alloc(sizeof(int) * (size_t)g_size);
     if (!sizes)
         return ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
     st = ct_mpi_check(MPI_Allgather(&local_size, 1, MPI_INT, sizes, 1, MPI_INT, g_world),
@@ -45,7 +45,7 @@ static ct_status env_node_facts(void) {
         g_local_rank = local_rank;
         g_node_size = g_size / local_size;
     }
-    free(sizes);
+    ct_dist_free(sizes);
     return st;
 }
 
@@ -82,6 +82,8 @@ ct_status ct_dist_init(void) {
     g_rank = rank;
     g_size = size;
     st = env_node_facts();
+    if (st == CT_OK)
+        st = ct_dist_agree_reserve(g_size);
     if (st != CT_OK) {
         MPI_Comm_free(&g_world);
         g_world = MPI_COMM_NULL;
@@ -99,6 +101,7 @@ ct_status ct_dist_finalize(void) {
     if (g_ready) {
         ct_comm_cache_clear();
         ct_mpi_types_free();
+        ct_dist_agree_unreserve();
         MPI_Comm_free(&g_world);
         g_world = MPI_COMM_NULL;
         g_ready = false;

@@ -28,7 +28,7 @@ ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
         st = ct_set_error(CT_ERR_MISUSE, "ct_global_make: bad dtype or number of dims");
         goto fail;
     }
-    ct_global *g = calloc(1, sizeof(*g));
+    ct_global *g = ct_dist_calloc(1, sizeof(*g));
     if (!g) {
         st = ct_set_error(CT_ERR_NOMEM, "out of memory creating a global tensor");
         goto fail;
@@ -66,7 +66,7 @@ void ct_global_release(ct_global *global) {
         return;
     ct_tensor_release(global->local);
     ct_placement_release(global->placement);
-    free(global);
+    ct_dist_free(global);
 }
 
 int64_t ct_global_dim(const ct_global *global) { return global ? global->ndim : 0; }
@@ -180,12 +180,12 @@ static void record_tensor(ct_agree_record *r, const ct_tensor *t) {
 
 /* Run the agreement; on success *all holds every rank's record (caller frees). */
 static ct_status agree(const ct_agree_record *mine, ct_agree_record **all) {
-    *all = malloc(sizeof(ct_agree_record) * (size_t)ct_dist_size());
+    *all = ct_dist_alloc(sizeof(ct_agree_record) * (size_t)ct_dist_size());
     if (!*all)
-        return ct_set_error(CT_ERR_NOMEM, "out of memory in a global operation");
+        return ct_dist_agree_nomem(mine); /* the others wait for this rank's record */
     ct_status st = ct_dist_agree(mine, *all);
     if (st != CT_OK) {
-        free(*all);
+        ct_dist_free(*all);
         *all = NULL;
     }
     return st;
@@ -335,7 +335,7 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
     }
     int64_t nd = f->ndim;
     if (check_meta) {
-        int64_t *shapes = malloc(sizeof(int64_t) * (size_t)(p->n * (nd ? nd : 1)));
+        int64_t *shapes = ct_dist_alloc(sizeof(int64_t) * (size_t)(p->n * (nd ? nd : 1)));
         if (!shapes)
             return ct_set_error(CT_ERR_NOMEM, "out of memory in to_global");
         for (int64_t pid = 0; pid < p->n; pid++)
@@ -343,7 +343,7 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
         st = merge_shapes(shapes, nd, p, sbp);
         if (st == CT_OK)
             memcpy(sizes, shapes, sizeof(int64_t) * (size_t)nd);
-        free(shapes);
+        ct_dist_free(shapes);
         if (st != CT_OK)
             return st;
     } else {
@@ -399,8 +399,8 @@ static ct_status sync_broadcast(ct_tensor *local, bool shares_input, const ct_pl
     return CT_OK;
 }
 
-ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *placement,
-                               const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+static ct_status from_local(const ct_tensor *local, const ct_placement *placement,
+                            const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
     if (!out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_from_local: out is NULL");
     *out = NULL;
@@ -433,7 +433,7 @@ ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *place
     st = agree(&mine, &all);
     if (st == CT_OK)
         st = logical_from_records(all, placement, sbp, check_meta, &dtype, &ndim, sizes);
-    free(all);
+    ct_dist_free(all);
     if (st != CT_OK)
         goto fail;
     if (pid >= 0) {
@@ -461,7 +461,10 @@ typedef enum factory_kind { F_EMPTY, F_FULL, F_ZEROS, F_ONES } factory_kind;
  * (any failure is then shared with every rank). *dtype is made concrete. */
 static ct_status factory_prepare(factory_kind kind, const int64_t *sizes, int64_t ndim,
                                  ct_scalar value, ct_dtype *dtype) {
-    if (ndim < 0 || ndim > CT_MAX_DIMS || (!sizes && ndim > 0))
+    if (ndim > CT_MAX_DIMS) /* ct_tensor_empty's error, as the header promises */
+        return ct_set_error(CT_ERR_VALUE, "maximum supported dimension for a tensor is %d, found %lld",
+                            CT_MAX_DIMS, (long long)ndim);
+    if (ndim < 0 || (!sizes && ndim > 0))
         return ct_set_error(CT_ERR_MISUSE, "global factory: bad sizes");
     int64_t numel = 1;
     bool overflow = false;
@@ -517,7 +520,7 @@ static uint64_t hash_scalar(uint64_t h, ct_scalar v) {
     }
 }
 
-static ct_status global_factory(factory_kind kind, const char *name, const int64_t *sizes,
+static ct_status factory(factory_kind kind, const char *name, const int64_t *sizes,
                                 int64_t ndim, ct_scalar value, ct_dtype dtype,
                                 const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
                                 ct_global **out) {
@@ -545,7 +548,7 @@ static ct_status global_factory(factory_kind kind, const char *name, const int64
     }
     ct_agree_record *all = NULL;
     st = agree(&mine, &all);
-    free(all);
+    ct_dist_free(all);
     if (st == CT_OK)
         st = ct_nd_sbp_check(sbp, n_sbp, placement, ndim);
     if (st != CT_OK)
@@ -574,6 +577,29 @@ static ct_status global_factory(factory_kind kind, const char *name, const int64
     if (st != CT_OK)
         return st;
     return ct_global_make(dtype, sizes, ndim, placement, sbp, local, out);
+}
+
+/* The closing step of a global operation: a rank that failed after the agreement (an
+ * allocation) fails every rank, rather than leaving the others with a result it lacks or
+ * waiting in a later collective. On failure *out is released. */
+static ct_status finish(ct_status st, ct_global **out, const char *what) {
+    MPI_Comm world;
+    if (!out || ct_dist_world(&world) != CT_OK)
+        return st;
+    st = ct_dist_all_ready(st, world, what);
+    if (st != CT_OK) {
+        ct_global_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static ct_status global_factory(factory_kind kind, const char *name, const int64_t *sizes,
+                                int64_t ndim, ct_scalar value, ct_dtype dtype,
+                                const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
+                                ct_global **out) {
+    return finish(factory(kind, name, sizes, ndim, value, dtype, placement, sbp, n_sbp, out), out,
+                  name + strlen("ct_"));
 }
 
 ct_status ct_global_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
@@ -648,8 +674,8 @@ static ct_status copy_out_box(const ct_tensor *full, const ct_placement *p, cons
     return st;
 }
 
-ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *placement,
-                                const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
+static ct_status from_tensor(const ct_tensor *data, const ct_placement *placement,
+                             const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
     if (!out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL");
     *out = NULL;
@@ -685,7 +711,7 @@ ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *place
         meta = all[placement->ranks[0]];
         st = ct_nd_sbp_check(sbp, n_sbp, placement, meta.ndim);
     }
-    free(all);
+    ct_dist_free(all);
     if (st != CT_OK)
         goto done;
     ct_dtype dtype = (ct_dtype)meta.dtype;
@@ -694,12 +720,16 @@ ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *place
         st = ct_global_empty_local(dtype, meta.ndim, &local);
     } else {
         ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
-        if (pid > 0)
-            st = ct_tensor_empty(meta.sizes, meta.ndim, dtype, &cpu, CT_LAYOUT_STRIDED,
-                                 CT_MEMFMT_CONTIGUOUS, &full);
         MPI_Comm comm = MPI_COMM_NULL;
-        if (st == CT_OK)
-            st = ct_comm_for_placement(placement, &comm);
+        st = ct_comm_for_placement(placement, &comm);
+        if (st == CT_OK) {
+            /* A member that cannot make its buffer must not leave the others in the bcast. */
+            ct_status mine_st = CT_OK;
+            if (pid > 0)
+                mine_st = ct_tensor_empty(meta.sizes, meta.ndim, dtype, &cpu, CT_LAYOUT_STRIDED,
+                                          CT_MEMFMT_CONTIGUOUS, &full);
+            st = ct_dist_all_ready(mine_st, comm, "global_from_tensor");
+        }
         if (st == CT_OK)
             st = bcast_tensor(full, 0, comm);
         if (st == CT_OK)
@@ -714,8 +744,8 @@ done:
 
 /* ---- global -> global, global -> logical ----------------------------------------------------- */
 
-ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
-                              const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+static ct_status to_global(const ct_global *global, const ct_placement *placement,
+                           const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
     if (!out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: out is NULL");
     *out = NULL;
@@ -742,7 +772,7 @@ ct_status ct_global_to_global(const ct_global *global, const ct_placement *place
     mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
     ct_agree_record *all = NULL;
     st = agree(&mine, &all);
-    free(all);
+    ct_dist_free(all);
     if (st == CT_OK)
         st = ct_nd_sbp_check(ts, tn, tp, global->ndim);
     if (st != CT_OK)
@@ -762,7 +792,7 @@ ct_status ct_global_to_global(const ct_global *global, const ct_placement *place
     return ct_boxing(global, tp, ts, out);
 }
 
-ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
+static ct_status to_logical(const ct_global *global, ct_tensor **out) {
     if (!out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: out is NULL");
     *out = NULL;
@@ -789,10 +819,14 @@ ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
             result = copy;
         }
     }
-    if (st == CT_OK && p->n < world && (pid <= 0)) {
-        /* Ranks outside the placement get the value from the first member. */
-        int64_t *ranks = malloc(sizeof(int64_t) * (size_t)(world - p->n + 1));
-        int64_t m = 0, root = 0;
+    /* Ranks outside the placement get the value from the first member. Everything that can
+     * fail locally happens first; then all ranks learn whether all are ready, so that nobody
+     * waits in the broadcast for a rank that failed. */
+    bool sends = p->n < world && pid <= 0;
+    int64_t *ranks = NULL;
+    int64_t m = 0, root = 0;
+    if (st == CT_OK && sends) {
+        ranks = ct_dist_alloc(sizeof(int64_t) * (size_t)(world - p->n + 1));
         if (!ranks)
             st = ct_set_error(CT_ERR_NOMEM, "out of memory in to_logical");
         for (int64_t r = 0; st == CT_OK && r < world; r++) {
@@ -805,13 +839,17 @@ ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
         if (st == CT_OK && pid < 0)
             st = ct_tensor_empty(global->sizes, global->ndim, global->dtype, &cpu,
                                  CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &result);
+    }
+    MPI_Comm world_comm;
+    if (p->n < world && ct_dist_world(&world_comm) == CT_OK)
+        st = ct_dist_all_ready(st, world_comm, "global_to_logical");
+    if (st == CT_OK && sends) {
         MPI_Comm comm = MPI_COMM_NULL;
-        if (st == CT_OK)
-            st = ct_comm_for_ranks(ranks, m, &comm);
+        st = ct_comm_for_ranks(ranks, m, &comm);
         if (st == CT_OK)
             st = bcast_tensor(result, (int)root, comm);
-        free(ranks);
     }
+    ct_dist_free(ranks);
     ct_global_release(y);
     if (st != CT_OK) {
         ct_tensor_release(result);
@@ -819,4 +857,34 @@ ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
     }
     *out = result;
     return CT_OK;
+}
+
+/* ---- public entry points: the operation, then the closing step ------------------------------ */
+
+ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *placement,
+                               const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+    return finish(from_local(local, placement, sbp, n_sbp, flags, out), out, "global_from_local");
+}
+
+ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *placement,
+                                const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
+    return finish(from_tensor(data, placement, sbp, n_sbp, out), out, "global_from_tensor");
+}
+
+ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
+                              const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+    return finish(to_global(global, placement, sbp, n_sbp, flags, out), out, "global_to_global");
+}
+
+ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
+    ct_status st = to_logical(global, out);
+    MPI_Comm world;
+    if (!out || ct_dist_world(&world) != CT_OK)
+        return st;
+    st = ct_dist_all_ready(st, world, "global_to_logical");
+    if (st != CT_OK) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
 }

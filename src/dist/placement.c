@@ -38,9 +38,9 @@ static uint64_t placement_hash(const ct_placement *p) {
 /* Build from already validated, sorted, distinct ranks. Takes ownership of `sorted`. */
 static ct_status placement_build(ct_device_type type, int64_t *sorted, int64_t n,
                                  const int64_t *hierarchy, int64_t ndim, ct_placement **out) {
-    ct_placement *p = calloc(1, sizeof(*p));
+    ct_placement *p = ct_dist_calloc(1, sizeof(*p));
     if (!p) {
-        free(sorted);
+        ct_dist_free(sorted);
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
     }
     atomic_init(&p->refcount, 1);
@@ -104,7 +104,7 @@ ct_status ct_placement_new(const char *type, const int64_t *ranks, const int64_t
             return ct_set_error(CT_ERR_RUNTIME,
                                 "Placement is invalid because rank must be less than world size!");
     }
-    int64_t *sorted = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *sorted = ct_dist_alloc(sizeof(int64_t) * (size_t)n);
     if (!sorted)
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
     memcpy(sorted, ranks, sizeof(int64_t) * (size_t)n);
@@ -112,7 +112,7 @@ ct_status ct_placement_new(const char *type, const int64_t *ranks, const int64_t
     for (int64_t i = 1; i < n; i++) {
         if (sorted[i] == sorted[i - 1]) {
             int64_t dup = sorted[i];
-            free(sorted);
+            ct_dist_free(sorted);
             return ct_set_error(CT_ERR_RUNTIME,
                                 "Placement is invalid because rank %lld appears more than once!",
                                 (long long)dup);
@@ -152,7 +152,7 @@ ct_status ct_placement_all(const char *type, ct_placement **out) {
         k = count < per_node ? count : per_node;
     }
     int64_t n = (world / per_node) * k;
-    int64_t *ranks = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *ranks = ct_dist_alloc(sizeof(int64_t) * (size_t)n);
     if (!ranks)
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
     int64_t m = 0;
@@ -174,8 +174,8 @@ void ct_placement_release(ct_placement *placement) {
         return;
     if (atomic_fetch_sub_explicit(&placement->refcount, 1, memory_order_acq_rel) != 1)
         return;
-    free(placement->ranks);
-    free(placement);
+    ct_dist_free(placement->ranks);
+    ct_dist_free(placement);
 }
 
 ct_device_type ct_placement_device_type(const ct_placement *placement) {

@@ -133,7 +133,7 @@ static ct_status allreduce_ordered(const reduce_plan *p, uint16_t *data, int64_t
         chunk = n;
     if (chunk < 1)
         chunk = 1;
-    uint16_t *gathered = malloc((size_t)(chunk * size) * sizeof(uint16_t));
+    uint16_t *gathered = ct_dist_alloc((size_t)(chunk * size) * sizeof(uint16_t));
     ct_status st = gathered ? CT_OK : ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     st = ct_dist_all_ready(st, comm, "partial_sum");
     for (int64_t off = 0; st == CT_OK && off < n; off += chunk) {
@@ -143,7 +143,7 @@ static ct_status allreduce_ordered(const reduce_plan *p, uint16_t *data, int64_t
         if (st == CT_OK)
             ordered_sum(p->lane, data + off, gathered, c, size);
     }
-    free(gathered);
+    ct_dist_free(gathered);
     return st;
 }
 
@@ -192,7 +192,7 @@ static ct_status scatter_by_roots(const reduce_plan *p, const char *full, const 
     uint16_t *gathered = NULL;
     ct_status st = CT_OK;
     if (p->ordered) {
-        gathered = malloc((size_t)(chunk * size) * sizeof(uint16_t));
+        gathered = ct_dist_alloc((size_t)(chunk * size) * sizeof(uint16_t));
         if (gathered == NULL)
             st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     }
@@ -214,7 +214,7 @@ static ct_status scatter_by_roots(const reduce_plan *p, const char *full, const 
             }
         }
     }
-    free(gathered);
+    ct_dist_free(gathered);
     return st;
 }
 
@@ -224,8 +224,8 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
                                  const int64_t *counts, char *out, MPI_Comm comm, int rank,
                                  int size) {
     int64_t mine = counts[rank] * p->lanes;
-    int *ints = malloc((size_t)size * 4 * sizeof(int));
-    uint16_t *gathered = malloc((size_t)(mine * size > 0 ? mine * size : 1) * sizeof(uint16_t));
+    int *ints = ct_dist_alloc((size_t)size * 4 * sizeof(int));
+    uint16_t *gathered = ct_dist_alloc((size_t)(mine * size > 0 ? mine * size : 1) * sizeof(uint16_t));
     ct_status st = CT_OK;
     if (ints == NULL || gathered == NULL)
         st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
@@ -245,8 +245,8 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
         if (st == CT_OK)
             ordered_sum(p->lane, (uint16_t *)(void *)out, gathered, mine, size);
     }
-    free(ints);
-    free(gathered);
+    ct_dist_free(ints);
+    ct_dist_free(gathered);
     return st;
 }
 
@@ -266,11 +266,11 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
     int64_t total = 0;
     for (int r = 0; r < size; r++)
         total += counts[r];
-    int *rcounts = malloc((size_t)size * sizeof(int));
+    int *rcounts = ct_dist_alloc((size_t)size * sizeof(int));
     char *packed = NULL;
     ct_status st = rcounts ? CT_OK : ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     if (st == CT_OK && !consecutive) {
-        packed = malloc((size_t)(total > 0 ? total : 1) * (size_t)isz);
+        packed = ct_dist_alloc((size_t)(total > 0 ? total : 1) * (size_t)isz);
         if (packed == NULL)
             st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     }
@@ -290,8 +290,8 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
         st = ct_mpi_check(MPI_Reduce_scatter(send, out, rcounts, p->type, p->op, comm),
                           "MPI_Reduce_scatter");
     }
-    free(rcounts);
-    free(packed);
+    ct_dist_free(rcounts);
+    ct_dist_free(packed);
     return st;
 }
 

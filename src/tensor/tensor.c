@@ -56,7 +56,8 @@ static bool quick_geometry(const ct_storage *storage, size_t itemsize, const int
         int64_t stride = st != NULL ? st[i] : (scratch[i] = n);
         bad |= size <= 0 || stride < 0;
         contig &= size == 1 || stride == n; /* the test of ct_memfmt_flags */
-        bad |= ct_mul_overflow_i64(stride, size - 1, &span);
+        /* size <= 0 is already bad; size - 1 of INT64_MIN would overflow */
+        bad |= ct_mul_overflow_i64(stride, size > 0 ? size - 1 : 0, &span);
         bad |= ct_add_overflow_i64(last, span, &last);
         bad |= ct_mul_overflow_i64(n, size, &n);
     }
@@ -89,7 +90,15 @@ static ct_status full_geometry(const ct_storage *storage, ct_dtype dtype, const 
         return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
     if (offset < 0)
         return ct_set_error(CT_ERR_RUNTIME, "Tensor: invalid storage offset %" PRId64, offset);
-    return check_bounds(storage, dtype, sizes, *strides, ndim, offset);
+    CT_TRY(check_bounds(storage, dtype, sizes, *strides, ndim, offset));
+    /* data_ptr() adds offset * itemsize bytes: that must fit even when the view is empty
+     * (check_bounds does not look at the offset of an empty view) */
+    if (ct_mul_overflow_i64(offset, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
+        return ct_set_error(CT_ERR_OVERFLOW,
+                            "Storage offset calculation overflowed: offset %" PRId64
+                            " of %zu-byte elements",
+                            offset, ct_dtype_table[dtype].itemsize);
+    return CT_OK;
 }
 
 /* ct_tensor_impl_new; `adopt`: take over the caller's reference instead of a new one. */

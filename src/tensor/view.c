@@ -24,7 +24,7 @@ ct_status ct_tensor_alias(const ct_tensor *t, ct_tensor **out) {
 
 /* PyTorch's infer_size: resolve one -1 against numel. */
 static ct_status infer_size(const int64_t *shape, int64_t n, int64_t numel, int64_t *res) {
-    if (n > CT_MAX_DIMS)
+    if (n < 0 || n > CT_MAX_DIMS) /* a negative count is misuse, not an empty shape */
         return ct_shape_check_sizes(shape, n);
     if (n > 0 && shape == NULL)
         return ct_set_error(CT_ERR_MISUSE, "shape is NULL for %" PRId64 " dimensions", n);
@@ -217,6 +217,8 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
     CT_TRY(begin(t, out, "ct_tensor_expand"));
     if (n > 0 && target == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_expand: sizes is NULL");
+    if (n < 0 || n > CT_MAX_DIMS) /* a negative count is misuse, not too few sizes */
+        return ct_shape_check_sizes(target, n);
     char a[400], b[400];
     if (n < t->ndim) {
         char type[64];
@@ -228,8 +230,6 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
                             type, ct_shape_format(a, sizeof a, t->sizes, t->ndim),
                             ct_shape_format(b, sizeof b, target, n), n, (int)t->ndim);
     }
-    if (n > CT_MAX_DIMS)
-        return ct_shape_check_sizes(target, n);
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     /* PyTorch's inferExpandGeometry, from the last dim backwards; a 0-dim tensor's dims are
      * all new and get stride 0. A -1 in a new leading dim is an error; other negative sizes

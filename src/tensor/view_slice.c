@@ -100,7 +100,15 @@ static ct_status drop_dim(const ct_tensor *t, int64_t d, int64_t index, ct_tenso
         sizes[n] = t->sizes[i];
         strides[n++] = t->strides[i];
     }
-    int64_t off = t->storage_offset + index * t->strides[d]; /* inside the tensor */
+    /* inside the storage when t has elements; an empty t may have any offset and strides,
+     * and then keeps its offset when the sum leaves int64 (as cut()) */
+    int64_t off;
+    if (ct_mul_overflow_i64(index, t->strides[d], &off) ||
+        ct_add_overflow_i64(off, t->storage_offset, &off)) {
+        if (t->numel != 0)
+            return ct_set_error(CT_ERR_OVERFLOW, "Storage offset calculation overflowed");
+        off = t->storage_offset;
+    }
     return ct_tensor_impl_view(t, sizes, strides, n, off, out);
 }
 

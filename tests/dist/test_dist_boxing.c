@@ -462,7 +462,7 @@ static int run_matrix(const ct_placement *pin, const ct_placement *pout, const s
             for (int s = 0; s < nshapes; s++)
                 for (int t = 0; t < ndts; t++) {
                     tcase c = {.dt = dts[t], .nd = shapes[s].nd, .pin = pin, .pout = pout};
-                    memcpy(c.sizes, shapes[s].sizes, sizeof c.sizes);
+                    memcpy(c.sizes, shapes[s].sizes, sizeof shapes[s].sizes);
                     c.sin[0] = sbp_of(hin == 1 ? a : a / 4);
                     c.sin[1] = sbp_of(a % 4);
                     c.sout[0] = sbp_of(hout == 1 ? b : b / 4);
