@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake make gcc g++ pkg-config libcmocka-dev python3-dev python3-torch python3-numpy
-          python3-pytest python3-hypothesis libdlpack-dev libopenmpi-dev openmpi-bin)
+          python3-pytest python3-hypothesis libdlpack-dev libopenmpi-dev openmpi-bin
+          clang libclang-rt-14-dev libomp-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,8 @@
 #  1. the C unit tests, and the C tests of global tensors under mpirun with 1-4 ranks, under
 #     AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/);
 #  2. a ThreadSanitizer stress test (scripts/tsan.sh, build-tsan/);
-#  3. everything (C unit tests, header checks, install check, Python tests against
+#  3. 10 s of libFuzzer on each fuzz target, starting from its corpus (fuzz/, build-fuzz/);
+#  4. everything (C unit tests, header checks, install check, Python tests against
 #     PyTorch 1.13, the global-tensor tests in C and Python under mpirun with 1-4 ranks,
 #     each launch under `timeout`) in the normal build (build/).
 set -euo pipefail
@@ -19,6 +20,9 @@ BUILD_DIR="$root/build-asan" "$root/scripts/build.sh" -DCT_SANITIZE=address,unde
 
 echo "== thread sanitizer build: many threads creating, viewing, casting and adding tensors"
 "$root/scripts/tsan.sh"
+
+echo "== fuzzing (libFuzzer, clang, ASan + UBSan): a short run of every target over its corpus"
+"$root/fuzz/run.sh" 10
 
 echo "== release build: all tests"
 "$root/scripts/build.sh" >/dev/null
