@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct fz_reader {
@@ -45,5 +46,16 @@ static inline int64_t fz_i64_mixed(fz_reader *r) {
 }
 /* A small int64 in [-4, 11]. */
 static inline int64_t fz_small(fz_reader *r) { return (int64_t)(fz_u8(r) & 15) - 4; }
+
+/* The rest of the bytes as a NUL-terminated string (embedded NULs cut it short, as a C
+ * caller's string would be); the caller frees it. NULL when out of memory. */
+static inline char *fz_rest_cstr(fz_reader *r) {
+    char *s = malloc(r->n + 1);
+    if (s != NULL) {
+        memcpy(s, r->p, r->n);
+        s[r->n] = '\0';
+    }
+    return s;
+}
 
 #endif

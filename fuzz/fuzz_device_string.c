@@ -33,11 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_reader r = {data, size};
     uint8_t ctl = fz_u8(&r);
     int64_t index = fz_i64_mixed(&r);
-    char *s = malloc(r.n + 1);
+    char *s = fz_rest_cstr(&r);
     if (!s)
         return 0;
-    memcpy(s, r.p, r.n);
-    s[r.n] = '\0';
 
     ct_device d;
     if (ct_device_from_string(s, &d) == CT_OK)

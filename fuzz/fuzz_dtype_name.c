@@ -68,11 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     uint8_t ctl = fz_u8(&r);
 
-    char *s = malloc(r.n + 1);
+    char *s = fz_rest_cstr(&r);
     if (!s)
         return 0;
-    memcpy(s, r.p, r.n);
-    s[r.n] = '\0';
     ct_dtype named;
     if (ct_dtype_from_name(s, &named) == CT_OK) {
         if (!ct_dtype_is_valid(named))
