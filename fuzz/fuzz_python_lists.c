@@ -151,10 +151,35 @@ static const char *const dtype_names[] = {"float32", "float64", "int64", "int32"
  * is a legitimately huge list of empty lists. */
 static int touch_ok = 1;
 
+/* How many Python lists tolist() builds for `t`: every dim but the last multiplies them.
+ * An empty tensor may still ask for a huge count (shape (24,) * 12 + (0,)), legitimately
+ * slow; such results are not touched. */
+static int64_t list_count(PyObject *t) {
+    PyObject *shape = PyObject_GetAttrString(t, "shape");
+    if (shape == NULL || !PyTuple_Check(shape)) {
+        Py_XDECREF(shape);
+        PyErr_Clear();
+        return INT64_MAX;
+    }
+    int64_t count = 1, lists = 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(shape);
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (d < 0 || __builtin_mul_overflow(count, (int64_t)d, &count) ||
+            __builtin_add_overflow(lists, count, &lists)) {
+            lists = INT64_MAX;
+            break;
+        }
+    }
+    Py_DECREF(shape);
+    PyErr_Clear();
+    return lists;
+}
+
 static void use_tensor(PyObject *t) {
     if (!PyObject_TypeCheck(t, (PyTypeObject *)tensor_type))
         abort();
-    if (!touch_ok)
+    if (!touch_ok || list_count(t) > (1 << 17))
         return;
     PyObject *l = PyObject_CallMethod(t, "tolist", NULL);
     Py_XDECREF(l);
