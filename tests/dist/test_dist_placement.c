@@ -484,7 +484,7 @@ static void test_comm_cache(void **state) {
     if (g_world == 4) {
         int64_t ranks[4] = {0, 1, 2, 3}, h[2] = {2, 2};
         ct_placement *p = make("cpu", ranks, h, 2);
-        MPI_Comm a0, a1, again;
+        MPI_Comm a0 = MPI_COMM_NULL, a1 = MPI_COMM_NULL, again;
         CT_ASSERT_ALL(ct_comm_for_axis(p, 0, &a0) == CT_OK && ct_comm_for_axis(p, 1, &a1) == CT_OK);
         int r0, r1, s0, s1;
         MPI_Comm_rank(a0, &r0);
@@ -506,7 +506,7 @@ static void test_comm_cache(void **state) {
     {
         int64_t ranks[4] = {0, 1, 2, 3}, h[2] = {g_world, 1};
         ct_placement *p = make("cpu", ranks, h, 2);
-        MPI_Comm a0, a1;
+        MPI_Comm a0 = MPI_COMM_NULL, a1 = MPI_COMM_NULL;
         int s0, s1, r0;
         CT_ASSERT_ALL(ct_comm_for_axis(p, 0, &a0) == CT_OK && ct_comm_for_axis(p, 1, &a1) == CT_OK);
         MPI_Comm_size(a0, &s0);

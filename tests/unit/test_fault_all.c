@@ -405,13 +405,13 @@ typedef struct fault_case {
 } fault_case;
 
 #define CASE(fn)                                                                                   \
-    { #fn + 3, fn, NULL, false }
+    { &(#fn)[3], fn, NULL, false }
 #define CASE_ON(fn, prep)                                                                          \
-    { #fn + 3, fn, prep, false }
+    { &(#fn)[3], fn, prep, false }
 /* In-place forms whose target needs no resize allocate nothing (the iterator keeps its
  * state inline): the test holds them to that. */
 #define CASE_NONE(fn, prep)                                                                        \
-    { #fn + 3, fn, prep, true }
+    { &(#fn)[3], fn, prep, true }
 
 static const fault_case cases[] = {
     CASE(op_empty_strided),

@@ -162,11 +162,11 @@ CT_CVT_INLINE ct_complex64 c32_to_c64(ct_complex32 c) {
 /* ---- the stamped pair loops --------------------------------------------------------------
  * The dense path is a plain indexed loop the compiler vectorizes (no restrict: dst may
  * equal src). Anything else goes element by element through memcpy, which also covers
- * misaligned buffers. `static inline` only so that the unused ones (pairs a fast kernel
- * or a byte copy replaces in the table) draw no warning. */
+ * misaligned buffers. Marked unused because some pairs are stamped but never used (a fast
+ * kernel or a byte copy replaces them in the table); clang warns even for `static inline`. */
 #define CT_PAIR(S, ST, K, LD, D, DT, C, A)                                                         \
-    static inline void cvt_##D##_##S(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss,       \
-                                     size_t n) {                                                   \
+    __attribute__((unused)) static inline void cvt_##D##_##S(                                      \
+        void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, size_t n) {                        \
         if (CT_DENSE(DT, ST)) {                                                                    \
             DT *d = dst;                                                                           \
             const ST *s = src;                                                                     \
