@@ -452,6 +452,10 @@ static int run_fused(const ct_binary_kernel *k, char *out, const char *a, const 
 
 int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
                          int64_t so, int64_t sa, int64_t sb, int64_t n) {
+    /* An empty run may come with NULL pointers (empty tensors own no memory), and even a zero
+     * offset applied to NULL is undefined: return before any pointer arithmetic. */
+    if (n <= 0)
+        return CT_KERNEL_OK;
     /* 16-bit elements: every pointer 2-byte aligned (the chunked path copes with any) */
     if (k->fused != NULL && so == 2 && (sa == 2 || sa == 0) && (sb == 2 || sb == 0) &&
         (((uintptr_t)out | (uintptr_t)a | (uintptr_t)b) & 1) == 0)
