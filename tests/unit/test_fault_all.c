@@ -88,6 +88,10 @@ static ct_status op_randn_gen(ct_tensor **o) {
 static ct_status op_rand_like_cuda(ct_tensor **o) {
     return ct_tensor_rand_like(cu23, NULL, CT_DTYPE_UNDEFINED, NULL, CT_MEMFMT_PRESERVE, o);
 }
+static ct_status op_randint_cuda(ct_tensor **o) {
+    return ct_tensor_randint(-5, INT64_MAX, SHAPE(2, 5), NULL, CT_INT64, &CUDA, CT_LAYOUT_STRIDED,
+                             o);
+}
 static ct_status op_from_storage(ct_tensor **o) {
     ct_storage *s = NULL;
     CT_TRY(ct_storage_new(CPU, 64, &s));
@@ -428,6 +432,7 @@ static const fault_case cases[] = {
     CASE(op_rand),
     CASE(op_randn_gen),
     CASE(op_rand_like_cuda),
+    CASE(op_randint_cuda),
     CASE(op_from_storage),
     CASE(op_storage_wrap),
     CASE(op_storage_new_cuda),
