@@ -132,6 +132,16 @@ static ct_status op_generator(ct_tensor **o) {
     return st;
 }
 
+static ct_status op_get_data_ptr(ct_tensor **o) { /* allocation-free; sparse: an error */
+    (void)o;
+    void *p = NULL;
+    CT_TRY(ct_tensor_get_data_ptr(f23, &p));
+    if (p != ct_tensor_data_ptr(f23) ||
+        ct_tensor_get_data_ptr(sp, &p) != CT_ERR_RUNTIME || p != NULL)
+        fail_msg("ct_tensor_get_data_ptr");
+    return CT_OK;
+}
+
 /* ---- views ---- */
 
 static ct_status op_alias(ct_tensor **o) { return ct_tensor_alias(f23, o); }
@@ -437,6 +447,7 @@ static const fault_case cases[] = {
     CASE(op_storage_wrap),
     CASE(op_storage_new_cuda),
     CASE(op_generator),
+    CASE_NONE(op_get_data_ptr, NULL),
     CASE(op_alias),
     CASE(op_t),
     CASE(op_transpose_cuda),
