@@ -117,9 +117,15 @@ static size_t name_len(const ctp_param *p) { return strcspn(name_of(p), "=?"); }
 
 static int is_optional(const ctp_param *p) { return name_of(p)[name_len(p)] == '='; }
 
-/* Optional parameters are nullable too (a simplification: PyTorch refuses None for the few
- * optional ones whose default is not None, such as "bool copy=False"). */
-static int is_nullable(const ctp_param *p) { return name_of(p)[name_len(p)] != '\0'; }
+/* Optional parameters are nullable too, except a Number whose default is a number (PyTorch's
+ * "Scalar alpha=1" refuses None, as its non-optional Scalars do). Still a simplification:
+ * PyTorch also refuses None for a few other optional ones, such as "bool copy=False". */
+static int is_nullable(const ctp_param *p) {
+    const char *rest = name_of(p) + name_len(p);
+    if (p->kind == CTP_PARAM_NUMBER && rest[0] == '=')
+        return strcmp(rest, "=None") == 0;
+    return rest[0] != '\0';
+}
 
 /* The number of positional-or-keyword parameters (PyTorch's max_pos_args). */
 static int max_pos_args(const ctp_signature *sig) {

@@ -1,5 +1,5 @@
-/* Factory functions: empty, zeros, ones, full, rand, randn, arange, empty_strided,
- * scalar_tensor, and the *_like family.
+/* Factory functions: empty, zeros, ones, full, rand, randn, randint, arange,
+ * empty_strided, scalar_tensor, and the *_like family.
  *
  * Signatures are PyTorch's (1.13's overloads, printed with newest PyTorch's defaults), so the
  * parser's errors read as PyTorch's: zeros(2, dtype=1) lists both overloads of zeros. Sizes
@@ -14,7 +14,6 @@
  * ones, full, rand, randn, randint, arange and tensor make a GlobalTensor of that logical
  * shape (ctp_run_factory takes the two keywords out before the normal parsing).
  */
-#include <math.h>
 
 #include "ctensor/sparse.h"
 #include "ctensor_py.h"
@@ -284,30 +283,6 @@ static const ctp_signature randint_sigs[] = {
       OPTIONS}},
 };
 
-/* Uniform integers in [low, high) from uniform doubles in [0, 1): exact for ranges up to
- * 2**53, which covers every use of it in practice (the draw is ctensor's Philox, so the
- * values differ from torch's anyway). */
-static ct_status randint_values(const int64_t *sizes, Py_ssize_t n, int64_t low, int64_t high,
-                                ct_generator *g, ct_tensor **out) {
-    ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
-    ct_tensor *u = NULL;
-    ct_status st = ct_tensor_rand(sizes, n, g, CT_FLOAT64, &cpu, CT_LAYOUT_STRIDED, &u);
-    if (st == CT_OK)
-        st = ct_tensor_empty(sizes, n, CT_INT64, &cpu, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, out);
-    if (st == CT_OK) {
-        const double *src = ct_tensor_data_ptr(u);
-        int64_t *dst = ct_tensor_data_ptr(*out);
-        const double range = (double)high - (double)low;
-        for (int64_t i = 0, count = ct_tensor_numel(u); i < count; i++) {
-            double off = floor(src[i] * range);
-            int64_t v = low + (int64_t)off;
-            dst[i] = v >= high ? high - 1 : v; /* rounding at the top of huge ranges */
-        }
-    }
-    ct_tensor_release(u);
-    return st;
-}
-
 static PyObject *run_randint(const void *what, PyObject *args, PyObject *kwargs,
                              const ctp_dist_spec *spec) {
     PyObject *a[CTP_MAX_PARAMS];
@@ -326,21 +301,10 @@ static PyObject *run_randint(const void *what, PyObject *args, PyObject *kwargs,
                                        ctp_arg(sig, a, "size"), sizes);
     if (n < 0 || read_options("randint", sig, a, &o) < 0)
         return NULL;
-    if (low >= high)
-        return PyErr_Format(PyExc_RuntimeError,
-                            "random_ expects 'from' to be less than 'to', but got from=%lld >= "
-                            "to=%lld",
-                            (long long)low, (long long)high);
-    ct_dtype dtype = o.dtype == CT_DTYPE_UNDEFINED ? CT_INT64 : o.dtype;
-    ct_device dev;
-    ct_tensor *v = NULL, *r = NULL;
-    ct_status st = ct_device_resolve(o.devp, &dev);
-    if (st == CT_OK)
-        st = randint_values(sizes, n, low, high,
-                            ctp_generator_of_arg(ctp_arg(sig, a, "generator")), &v);
-    if (st == CT_OK)
-        st = ct_tensor_to(v, dtype, &dev, false, CT_MEMFMT_PRESERVE, &r);
-    ct_tensor_release(v);
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_randint(low, high, sizes, n,
+                                     ctp_generator_of_arg(ctp_arg(sig, a, "generator")), o.dtype,
+                                     o.devp, CT_LAYOUT_STRIDED, &r);
     return ctp_factory_result(finish(sig, a, st, r), spec);
 }
 

@@ -337,7 +337,9 @@ static PyObject *tensor_is_complex(PyObject *self, PyObject *unused) {
 
 static PyObject *tensor_data_ptr(PyObject *self, PyObject *unused) {
     (void)unused;
-    return PyLong_FromVoidPtr(ct_tensor_data_ptr(T(self)));
+    void *p = NULL;
+    ct_status st = ct_tensor_get_data_ptr(T(self), &p);
+    return st == CT_OK ? PyLong_FromVoidPtr(p) : ctp_raise_status(st);
 }
 
 static const ctp_signature is_contiguous_sig[] = {
@@ -368,7 +370,24 @@ static PyObject *tensor_suggest_memory_format(PyObject *self, PyObject *unused) 
     return ctp_memory_format_new_ref(ct_tensor_suggest_memory_format(T(self), false));
 }
 
+/* format(t, spec): PyTorch formats a 0-dim tensor's item() (not on meta, which has no value,
+ * nor for subclasses); anything else takes object.__format__, which gives str(t) for an
+ * empty spec and a TypeError for any other. */
+static PyObject *tensor_format(PyObject *self, PyObject *spec) {
+    if (Py_IS_TYPE(self, &ctp_tensor_type) && ct_tensor_dim(T(self)) == 0 &&
+        !ct_tensor_is_meta(T(self))) {
+        PyObject *item = PyObject_CallMethod(self, "item", NULL);
+        if (item == NULL)
+            return NULL;
+        PyObject *r = PyObject_Format(item, spec);
+        Py_DECREF(item);
+        return r;
+    }
+    return PyObject_CallMethod((PyObject *)&PyBaseObject_Type, "__format__", "OO", self, spec);
+}
+
 static PyMethodDef tensor_methods[] = {
+    {"__format__", tensor_format, METH_O, "__format__(format_spec) -> str"},
     {"size", CTP_KW_FUNC(tensor_size), METH_VARARGS | METH_KEYWORDS,
      "size(dim=None) -> ctensor.Size or int"},
     {"stride", CTP_KW_FUNC(tensor_stride), METH_VARARGS | METH_KEYWORDS,

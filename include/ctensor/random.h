@@ -1,4 +1,4 @@
-/* ctensor: random numbers: generators, manual_seed, rand and randn.
+/* ctensor: random numbers: generators, manual_seed, rand, randn and randint.
  *
  * Generator: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
  * SC'11), the counter-based generator PyTorch's CUDA backend and Random123 use. State is a
@@ -12,7 +12,9 @@
  * representable and rand() is always in [0, 1). randn uses Box-Muller in double precision
  * (two doubles per pair of normals) and rounds to the dtype once, so randn with a given
  * seed gives the same numbers, rounded, in every floating dtype. Complex dtypes draw real
- * and imaginary parts independently (randn: each with variance 1/2, as PyTorch).
+ * and imaginary parts independently (randn: each with variance 1/2, as PyTorch). randint
+ * maps 32-bit words onto the span with Lemire's multiply-and-reject (one word per value up to
+ * a span of 2**32, two above), never through a double.
  */
 #ifndef CTENSOR_RANDOM_H
 #define CTENSOR_RANDOM_H
@@ -73,6 +75,28 @@ CT_API ct_status ct_tensor_rand(const int64_t *sizes, int64_t ndim, ct_generator
 CT_API ct_status ct_tensor_randn(const int64_t *sizes, int64_t ndim, ct_generator *generator,
                                  ct_dtype dtype, const ct_device *device, ct_layout layout,
                                  ct_tensor **out);
+
+/** torch.randint: integers uniform in [low, high), every value equally likely (no modulo
+ *  bias), over any span up to the whole int64 range. `generator` NULL means the default one;
+ *  dtype UNDEFINED is int64; device NULL the default device. Every integral dtype, bool and
+ *  float16, bfloat16, float32, float64 are supported; floating dtypes get the integers the
+ *  dtype holds (bounds first moved inward to representable values, as PyTorch). Values are
+ *  generated on the host and copied to the device; meta tensors consume no random numbers
+ *  but are checked as any other. Errors, after those of ct_tensor_empty and in PyTorch's
+ *  order and wording: CT_ERR_RUNTIME "random_ expects 'from' to be less than 'to', but got
+ *  from=5 >= to=5"; for floating dtypes CT_ERR_RUNTIME "random_ expects 'from' casted to
+ *  dtype to be less than 'to' casted to dtype, ..." when no representable value lies in the
+ *  range; CT_ERR_RUNTIME "from is out of bounds for unsigned char" / "to - 1 is out of bounds
+ *  for c10::Half" when low or high - 1 is outside the dtype (uint64: outside [0, 2**63));
+ *  CT_ERR_RUNTIME "check_random_bounds handles only integral, floating-point and boolean
+ *  types" for complex dtypes; CT_ERR_NOT_IMPLEMENTED "\"random_update_from_to\" not
+ *  implemented for 'Float8_e4m3fn'" for the float8 and float4 dtypes. Empty tensors are
+ *  checked too. A bound beyond the integers a floating dtype holds exactly (2**11 for
+ *  float16, 2**8 bfloat16, 2**24 float32, 2**53 float64) raises PyTorch's warning through
+ *  ct_warn. New reference in *out. */
+CT_API ct_status ct_tensor_randint(int64_t low, int64_t high, const int64_t *sizes, int64_t ndim,
+                                   ct_generator *generator, ct_dtype dtype,
+                                   const ct_device *device, ct_layout layout, ct_tensor **out);
 
 /** torch.rand_like: the input's shape, and its dtype and device unless given; strides as
  *  empty_like's for `format` (values are drawn in memory order). New reference in *out. */

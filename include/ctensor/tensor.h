@@ -139,7 +139,8 @@ CT_API bool ct_tensor_is_floating_point(const ct_tensor *tensor);
 CT_API bool ct_tensor_is_complex(const ct_tensor *tensor);
 CT_API bool ct_tensor_is_meta(const ct_tensor *tensor);
 /** is_contiguous(memory_format): §9.3 for contiguous (and preserve), §10.3 for the
- *  channels-last formats. Cached: O(1). false for an invalid format. */
+ *  channels-last formats. Cached: O(1). false for an invalid format. Sparse COO tensors
+ *  answer as PyTorch's: true for contiguous (and preserve), false for channels-last. */
 CT_API bool ct_tensor_is_contiguous(const ct_tensor *tensor, ct_memory_format format);
 /** PyTorch's is_non_overlapping_and_dense (§9.4). Cached. */
 CT_API bool ct_tensor_is_non_overlapping_and_dense(const ct_tensor *tensor);
@@ -148,6 +149,10 @@ CT_API ct_memory_format ct_tensor_suggest_memory_format(const ct_tensor *tensor,
 /** The address of element [0, ..., 0]: storage data + storage_offset * element_size.
  *  Borrowed; NULL for meta tensors. On an accelerator it is a device pointer. */
 CT_API void *ct_tensor_data_ptr(const ct_tensor *tensor);
+/** Tensor.data_ptr(): ct_tensor_data_ptr's address in *out (NULL for meta tensors). Errors:
+ *  CT_ERR_RUNTIME "Cannot access data pointer of Tensor that doesn't have storage" for sparse
+ *  tensors; CT_ERR_MISUSE for NULL arguments. */
+CT_API ct_status ct_tensor_get_data_ptr(const ct_tensor *tensor, void **out);
 /** The storage (borrowed). */
 CT_API ct_storage *ct_tensor_storage(const ct_tensor *tensor);
 /** Whether the tensor is a "wrapped number" (a 0-dim tensor standing for a Python scalar,

@@ -119,8 +119,8 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
         if (p->spec->is_sub)
             alpha = negate_alpha(alpha);
     }
-    if (it->is_meta) /* meta computes nothing, so no kernel is needed (nor its dtype checks) */
-        return CT_OK;
+    /* meta tensors run nothing, but choosing the kernel is where a dtype without one is
+     * refused: every device, meta included, makes that choice and fails as cpu would */
     return ct_binary_kernel_init_ex(&p->kernel, p->spec->op, NULL, it->common_dtype,
                                     it->dtype[0], it->dtype[1], it->dtype[2], alpha,
                                     p->kernel_flags);

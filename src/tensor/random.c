@@ -12,6 +12,7 @@
 #include "base/alloc_impl.h"
 #include "base/error_impl.h"
 #include "dtype/table_impl.h"
+#include "tensor/random_impl.h"
 #include "tensor/tensor_impl.h"
 
 #include "ctensor/random.h"
@@ -52,15 +53,21 @@ void ct_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t
     out[3] = c3;
 }
 
-/* A stream of 32-bit words from blocks [block, ...). */
-typedef struct stream {
-    uint32_t key[2];
-    uint64_t block;
-    uint32_t buf[4];
-    int used;
-} stream;
+void ct_random_reserve(ct_generator *g, uint64_t words, ct_random_stream *s) {
+    if (g == NULL)
+        g = &default_gen;
+    uint64_t blocks = words / 4 + 1;
+    uint64_t seed = atomic_load_explicit(&g->seed, memory_order_relaxed);
+    s->block = atomic_fetch_add_explicit(&g->offset, blocks, memory_order_relaxed);
+    s->first = s->block;
+    s->retry = 0;
+    s->key[0] = (uint32_t)seed;
+    s->key[1] = (uint32_t)(seed >> 32);
+    s->used = 4;
+    s->rused = 4;
+}
 
-static uint32_t next_word(stream *s) {
+uint32_t ct_random_next_word(ct_random_stream *s) {
     if (s->used == 4) {
         uint32_t ctr[4] = {(uint32_t)s->block, (uint32_t)(s->block >> 32), 0, 0};
         ct_philox4x32_10(ctr, s->key, s->buf);
@@ -70,14 +77,19 @@ static uint32_t next_word(stream *s) {
     return s->buf[s->used++];
 }
 
-/* Reserve `words` words from g and set up a stream over them. */
-static void reserve(ct_generator *g, uint64_t words, stream *s) {
-    uint64_t blocks = words / 4 + 1;
-    uint64_t seed = atomic_load_explicit(&g->seed, memory_order_relaxed);
-    s->block = atomic_fetch_add_explicit(&g->offset, blocks, memory_order_relaxed);
-    s->key[0] = (uint32_t)seed;
-    s->key[1] = (uint32_t)(seed >> 32);
-    s->used = 4;
+/* The side stream lives where the main one never goes: counter words 2 and 3 hold
+ * 2**32 + the retry block index (never 0), words 0 and 1 the call's first block, which
+ * no other call shares. */
+uint32_t ct_random_next_retry(ct_random_stream *s) {
+    if (s->rused == 4) {
+        uint64_t hi = s->retry + (UINT64_C(1) << 32);
+        uint32_t ctr[4] = {(uint32_t)s->first, (uint32_t)(s->first >> 32), (uint32_t)hi,
+                           (uint32_t)(hi >> 32)};
+        ct_philox4x32_10(ctr, s->key, s->rbuf);
+        s->retry++;
+        s->rused = 0;
+    }
+    return s->rbuf[s->rused++];
 }
 
 /* ---- generators ------------------------------------------------------------------------- */
@@ -129,10 +141,10 @@ uint64_t ct_initial_seed(void) { return ct_generator_initial_seed(&default_gen);
 /* ---- values -------------------------------------------------------------------------------- */
 
 /* Uniform [0, 1) with exactly `bits` significant bits, so it is representable. */
-static double uniform_bits(stream *s, int bits) {
+static double uniform_bits(ct_random_stream *s, int bits) {
     if (bits <= 32)
-        return (double)(next_word(s) >> (32 - bits)) * ldexp(1.0, -bits);
-    uint64_t hi = next_word(s), lo = next_word(s);
+        return (double)(ct_random_next_word(s) >> (32 - bits)) * ldexp(1.0, -bits);
+    uint64_t hi = ct_random_next_word(s), lo = ct_random_next_word(s);
     return (double)(((hi << 32) | lo) >> 11) * 0x1p-53;
 }
 
@@ -152,7 +164,7 @@ static int real_bits(ct_dtype real) {
 
 /* Fill `n` real values of the real type of `dt` into a double buffer: uniform or normal
  * (Box-Muller in double, pairs; an odd count drops the last sine). */
-static void draw(stream *s, bool normal, int bits, double scale, double *v, size_t n) {
+static void draw(ct_random_stream *s, bool normal, int bits, double scale, double *v, size_t n) {
     if (!normal) {
         for (size_t i = 0; i < n; i++)
             v[i] = uniform_bits(s, bits);
@@ -181,8 +193,8 @@ static ct_status random_fill(ct_tensor *t, ct_generator *g, bool normal) {
     int bits = real_bits(real);
     /* complex normals: each part has variance 1/2 */
     double scale = ct_dtype_is_complex(t->dtype) ? sqrt(0.5) : 1.0;
-    stream s;
-    reserve(g, (uint64_t)reals * words_per_value(normal, bits) + 2, &s);
+    ct_random_stream s;
+    ct_random_reserve(g, (uint64_t)reals * words_per_value(normal, bits) + 2, &s);
     size_t rsz = ct_dtype_table[real].itemsize, nbytes = reals * rsz;
     char *host = ct_alloc(nbytes, 64);
     if (host == NULL)

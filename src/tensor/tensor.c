@@ -326,6 +326,10 @@ bool ct_tensor_is_complex(const ct_tensor *t) { return t != NULL && ct_dtype_is_
 bool ct_tensor_is_meta(const ct_tensor *t) { return t != NULL && t->device.type == CT_DEVICE_META; }
 
 bool ct_tensor_is_contiguous(const ct_tensor *t, ct_memory_format format) {
+    /* PyTorch's sparse tensors keep the default answer of a fresh tensor: contiguous, in no
+     * channels-last format */
+    if (t != NULL && t->layout == CT_LAYOUT_SPARSE_COO)
+        return format == CT_MEMFMT_CONTIGUOUS || format == CT_MEMFMT_PRESERVE;
     if (t == NULL || t->layout != CT_LAYOUT_STRIDED)
         return false;
     switch (format) {
@@ -357,6 +361,17 @@ void *ct_tensor_data_ptr(const ct_tensor *t) {
         return NULL;
     return (char *)t->storage->data +
            t->storage_offset * (int64_t)ct_dtype_table[t->dtype].itemsize;
+}
+
+ct_status ct_tensor_get_data_ptr(const ct_tensor *t, void **out) {
+    if (t == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_get_data_ptr: tensor and out must not be NULL");
+    *out = NULL;
+    if (t->layout != CT_LAYOUT_STRIDED)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Cannot access data pointer of Tensor that doesn't have storage");
+    *out = ct_tensor_data_ptr(t);
+    return CT_OK;
 }
 
 ct_storage *ct_tensor_storage(const ct_tensor *t) { return t != NULL ? t->storage : NULL; }

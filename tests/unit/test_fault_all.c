@@ -88,6 +88,10 @@ static ct_status op_randn_gen(ct_tensor **o) {
 static ct_status op_rand_like_cuda(ct_tensor **o) {
     return ct_tensor_rand_like(cu23, NULL, CT_DTYPE_UNDEFINED, NULL, CT_MEMFMT_PRESERVE, o);
 }
+static ct_status op_randint_cuda(ct_tensor **o) {
+    return ct_tensor_randint(-5, INT64_MAX, SHAPE(2, 5), NULL, CT_INT64, &CUDA, CT_LAYOUT_STRIDED,
+                             o);
+}
 static ct_status op_from_storage(ct_tensor **o) {
     ct_storage *s = NULL;
     CT_TRY(ct_storage_new(CPU, 64, &s));
@@ -126,6 +130,16 @@ static ct_status op_generator(ct_tensor **o) {
         fail_msg("generator not NULL after a failure");
     ct_generator_free(g);
     return st;
+}
+
+static ct_status op_get_data_ptr(ct_tensor **o) { /* allocation-free; sparse: an error */
+    (void)o;
+    void *p = NULL;
+    CT_TRY(ct_tensor_get_data_ptr(f23, &p));
+    if (p != ct_tensor_data_ptr(f23) ||
+        ct_tensor_get_data_ptr(sp, &p) != CT_ERR_RUNTIME || p != NULL)
+        fail_msg("ct_tensor_get_data_ptr");
+    return CT_OK;
 }
 
 /* ---- views ---- */
@@ -428,10 +442,12 @@ static const fault_case cases[] = {
     CASE(op_rand),
     CASE(op_randn_gen),
     CASE(op_rand_like_cuda),
+    CASE(op_randint_cuda),
     CASE(op_from_storage),
     CASE(op_storage_wrap),
     CASE(op_storage_new_cuda),
     CASE(op_generator),
+    CASE_NONE(op_get_data_ptr, NULL),
     CASE(op_alias),
     CASE(op_t),
     CASE(op_transpose_cuda),
