@@ -55,7 +55,9 @@ static ct_dtype read_dtype(ct_dtype d) {
 static PyObject *element(ct_dtype d, const char *p) {
     switch (d) {
     case CT_BOOL:
-        return PyBool_FromLong(*(const bool *)p);
+        /* a byte, not a bool: empty(), NumPy and DLPack can leave any value there, and
+         * loading a bool that is neither 0 nor 1 is undefined; nonzero is True (PyTorch) */
+        return PyBool_FromLong(*(const unsigned char *)p != 0);
     case CT_UINT64:
         return PyLong_FromUnsignedLongLong(*(const uint64_t *)p);
     case CT_INT64:
