@@ -28,6 +28,14 @@
 
 #include "ctensor_py.h"
 
+/* Note [Releasing the GIL]
+ * The GIL is what keeps a tensor's metadata still while the binding works on it: with it
+ * released, another thread may run an out= that resizes the same tensor object (new sizes,
+ * strides and storage, the old ones freed). So the GIL is released only around work on
+ * objects no other thread can reach: an alias taken while holding the GIL (its geometry is
+ * its own and it holds the storage), or a tensor this call has just made. Writes by other
+ * threads to the elements themselves remain the caller's data race, as in PyTorch. */
+
 int ctp_dlpack_init(PyObject *module);
 
 /* ---- capsules --------------------------------------------------------------------------- */
@@ -147,6 +155,17 @@ static int parse_copy(PyObject *obj) {
     return obj == Py_True;
 }
 
+/* The copy __dlpack__ exports: to the cpu, or a clone. Runs without the GIL; consumes
+ * `alias`, which no other thread can reach. */
+static ct_status export_copy(ct_tensor *alias, bool to_cpu, ct_tensor **out) {
+    ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+    ct_status st =
+        to_cpu ? ct_tensor_to(alias, CT_DTYPE_UNDEFINED, &cpu, true, CT_MEMFMT_PRESERVE, out)
+               : ct_tensor_clone(alias, CT_MEMFMT_PRESERVE, out);
+    ct_tensor_release(alias);
+    return st;
+}
+
 static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {(char *)"stream", (char *)"max_version", (char *)"dl_device",
                              (char *)"copy", NULL};
@@ -188,24 +207,27 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
     if (st != CT_OK)
         return raise_export_error(st);
 
-    /* what to export: the tensor itself, or a copy (asked for, or to reach the cpu) */
+    /* what to export: the tensor itself (the C export takes its own alias), or a copy
+     * (asked for, or to reach the cpu) */
     ct_tensor *t = NULL;
     bool copied = false;
-    if (want_given && (want.device_type != have.device_type || want.device_id != have.device_id)) {
-        if (want.device_type != CT_DL_CPU || copy == 0) {
-            PyErr_Format(PyExc_BufferError,
-                         "__dlpack__(): cannot export a tensor on DLPack device (%d, %d) to "
-                         "device (%d, %d)%s",
-                         (int)have.device_type, (int)have.device_id, (int)want.device_type,
-                         (int)want.device_id, copy == 0 ? " without copying (copy=False)" : "");
-            return NULL;
-        }
-        ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
-        Py_BEGIN_ALLOW_THREADS st =
-            ct_tensor_to(src, CT_DTYPE_UNDEFINED, &cpu, true, CT_MEMFMT_PRESERVE, &t);
-        Py_END_ALLOW_THREADS copied = true;
-    } else if (copy == 1) {
-        Py_BEGIN_ALLOW_THREADS st = ct_tensor_clone(src, CT_MEMFMT_PRESERVE, &t);
+    bool to_cpu =
+        want_given && (want.device_type != have.device_type || want.device_id != have.device_id);
+    if (to_cpu && (want.device_type != CT_DL_CPU || copy == 0)) {
+        PyErr_Format(PyExc_BufferError,
+                     "__dlpack__(): cannot export a tensor on DLPack device (%d, %d) to "
+                     "device (%d, %d)%s",
+                     (int)have.device_type, (int)have.device_id, (int)want.device_type,
+                     (int)want.device_id, copy == 0 ? " without copying (copy=False)" : "");
+        return NULL;
+    }
+    if (to_cpu || copy == 1) {
+        /* See Note [Releasing the GIL]: copy an alias taken under the GIL, not self's tensor. */
+        ct_tensor *alias = NULL;
+        st = ct_tensor_alias(src, &alias);
+        if (st != CT_OK)
+            return raise_export_error(st);
+        Py_BEGIN_ALLOW_THREADS st = export_copy(alias, to_cpu, &t);
         Py_END_ALLOW_THREADS copied = true;
     } else {
         t = ct_tensor_retain(src);
@@ -372,6 +394,8 @@ static PyObject *from_dlpack(PyObject *module, PyObject *args, PyObject *kwargs)
                             "from_dlpack(): the tensor is on another device and copy=False");
             return NULL;
         }
+        /* t was just imported and no Python object refers to it yet: no other thread can
+         * resize it (Note [Releasing the GIL]) */
         ct_tensor *c = NULL;
         Py_BEGIN_ALLOW_THREADS st = ct_tensor_to(t, CT_DTYPE_UNDEFINED, on_device ? NULL : &device,
                                                  true, CT_MEMFMT_PRESERVE, &c);

@@ -55,7 +55,9 @@ static ct_dtype read_dtype(ct_dtype d) {
 static PyObject *element(ct_dtype d, const char *p) {
     switch (d) {
     case CT_BOOL:
-        return PyBool_FromLong(*(const bool *)p);
+        /* a byte, not a bool: empty(), NumPy and DLPack can leave any value there, and
+         * loading a bool that is neither 0 nor 1 is undefined; nonzero is True (PyTorch) */
+        return PyBool_FromLong(*(const unsigned char *)p != 0);
     case CT_UINT64:
         return PyLong_FromUnsignedLongLong(*(const uint64_t *)p);
     case CT_INT64:
@@ -194,10 +196,13 @@ PyNumberMethods ctp_tensor_as_number = {
 /* ---- numpy ----------------------------------------------------------------------------------- */
 
 /* A buffer exporter over a cpu tensor: NumPy arrays made from it share the tensor's memory
- * and keep it alive through their base. */
+ * and keep it alive through their base. It holds an alias of the tensor taken at export
+ * time, never the tensor itself: an out= that later grows the tensor gives the tensor a new
+ * storage, and the array must keep the old one, with the shape and strides it was made with
+ * (the rule of the C exports, src/tensor/dlpack.c, Note [Exports hold an alias]). */
 typedef struct {
     PyObject ob_base;
-    ct_tensor *tensor;
+    ct_tensor *tensor; /* the alias: nothing else can resize it */
     Py_ssize_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
 } buffer_object;
 
@@ -299,12 +304,20 @@ static PyObject *numpy_of(ct_tensor *t) {
     PyObject *np = PyImport_ImportModule("numpy");
     if (np == NULL)
         return NULL;
+    ct_tensor *alias = NULL;
+    ct_status st = ct_tensor_alias(t, &alias);
+    if (st != CT_OK) {
+        Py_DECREF(np);
+        return raise_status(st);
+    }
     buffer_object *b = PyObject_New(buffer_object, &buffer_type);
     PyObject *r = NULL;
     if (b != NULL) {
-        b->tensor = ct_tensor_retain(t);
+        b->tensor = alias;
         r = PyObject_CallMethod(np, "asarray", "O", (PyObject *)b);
         Py_DECREF(b);
+    } else {
+        ct_tensor_release(alias);
     }
     Py_DECREF(np);
     return r;

@@ -4,7 +4,9 @@
 #     AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/);
 #  2. a ThreadSanitizer stress test (scripts/tsan.sh, build-tsan/);
 #  3. 10 s of libFuzzer on each fuzz target, starting from its corpus (fuzz/, build-fuzz/);
-#  4. everything (C unit tests, header checks, install check, Python tests against
+#  4. 60 s of the random API driver against the Python module under AddressSanitizer +
+#     UndefinedBehaviorSanitizer (scripts/api_driver.sh, build-asan-py/);
+#  5. everything (C unit tests, header checks, install check, Python tests against
 #     PyTorch 1.13, the global-tensor tests in C and Python under mpirun with 1-4 ranks,
 #     each launch under `timeout`) in the normal build (build/).
 set -euo pipefail
@@ -23,6 +25,9 @@ echo "== thread sanitizer build: many threads creating, viewing, casting and add
 
 echo "== fuzzing (libFuzzer, clang, ASan + UBSan): a short run of every target over its corpus"
 "$root/fuzz/run.sh" 10
+
+echo "== random API driver (ASan + UBSan Python module): random call sequences for 60 s"
+"$root/scripts/api_driver.sh" 60
 
 echo "== release build: all tests"
 "$root/scripts/build.sh" >/dev/null

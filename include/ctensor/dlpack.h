@@ -196,18 +196,23 @@ CT_DLPACK_STATIC_ASSERT(offsetof(ct_dl_managed_tensor_versioned, dl_tensor) == 3
 /* ---- export ------------------------------------------------------------------------------ */
 
 /** Export `tensor` as an unversioned managed tensor (DLPack 0.x; capsule "dltensor").
- *  `*out` owns a new reference to the tensor until its deleter is called (exactly once, by
- *  whoever holds *out). Errors: CT_ERR_MISUSE for NULL arguments; CT_ERR_RUNTIME "Cannot
- *  pack tensors on meta" and "Cannot pack tensors on <device>" for devices DLPack has no
- *  type for; "Can't export tensors with layout other than torch.strided" (CT_ERR_RUNTIME,
- *  PyTorch's wording); CT_ERR_NOMEM. `*out` is NULL on failure. */
+ *  `*out` owns an alias of the tensor (a new tensor object sharing its storage, with its
+ *  geometry at the time of the call) until its deleter is called (exactly once, by whoever
+ *  holds *out). So the export keeps alive the memory it describes, not `tensor` itself: a
+ *  later resize of `tensor` (an `out=` that grows it) gives `tensor` a new storage and
+ *  leaves the exported memory, shape and strides as they were. Errors: CT_ERR_MISUSE for
+ *  NULL arguments; CT_ERR_RUNTIME "Cannot pack tensors on meta" and "Cannot pack tensors on
+ *  <device>" for devices DLPack has no type for; "Can't export tensors with layout other
+ *  than torch.strided" (CT_ERR_RUNTIME, PyTorch's wording); CT_ERR_NOMEM. `*out` is NULL
+ *  on failure. */
 CT_API ct_status ct_tensor_to_dlpack(ct_tensor *tensor, ct_dl_managed_tensor **out);
 
 /** Export `tensor` as a versioned managed tensor (DLPack 1.1; capsule
  *  "dltensor_versioned") with version {1, 1} and `flags`, which may contain
  *  CT_DLPACK_FLAG_READ_ONLY and CT_DLPACK_FLAG_IS_COPIED (the caller's promises: the
- *  consumer must not write / nothing else refers to the data). Errors: those of
- *  ct_tensor_to_dlpack; CT_ERR_VALUE for other flag bits. */
+ *  consumer must not write / nothing else refers to the data). `*out` owns an alias of the
+ *  tensor, as for ct_tensor_to_dlpack. Errors: those of ct_tensor_to_dlpack; CT_ERR_VALUE
+ *  for other flag bits. */
 CT_API ct_status ct_tensor_to_dlpack_versioned(ct_tensor *tensor, uint64_t flags,
                                                ct_dl_managed_tensor_versioned **out);
 

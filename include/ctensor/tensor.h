@@ -147,13 +147,16 @@ CT_API bool ct_tensor_is_non_overlapping_and_dense(const ct_tensor *tensor);
 /** suggest_memory_format(exact_match) (§10.4). */
 CT_API ct_memory_format ct_tensor_suggest_memory_format(const ct_tensor *tensor, bool exact_match);
 /** The address of element [0, ..., 0]: storage data + storage_offset * element_size.
- *  Borrowed; NULL for meta tensors. On an accelerator it is a device pointer. */
+ *  Borrowed; NULL for meta tensors. On an accelerator it is a device pointer. Valid while
+ *  the tensor keeps its storage: an `out=` that grows the tensor gives it a new one and may
+ *  free the old. Whatever hands the pointer on with a lifetime of its own (the exports of
+ *  dlpack.h, Python's numpy()) holds an alias (ct_tensor_alias) or the storage instead. */
 CT_API void *ct_tensor_data_ptr(const ct_tensor *tensor);
 /** Tensor.data_ptr(): ct_tensor_data_ptr's address in *out (NULL for meta tensors). Errors:
  *  CT_ERR_RUNTIME "Cannot access data pointer of Tensor that doesn't have storage" for sparse
  *  tensors; CT_ERR_MISUSE for NULL arguments. */
 CT_API ct_status ct_tensor_get_data_ptr(const ct_tensor *tensor, void **out);
-/** The storage (borrowed). */
+/** The storage (borrowed; the same caveat as ct_tensor_data_ptr: retain it to keep it). */
 CT_API ct_storage *ct_tensor_storage(const ct_tensor *tensor);
 /** Whether the tensor is a "wrapped number" (a 0-dim tensor standing for a Python scalar,
  *  which counts in the lowest priority group of result_type). */

@@ -1,8 +1,8 @@
 /* DLPack export and import (include/ctensor/dlpack.h): zero-copy in both directions.
  *
- * Export puts the managed tensor, a reference to the ct_tensor and copies of its shape and
+ * Export puts the managed tensor, an alias of the ct_tensor and copies of its shape and
  * strides into ONE allocation (export_block); manager_ctx points at that block, and the
- * deleter releases the reference and frees the block.
+ * deleter releases the alias and frees the block. See Note [Exports hold an alias].
  *
  * Import validates everything the producer wrote before touching memory, then wraps the
  * data in a ct_storage whose finalizer calls the producer's deleter; from the moment the
@@ -224,12 +224,19 @@ static ct_status from_dl_device(ct_dl_device dl, ct_device *out) {
 
 /* ---- export ----------------------------------------------------------------------------- */
 
+/* Note [Exports hold an alias]
+ * An export keeps alive the memory it handed out, not the tensor object it came from: a
+ * later resize_ or out= may give the source a new storage (resize.c), which would free the
+ * old one under the consumer if the export only held the source. So the block owns an
+ * alias (a new tensor object on the same storage, with the geometry of the moment of
+ * export) that nothing else can resize; the source's later storages are its own business.
+ * The Python buffer exporter (python/tensor_data.c) follows the same rule. */
 typedef struct export_block {
     union {
         ct_dl_managed_tensor plain;
         ct_dl_managed_tensor_versioned versioned;
     } m;
-    ct_tensor *tensor; /* the reference the consumer holds through the managed tensor */
+    ct_tensor *tensor; /* the alias the consumer holds through the managed tensor */
     size_t size;       /* of this block, for ct_free */
     int64_t dims[];    /* shape (ndim entries), then strides (ndim entries) */
 } export_block;
@@ -267,17 +274,21 @@ static ct_status export_block_new(ct_tensor *t, const char *fn, export_block **o
     CT_TRY(to_dl_device(t->device, &dev));
     CT_TRY(ct_dtype_to_dlpack(t->dtype, &type));
 
-    size_t size = sizeof(export_block) + 2 * (size_t)t->ndim * sizeof(int64_t);
+    ct_tensor *alias;
+    CT_TRY(ct_tensor_alias(t, &alias));
+    size_t size = sizeof(export_block) + 2 * (size_t)alias->ndim * sizeof(int64_t);
     export_block *b = ct_alloc(size, _Alignof(export_block));
-    if (b == NULL)
+    if (b == NULL) {
+        ct_tensor_release(alias);
         return CT_ERR_NOMEM;
+    }
     memset(b, 0, size);
     b->size = size;
-    if (t->ndim > 0) {
-        memcpy(b->dims, t->sizes, (size_t)t->ndim * sizeof(int64_t));
-        memcpy(b->dims + t->ndim, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    if (alias->ndim > 0) {
+        memcpy(b->dims, alias->sizes, (size_t)alias->ndim * sizeof(int64_t));
+        memcpy(b->dims + alias->ndim, alias->strides, (size_t)alias->ndim * sizeof(int64_t));
     }
-    b->tensor = ct_tensor_retain(t);
+    b->tensor = alias;
     *out = b;
     return CT_OK;
 }

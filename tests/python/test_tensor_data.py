@@ -188,3 +188,17 @@ def test_result_type_default_dtype(default_dtype):
 def test_result_type_numpy_scalars():
     same(lambda L: L.result_type(L.ones(2, dtype=L.int32), np.float32(2.5)))
     same(lambda L: L.result_type(np.int64(2), L.ones(2, dtype=L.uint8)))
+
+
+# ---- bool elements whose byte is neither 0 nor 1 ------------------------------------------------
+
+def test_bool_bytes_other_than_0_and_1():
+    # empty(), NumPy and DLPack can leave any byte in a bool element; reading it must not
+    # load an invalid C bool (undefined behaviour, reported by UBSan). Nonzero is True.
+    t = ctensor.zeros(4, dtype=ctensor.bool)
+    t.numpy().view(np.uint8)[:] = [0, 1, 190, 255]
+    r = torch.zeros(4, dtype=torch.bool)
+    r.numpy().view(np.uint8)[:] = [0, 1, 190, 255]
+    assert t.tolist() == r.tolist() == [False, True, True, True]
+    assert [t[i].item() for i in range(4)] == [False, True, True, True]
+    assert [bool(t[i]) for i in range(4)] == [False, True, True, True]
