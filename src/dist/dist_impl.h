@@ -147,34 +147,44 @@ bool ct_box_equal(const ct_box *a, const ct_box *b);
 
 /* ---- agree.c ------------------------------------------------------------------------------ */
 
-/** What a rank brings to a global operation; compared across all ranks. `what` is a short
- *  description used in messages ("to_global(placement=..., sbp=(S(0),))"), `hash` a digest
- *  of the arguments that must be equal everywhere; the rest is this rank's local input
- *  (meaningful when has_local). */
+/** What a rank brings to a global operation; compared across all ranks. `op` is the
+ *  operation's name ("div", "to_global", "tolist"), its identity: records with different
+ *  names always disagree. `what` is a short description used in messages
+ *  ("to_global(placement=..., sbp=(S(0),))"), `hash` a digest of the arguments that must be
+ *  equal everywhere; the rest is this rank's local input (meaningful when has_local > 0).
+ *  has_local < 0 marks a rank whose own checks failed: -has_local is its status and `what`
+ *  its message. */
 typedef struct ct_agree_record {
     uint64_t hash;
     int32_t has_local;
     int32_t dtype;
     int64_t ndim;
     int64_t sizes[CT_MAX_DIMS];
-    char what[160];
+    char op[32];
+    char what[256];
 } ct_agree_record;
 
 /** MPI_Allgather of every rank's record over the world. Fills all[0..world) (caller
- *  allocates ct_dist_size() records). When the hashes differ, every rank returns the same
- *  CT_ERR_RUNTIME "global operation arguments differ across ranks: rank 0 called <what>,
- *  rank 1 called <what>". */
+ *  allocates ct_dist_size() records; NULL: a buffer reserved by ct_dist_init, under a lock).
+ *  When some record is failed (has_local < 0), every rank fails: a failed rank returns its
+ *  own status with its last error untouched, the others the first failed rank's status with
+ *  "global operation <op> failed on rank <r>: <Kind>: <message>". Otherwise, when the names
+ *  or hashes differ, every rank returns the same CT_ERR_RUNTIME "global operation arguments
+ *  differ across ranks: rank 0 called <what>, rank 1 called <what>". */
 ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all);
-/** (Added by core.) Fill `mine` for a rank whose own preparation failed with `status`
- *  (the calling thread's last error): has_local = -status and `what` = the message. When any
- *  record of ct_dist_agree has has_local < 0, every rank returns that status with that
- *  message (the first such rank's), before the hashes are compared. Returns `status`. */
+/** Set the operation's name in a record (cut to fit). */
+void ct_agree_set_op(ct_agree_record *rec, const char *op);
+/** Mark `mine` as the record of a rank whose own preparation failed with `status` (the
+ *  calling thread's last error): has_local = -status and `what` = the message. Returns
+ *  `status`. */
 ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status);
-/** ct_dist_agree for a rank that could not allocate `all` (ct_dist_agree with all NULL uses
- *  a buffer reserved by ct_dist_init): it joins the allgather with a failed record (the
- *  thread's last error, CT_ERR_NOMEM) so that nobody waits for it, and returns
- *  CT_ERR_NOMEM. */
+/** ct_dist_agree for a rank that could not allocate `all`: it joins the allgather with a
+ *  failed record (the thread's last error, CT_ERR_NOMEM, unless `mine` already failed) in
+ *  the reserved buffer so that nobody waits for it, and returns that status. */
 ct_status ct_dist_agree_nomem(const ct_agree_record *mine);
+/** The Python exception name of a status ("ValueError"; "RuntimeError" for misuse and
+ *  overflow), as used in the messages of failed agreements. */
+const char *ct_dist_kind_name(ct_status status);
 /** Reserve / free that buffer (ct_dist_init / ct_dist_finalize; n = world size). */
 ct_status ct_dist_agree_reserve(int64_t n);
 void ct_dist_agree_unreserve(void);

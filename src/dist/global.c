@@ -146,6 +146,7 @@ static void describe(ct_agree_record *rec, const char *op, const ct_placement *p
     ct_placement_format(p, NULL, pl, sizeof(pl));
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
     snprintf(all, sizeof(all), "%s(placement=%s, sbp=%s)", op, pl, sb);
+    ct_agree_set_op(rec, op);
     memcpy(rec->what, all, sizeof(rec->what) - 1);
     rec->what[sizeof(rec->what) - 1] = '\0';
 }
@@ -302,7 +303,7 @@ static ct_status merge_shapes(int64_t *shapes, int64_t ndim, const ct_placement 
  * (members and not). The final check (each member's shape is its box of the result) keeps a
  * malformed tensor from ever existing, also without CT_GLOBAL_CHECK_META. */
 static ct_status logical_from_records(const ct_agree_record *all, const ct_placement *p,
-                                      const ct_sbp *sbp, bool check_meta, ct_dtype *dtype,
+                                      const ct_sbp *sbp, int64_t *shapes, ct_dtype *dtype,
                                       int64_t *ndim, int64_t *sizes) {
     for (int64_t pid = 0; pid < p->n; pid++)
         if (all[p->ranks[pid]].has_local == 0)
@@ -334,16 +335,12 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
                                 (long long)p->ranks[pid]);
     }
     int64_t nd = f->ndim;
-    if (check_meta) {
-        int64_t *shapes = ct_dist_alloc(sizeof(int64_t) * (size_t)(p->n * (nd ? nd : 1)));
-        if (!shapes)
-            return ct_set_error(CT_ERR_NOMEM, "out of memory in to_global");
+    if (shapes) { /* check_meta: p->n * CT_MAX_DIMS entries */
         for (int64_t pid = 0; pid < p->n; pid++)
             memcpy(shapes + pid * nd, all[p->ranks[pid]].sizes, sizeof(int64_t) * (size_t)nd);
         st = merge_shapes(shapes, nd, p, sbp);
         if (st == CT_OK)
             memcpy(sizes, shapes, sizeof(int64_t) * (size_t)nd);
-        ct_dist_free(shapes);
         if (st != CT_OK)
             return st;
     } else {
@@ -400,13 +397,16 @@ static ct_status sync_broadcast(ct_tensor *local, bool shares_input, const ct_pl
 }
 
 static ct_status from_local(const ct_tensor *local, const ct_placement *placement,
-                            const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+                            const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out,
+                            bool *agreed) {
+    /* Argument errors go through the agreement too: the other ranks must not wait. */
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_from_local: out is NULL");
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_from_local: out is NULL"));
     *out = NULL;
     ct_status st = check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_local");
     if (st != CT_OK)
-        return st;
+        return ct_global_fail("to_global", st);
     MPI_Comm world;
     if ((st = ct_dist_world(&world)) != CT_OK)
         return st;
@@ -419,7 +419,14 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     describe(&mine, "to_global", placement, sbp, n_sbp);
     mine.dtype = CT_DTYPE_UNDEFINED;
     ct_tensor *prepared = NULL;
-    if (pid >= 0 && local) {
+    /* check_meta's work buffer is made before the agreement, so that its failure is shared. */
+    int64_t *shapes = NULL;
+    if (check_meta) {
+        shapes = ct_dist_alloc(sizeof(int64_t) * (size_t)placement->n * CT_MAX_DIMS);
+        if (!shapes)
+            ct_dist_agree_failed(&mine, ct_set_error(CT_ERR_NOMEM, "out of memory in to_global"));
+    }
+    if (pid >= 0 && local && mine.has_local == 0) {
         st = prepare_local(local, placement, flags, &prepared);
         if (st != CT_OK) {
             ct_dist_agree_failed(&mine, st);
@@ -431,9 +438,11 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     ct_dtype dtype = CT_DTYPE_UNDEFINED;
     int64_t ndim = 0, sizes[CT_MAX_DIMS];
     st = agree(&mine, &all);
+    *agreed = st == CT_OK;
     if (st == CT_OK)
-        st = logical_from_records(all, placement, sbp, check_meta, &dtype, &ndim, sizes);
+        st = logical_from_records(all, placement, sbp, shapes, &dtype, &ndim, sizes);
     ct_dist_free(all);
+    ct_dist_free(shapes);
     if (st != CT_OK)
         goto fail;
     if (pid >= 0) {
@@ -523,19 +532,20 @@ static uint64_t hash_scalar(uint64_t h, ct_scalar v) {
 static ct_status factory(factory_kind kind, const char *name, const int64_t *sizes,
                                 int64_t ndim, ct_scalar value, ct_dtype dtype,
                                 const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                                ct_global **out) {
+                                ct_global **out, bool *agreed) {
+    const char *op = name + strlen("ct_global_");
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", name);
+        return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", name));
     *out = NULL;
     ct_status st = check_sbp_arg(sbp, n_sbp, placement, name);
     if (st != CT_OK)
-        return st;
+        return ct_global_fail(op, st);
     MPI_Comm world;
     if ((st = ct_dist_world(&world)) != CT_OK)
         return st;
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    describe(&mine, name + strlen("ct_global_"), placement, sbp, n_sbp);
+    describe(&mine, op, placement, sbp, n_sbp);
     st = factory_prepare(kind, sizes, ndim, value, &dtype);
     if (st != CT_OK) {
         ct_dist_agree_failed(&mine, st);
@@ -548,6 +558,7 @@ static ct_status factory(factory_kind kind, const char *name, const int64_t *siz
     }
     ct_agree_record *all = NULL;
     st = agree(&mine, &all);
+    *agreed = st == CT_OK;
     ct_dist_free(all);
     if (st == CT_OK)
         st = ct_nd_sbp_check(sbp, n_sbp, placement, ndim);
@@ -581,10 +592,12 @@ static ct_status factory(factory_kind kind, const char *name, const int64_t *siz
 
 /* The closing step of a global operation: a rank that failed after the agreement (an
  * allocation) fails every rank, rather than leaving the others with a result it lacks or
- * waiting in a later collective. On failure *out is released. */
-static ct_status finish(ct_status st, ct_global **out, const char *what) {
+ * waiting in a later collective. A failed agreement failed every rank already, and a rank
+ * that failed its own checks took part in nothing else: no closing step then. On failure
+ * *out is released. */
+static ct_status finish(ct_status st, bool agreed, ct_global **out, const char *what) {
     MPI_Comm world;
-    if (!out || ct_dist_world(&world) != CT_OK)
+    if (!agreed || !out || ct_dist_world(&world) != CT_OK)
         return st;
     st = ct_dist_all_ready(st, world, what);
     if (st != CT_OK) {
@@ -598,7 +611,10 @@ static ct_status global_factory(factory_kind kind, const char *name, const int64
                                 int64_t ndim, ct_scalar value, ct_dtype dtype,
                                 const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
                                 ct_global **out) {
-    return finish(factory(kind, name, sizes, ndim, value, dtype, placement, sbp, n_sbp, out), out,
+    bool agreed = false;
+    ct_status st = factory(kind, name, sizes, ndim, value, dtype, placement, sbp, n_sbp, out,
+                           &agreed);
+    return finish(st, agreed, out,
                   name + strlen("ct_"));
 }
 
@@ -675,13 +691,14 @@ static ct_status copy_out_box(const ct_tensor *full, const ct_placement *p, cons
 }
 
 static ct_status from_tensor(const ct_tensor *data, const ct_placement *placement,
-                             const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
+                             const ct_sbp *sbp, int64_t n_sbp, ct_global **out, bool *agreed) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL");
+        return ct_global_fail("tensor",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL"));
     *out = NULL;
     ct_status st = check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
     if (st != CT_OK)
-        return st;
+        return ct_global_fail("tensor", st);
     MPI_Comm world;
     if ((st = ct_dist_world(&world)) != CT_OK)
         return st;
@@ -706,6 +723,7 @@ static ct_status from_tensor(const ct_tensor *data, const ct_placement *placemen
     }
     ct_agree_record *all = NULL;
     st = agree(&mine, &all);
+    *agreed = st == CT_OK;
     ct_agree_record meta;
     if (st == CT_OK) {
         meta = all[placement->ranks[0]];
@@ -745,21 +763,26 @@ done:
 /* ---- global -> global, global -> logical ----------------------------------------------------- */
 
 static ct_status to_global(const ct_global *global, const ct_placement *placement,
-                           const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+                           const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out,
+                           bool *agreed) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: out is NULL");
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: out is NULL"));
     *out = NULL;
     if (!global)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: global is NULL");
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: global is NULL"));
     if (!sbp && n_sbp != 0)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: sbp is NULL but n_sbp is %lld",
-                            (long long)n_sbp);
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE,
+                                           "ct_global_to_global: sbp is NULL but n_sbp is %lld",
+                                           (long long)n_sbp));
     const ct_placement *tp = placement ? placement : global->placement;
     const ct_sbp *ts = sbp ? sbp : global->sbp;
     int64_t tn = sbp ? n_sbp : global->placement->ndim;
     ct_status st = check_sbp_arg(ts, tn, tp, "ct_global_to_global");
     if (st != CT_OK)
-        return st;
+        return ct_global_fail("to_global", st);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
     describe(&mine, "to_global", tp, ts, tn);
@@ -772,6 +795,7 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
     mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
     ct_agree_record *all = NULL;
     st = agree(&mine, &all);
+    *agreed = st == CT_OK;
     ct_dist_free(all);
     if (st == CT_OK)
         st = ct_nd_sbp_check(ts, tn, tp, global->ndim);
@@ -792,21 +816,46 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
     return ct_boxing(global, tp, ts, out);
 }
 
-static ct_status to_logical(const ct_global *global, ct_tensor **out) {
+static ct_status to_logical(const ct_global *global, const char *op, ct_tensor **out,
+                            bool *agreed) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: out is NULL");
+        return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: out is NULL"));
     *out = NULL;
     if (!global)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: global is NULL");
+        return ct_global_fail(op,
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: global is NULL"));
     const ct_placement *p = global->placement;
     ct_sbp all_b[CT_PLACEMENT_MAX_NDIM];
     for (int64_t k = 0; k < p->ndim; k++)
         all_b[k] = ct_sbp_broadcast();
-    /* to_global's own agreement covers this call too (same op, same arguments). */
-    ct_global *y = NULL;
-    ct_status st = ct_global_to_global(global, NULL, all_b, p->ndim, 0, &y);
+    /* Its own agreement, under its own name: a rank printing a tensor while another boxes
+     * it to broadcast is a mismatch, not two halves of one collective. */
+    ct_agree_record mine;
+    memset(&mine, 0, sizeof(mine));
+    describe(&mine, op, p, global->sbp, p->ndim);
+    uint64_t h = hash_args(op, p, global->sbp, p->ndim);
+    int64_t head[2] = {(int64_t)global->dtype, global->ndim};
+    h = ct_hash_bytes(h, head, sizeof(head));
+    mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
+    ct_agree_record *all = NULL;
+    ct_status st = agree(&mine, &all);
+    *agreed = st == CT_OK;
+    ct_dist_free(all);
     if (st != CT_OK)
         return st;
+    ct_global *y = NULL;
+    if (ct_nd_sbp_equal(global->sbp, all_b, p->ndim))
+        y = ct_global_retain((ct_global *)global);
+    else
+        st = ct_boxing(global, p, all_b, &y);
+    /* Boxing can fail on some ranks only (an allocation): nobody goes on alone. */
+    MPI_Comm world_comm = MPI_COMM_NULL;
+    if (ct_dist_world(&world_comm) == CT_OK)
+        st = ct_dist_all_ready(st, world_comm, op);
+    if (st != CT_OK) {
+        ct_global_release(y);
+        return st;
+    }
     int64_t pid = ct_placement_my_pid(p), world = ct_dist_size();
     ct_tensor *result = NULL;
     if (pid >= 0) {
@@ -840,8 +889,7 @@ static ct_status to_logical(const ct_global *global, ct_tensor **out) {
             st = ct_tensor_empty(global->sizes, global->ndim, global->dtype, &cpu,
                                  CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &result);
     }
-    MPI_Comm world_comm;
-    if (p->n < world && ct_dist_world(&world_comm) == CT_OK)
+    if (p->n < world)
         st = ct_dist_all_ready(st, world_comm, "global_to_logical");
     if (st == CT_OK && sends) {
         MPI_Comm comm = MPI_COMM_NULL;
@@ -863,23 +911,34 @@ static ct_status to_logical(const ct_global *global, ct_tensor **out) {
 
 ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *placement,
                                const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
-    return finish(from_local(local, placement, sbp, n_sbp, flags, out), out, "global_from_local");
+    bool agreed = false;
+    ct_status st = from_local(local, placement, sbp, n_sbp, flags, out, &agreed);
+    return finish(st, agreed, out, "global_from_local");
 }
 
 ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *placement,
                                 const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
-    return finish(from_tensor(data, placement, sbp, n_sbp, out), out, "global_from_tensor");
+    bool agreed = false;
+    ct_status st = from_tensor(data, placement, sbp, n_sbp, out, &agreed);
+    return finish(st, agreed, out, "global_from_tensor");
 }
 
 ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
                               const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
-    return finish(to_global(global, placement, sbp, n_sbp, flags, out), out, "global_to_global");
+    bool agreed = false;
+    ct_status st = to_global(global, placement, sbp, n_sbp, flags, out, &agreed);
+    return finish(st, agreed, out, "global_to_global");
 }
 
 ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
-    ct_status st = to_logical(global, out);
+    return ct_global_to_logical_named(global, NULL, out);
+}
+
+ct_status ct_global_to_logical_named(const ct_global *global, const char *op, ct_tensor **out) {
+    bool agreed = false;
+    ct_status st = to_logical(global, op && op[0] ? op : "to_logical", out, &agreed);
     MPI_Comm world;
-    if (!out || ct_dist_world(&world) != CT_OK)
+    if (!agreed || !out || ct_dist_world(&world) != CT_OK)
         return st;
     st = ct_dist_all_ready(st, world, "global_to_logical");
     if (st != CT_OK) {
