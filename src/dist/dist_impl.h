@@ -8,7 +8,9 @@
  *   sbp.c        ct_sbp values, formats, parse; nd-sbp checks
  *   shard.c      balanced split and the box (slice of the logical tensor) each rank holds
  *   agree.c      the opening collective of every global op: compare arguments across ranks
- *   global.c     ct_global object, accessors, to_local, from_local, factories, to_logical
+ *   global.c     ct_global object, accessors, to_local, from_local, from_tensor, to_global,
+ *                to_logical
+ *   factory.c    the global factories (empty, zeros, ones, full)
  *   reduce.c     partial-sum reductions (MPI_SUM, logical or, ordered float32 sums)
  *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
  *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
@@ -215,6 +217,27 @@ struct ct_global {
 ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
                          const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
                          ct_global **out);
+/* The steps global.c and factory.c share. */
+
+/** "[2, 3]" into buf (cut to fit). */
+void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n);
+/** A record's name (`op`) and `what`: "op(placement=..., sbp=(S(0)))", cut to fit. */
+void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
+                        const ct_sbp *sbp, int64_t n);
+/** The digest of an operation's name, placement and nd-sbp. */
+uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n);
+/** The argument checks every rank makes alone (NULL arguments, the number of sbp); a
+ *  failure must go through the agreement (ct_global_fail), never return early. */
+ct_status ct_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+                                  const char *fn);
+/** ct_dist_agree with a buffer of every rank's records in *all (caller frees). */
+ct_status ct_global_agree(const ct_agree_record *mine, ct_agree_record **all);
+/** Whether parallel id `pid` is off coordinate 0 of some partial_sum axis (holds zeros). */
+bool ct_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid);
+/** The closing step of an operation that passed its agreement (`agreed`): a rank that failed
+ *  afterwards fails every rank (ct_dist_all_ready). On failure *out is released. */
+ct_status ct_global_finish(ct_status st, bool agreed, ct_global **out, const char *what);
+
 /** The local component a non-member holds: every size 0 (a 0-dim zero for ndim 0), on cpu.
  *  New reference. */
 ct_status ct_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out);
