@@ -74,9 +74,8 @@ PyObject *ctp_dist_failed(const char *op, uint64_t mark) {
     else
         ct_set_error(st, "%s: %s", name, msg);
     Py_XDECREF(text);
-    Py_BEGIN_ALLOW_THREADS
+    /* the GIL stays held, as in every collective: it keeps MPI use serialized */
     ct_global_fail(op, st);
-    Py_END_ALLOW_THREADS
     ct_clear_error();
     PyErr_Restore(type, value, tb);
     return NULL;
