@@ -3,9 +3,11 @@
  * the global forms of the factories and of the arithmetic, and the global methods of local
  * tensors. The Python API is OneFlow's (docs: tools/dist_python_api.md).
  *
- * SPMD: every rank runs the same Python program. Argument errors are raised here before the
- * C layer's first collective, from the arguments alone, so that every rank raises the same
- * error and none is left waiting in a collective.
+ * SPMD: every rank runs the same Python program. An error raised here before the C layer's
+ * first collective (a bad argument on one rank) is reported through that collective
+ * (ct_global_fail, via ctp_dist_failed), so that every rank raises and none is left waiting:
+ * the failing rank its own exception, the others "global operation div failed on rank 1:
+ * ...". An uncaught exception on one rank of several ends the whole job (MPI_Abort).
  */
 #ifndef CTENSOR_DIST_PY_H
 #define CTENSOR_DIST_PY_H
@@ -22,6 +24,19 @@ int ctp_dist_init(PyObject *module);
 
 /** Raise the exception of a failed C call of the dist library (ctp_raise_status); NULL. */
 PyObject *ctp_dist_raise(ct_status st);
+
+/** A count of the C global operations this process has entered through the module
+ *  (ctp_dist_entered is called after each). An entry point takes a mark first; when it
+ *  fails with the mark unchanged, the C operation was never reached. */
+uint64_t ctp_dist_mark(void);
+void ctp_dist_entered(void);
+
+/** For an entry point of global operation `op` that is raising (an exception is set): when
+ *  no C global operation was entered since `mark`, join the opening agreement of `op` as
+ *  failed (ct_global_fail, the message "<text>" or "<Type>: <text>" of the exception, its
+ *  status from the exception's class), so that the other ranks raise too. The exception
+ *  itself is kept. Returns NULL. */
+PyObject *ctp_dist_failed(const char *op, uint64_t mark);
 
 /** Issue a deprecation warning that is both a UserWarning and a DeprecationWarning (OneFlow
  *  warns with UserWarning; Python code expects DeprecationWarning). 0, or -1 when a filter

@@ -371,6 +371,11 @@ typedef PyObject *(*ctp_factory_fn)(const void *what, PyObject *args, PyObject *
 /** Run a factory (tensor_create.c): when the module has global tensors and the call has
  *  placement= and sbp=, they are taken out of the keywords first and given as `spec`. */
 PyObject *ctp_run_factory(ctp_factory_fn fn, const void *what, PyObject *args, PyObject *kwargs);
+/** ctp_run_factory with the factory's Python name ("ones"), the name of the global operation
+ *  an error before the C call is reported under to the other ranks (ctp_run_factory:
+ *  "factory"). */
+PyObject *ctp_run_factory_named(ctp_factory_fn fn, const void *what, const char *name,
+                                PyObject *args, PyObject *kwargs);
 
 /** A factory's result: the local tensor object `local` itself (spec NULL), or the global
  *  tensor whose logical value it is (stolen). NULL passes through. */

@@ -99,7 +99,21 @@ static PyObject *compute(int op, const operand *a, int ka, const operand *b, int
 
 /* ---- operators ---------------------------------------------------------------------------- */
 
-PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b) {
+static const char *const gop_names[] = {"add", "sub", "mul", "div"};
+static const int dunder_ops[] = {GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV, GOP_DIV};
+
+/* Whether Python would still ask `other` (the right operand) for the reflected operator d if
+ * GlobalTensor returned NotImplemented. */
+static int defines_reflected(int d, PyObject *other) {
+    static const char *const names[] = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__",
+                                        "__rfloordiv__"};
+    if (Py_IS_TYPE(other, &ctp_global_type))
+        return 0;
+    return PyObject_HasAttrString((PyObject *)Py_TYPE(other), names[d]);
+}
+
+static PyObject *binary(int d, PyObject *a, PyObject *b) {
+    static const char *const symbols[] = {"+", "-", "*", "/", "//"};
     operand x = {0}, y = {0};
     int kx = classify(a, &x);
     if (kx < 0)
@@ -107,13 +121,27 @@ PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b) {
     int ky = classify(b, &y);
     if (ky < 0)
         return NULL;
-    if (kx == K_OTHER || ky == K_OTHER || (kx != K_GLOBAL && ky != K_GLOBAL))
+    if (kx != K_GLOBAL && ky != K_GLOBAL)
         Py_RETURN_NOTIMPLEMENTED;
+    if (kx == K_OTHER || ky == K_OTHER) {
+        /* NotImplemented only where Python has another method to try; otherwise Python
+         * would raise its TypeError on this rank alone, outside the agreement, and the
+         * other ranks would wait for it. Raised here with Python's wording instead. */
+        if (kx == K_GLOBAL && defines_reflected(d, b))
+            Py_RETURN_NOTIMPLEMENTED;
+        return PyErr_Format(PyExc_TypeError, "unsupported operand type(s) for %s: '%.100s' and "
+                            "'%.100s'", symbols[d], Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name);
+    }
     if (kx == K_LOCAL || ky == K_LOCAL)
         return mixed_error();
-    static const int ops[] = {GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV, GOP_DIV};
-    return compute(ops[d], &x, kx, &y, ky, ct_scalar_int(1),
+    return compute(dunder_ops[d], &x, kx, &y, ky, ct_scalar_int(1),
                    d == D_FLOORDIV ? CT_ROUNDING_FLOOR : CT_ROUNDING_NONE);
+}
+
+PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b) {
+    uint64_t mark = ctp_dist_mark();
+    PyObject *r = binary(d, a, b);
+    return r != NULL ? r : ctp_dist_failed(gop_names[dunder_ops[d]], mark);
 }
 
 static PyObject *nb_add(PyObject *a, PyObject *b) { return ctp_global_binary(D_ADD, a, b); }
@@ -132,31 +160,38 @@ static PyObject *inplace_error(const char *what) {
     return NULL;
 }
 
+/* The operators x op= y: the error, shared with the other ranks. */
+static PyObject *inplace_operator(int d, const char *what) {
+    uint64_t mark = ctp_dist_mark();
+    inplace_error(what);
+    return ctp_dist_failed(gop_names[dunder_ops[d]], mark);
+}
+
 /* x += y would otherwise quietly rebind x to x + y; global tensors have no in-place form. */
 static PyObject *nb_iadd(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_error("+=");
+    return inplace_operator(D_ADD, "+=");
 }
 static PyObject *nb_isub(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_error("-=");
+    return inplace_operator(D_SUB, "-=");
 }
 static PyObject *nb_imul(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_error("*=");
+    return inplace_operator(D_MUL, "*=");
 }
 static PyObject *nb_idiv(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_error("/=");
+    return inplace_operator(D_DIV, "/=");
 }
 static PyObject *nb_ifloordiv(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_error("//=");
+    return inplace_operator(D_FLOORDIV, "//=");
 }
 
 PyNumberMethods ctp_global_as_number = {
@@ -280,8 +315,8 @@ static int bind(const char *name, int op, int method, PyObject *self, PyObject *
     return 0;
 }
 
-PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplace, PyObject *self,
-                                PyObject *args, PyObject *kwargs) {
+static PyObject *arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+                            PyObject *args, PyObject *kwargs) {
     call_args c;
     if (bind(name, op, method, self, args, kwargs, &c) < 0)
         return NULL;
@@ -325,6 +360,13 @@ PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplac
     if (rounding_mode_of(c.rounding_mode, &mode) < 0)
         return NULL;
     return compute(op, &a, ka, &b, kb, alpha, mode);
+}
+
+PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+                                PyObject *args, PyObject *kwargs) {
+    uint64_t mark = ctp_dist_mark();
+    PyObject *r = arith_call(op, name, method, inplace, self, args, kwargs);
+    return r != NULL ? r : ctp_dist_failed(gop_names[op], mark);
 }
 
 /* ---- GlobalTensor methods ---------------------------------------------------------------------- */

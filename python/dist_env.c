@@ -13,6 +13,7 @@
  * mpi4py does for older MPIs.
  */
 #include <mpi.h>
+#include <stdio.h>
 
 #include "ctensor_dist_py.h"
 
@@ -25,6 +26,113 @@ static PyObject *deprecation_category;
 int ctp_dist_warn_deprecated(const char *message) {
     PyObject *cat = deprecation_category != NULL ? deprecation_category : PyExc_UserWarning;
     return PyErr_WarnEx(cat, message, 1);
+}
+
+/* ---- failures on one rank ------------------------------------------------------------------- */
+
+static uint64_t g_entered;
+
+uint64_t ctp_dist_mark(void) { return g_entered; }
+void ctp_dist_entered(void) { g_entered++; }
+
+/* The status whose exception is (a base of) `type`; RuntimeError for the others. */
+static ct_status status_of_exception(PyObject *type) {
+    static const struct {
+        PyObject **exc;
+        ct_status st;
+    } map[] = {
+        {&PyExc_TypeError, CT_ERR_TYPE},   {&PyExc_ValueError, CT_ERR_VALUE},
+        {&PyExc_IndexError, CT_ERR_INDEX}, {&PyExc_NotImplementedError, CT_ERR_NOT_IMPLEMENTED},
+        {&PyExc_MemoryError, CT_ERR_NOMEM}, {&PyExc_RuntimeError, CT_ERR_RUNTIME},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (PyErr_GivenExceptionMatches(type, *map[i].exc))
+            return map[i].st;
+    return CT_ERR_RUNTIME;
+}
+
+PyObject *ctp_dist_failed(const char *op, uint64_t mark) {
+    if (!PyErr_Occurred() || mark != g_entered)
+        return NULL; /* the C operation ran: it already agreed with the other ranks */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    ct_status st = status_of_exception(type);
+    PyObject *text = value != NULL ? PyObject_Str(value) : NULL;
+    const char *msg = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+    if (msg == NULL) {
+        PyErr_Clear();
+        msg = "(no message)";
+    }
+    /* Python's own exception, formatted for the other ranks; the class name is added where
+     * the status's kind does not already say it. */
+    const char *name = PyExceptionClass_Check(type) ? PyExceptionClass_Name(type) : "Exception";
+    const int same = PyErr_GivenExceptionMatches(type, PyExc_RuntimeError) ||
+                     st != CT_ERR_RUNTIME;
+    if (same)
+        ct_set_error(st, "%s", msg);
+    else
+        ct_set_error(st, "%s: %s", name, msg);
+    Py_XDECREF(text);
+    /* the GIL stays held, as in every collective: it keeps MPI use serialized */
+    ct_global_fail(op, st);
+    ct_clear_error();
+    PyErr_Restore(type, value, tb);
+    return NULL;
+}
+
+/* ---- an uncaught exception ends the job -------------------------------------------------------- */
+
+static PyObject *previous_excepthook;
+
+/* sys.excepthook: the previous hook prints the traceback; then, in a job of several ranks,
+ * MPI_Abort ends every rank (the others may be waiting for this one in a collective, and
+ * would otherwise hang until MPI_Finalize or forever), as `python -m mpi4py` does. */
+static PyObject *py_excepthook(PyObject *m, PyObject *args) {
+    (void)m;
+    if (previous_excepthook != NULL) {
+        PyObject *r = PyObject_Call(previous_excepthook, args, NULL);
+        if (r == NULL)
+            PyErr_Clear();
+        Py_XDECREF(r);
+    }
+    int initialized = 0, finalized = 0, size = 1, rank = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    if (size > 1) {
+        PyObject *r = PyObject_CallMethod(PySys_GetObject("stderr"), "flush", NULL);
+        if (r == NULL)
+            PyErr_Clear();
+        Py_XDECREF(r);
+        fprintf(stderr, "ctensor: uncaught exception on rank %d of %d; aborting the MPI job\n",
+                rank, size);
+        fflush(stderr);
+        ct_dist_abort(1);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef excepthook_def = {"_dist_excepthook", py_excepthook, METH_VARARGS,
+                                     "sys.excepthook of ctensor: the previous hook, then "
+                                     "MPI_Abort when MPI runs with several ranks."};
+
+static int install_excepthook(void) {
+    if (previous_excepthook != NULL)
+        return 0; /* once per process */
+    PyObject *prev = PySys_GetObject("excepthook"); /* borrowed; NULL when missing */
+    PyObject *hook = PyCFunction_NewEx(&excepthook_def, NULL, NULL);
+    if (hook == NULL)
+        return -1;
+    previous_excepthook = Py_XNewRef(prev);
+    if (previous_excepthook == NULL)
+        previous_excepthook = Py_NewRef(Py_None);
+    int rc = PySys_SetObject("excepthook", hook);
+    Py_DECREF(hook);
+    return rc;
 }
 
 /* ---- MPI start and end ---------------------------------------------------------------------- */
@@ -137,5 +245,5 @@ int ctp_dist_init(PyObject *module) {
         ctp_global_init(module) < 0 || ctp_add_submodule(module, &env_module, "env") == NULL ||
         PyModule_AddFunctions(module, ctp_dist_functions) < 0)
         return -1;
-    return register_atexit();
+    return register_atexit() < 0 ? -1 : install_excepthook();
 }

@@ -29,6 +29,7 @@ PyObject *ctp_global_wrap(ct_global *g) {
 }
 
 PyObject *ctp_global_result(PyObject *self, ct_status st, ct_global *r) {
+    ctp_dist_entered(); /* the C operation ran: it agreed with the other ranks */
     if (st != CT_OK) {
         ct_global_release(r);
         if (ctp_warning_error() < 0) /* the operation's own error wins */
@@ -106,16 +107,18 @@ PyObject *ctp_global_to_local(PyObject *self, int copy) {
     return ctp_tensor_wrap(t);
 }
 
-/* The logical value as a local Tensor object, on every rank (collective). */
-static PyObject *logical_object(PyObject *self) {
+/* The logical value as a local Tensor object, on every rank (collective); `op` names the
+ * operation in the agreement. */
+static PyObject *logical_object(PyObject *self, const char *op) {
     ct_tensor *t = NULL;
-    ct_status st = ct_global_to_logical(G(self), &t);
+    ct_status st = ct_global_to_logical_named(G(self), op, &t);
+    ctp_dist_entered();
     if (st != CT_OK)
         return ctp_dist_raise(st);
     return ctp_tensor_wrap(t);
 }
 
-static PyObject *g_to_global(PyObject *self, PyObject *args, PyObject *kwargs) {
+static PyObject *to_global_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char k_p[] = "placement", k_s[] = "sbp", k_g[] = "grad_sbp", k_c[] = "check_meta",
                 k_copy[] = "copy";
     static char *kwlist[] = {k_p, k_s, k_g, k_c, k_copy, NULL};
@@ -127,6 +130,12 @@ static PyObject *g_to_global(PyObject *self, PyObject *args, PyObject *kwargs) {
     /* grad_sbp is for autograd, which ctensor does not have; check_meta: the C layer always
      * compares the arguments across ranks */
     return ctp_global_to_global(self, placement, sbp, copy);
+}
+
+static PyObject *g_to_global(PyObject *self, PyObject *args, PyObject *kwargs) {
+    uint64_t mark = ctp_dist_mark();
+    PyObject *r = to_global_call(self, args, kwargs);
+    return r != NULL ? r : ctp_dist_failed("to_global", mark);
 }
 
 static PyObject *g_to_local(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -142,21 +151,23 @@ static PyObject *g_local_to_global(PyObject *self, PyObject *args, PyObject *kwa
     (void)self;
     (void)args;
     (void)kwargs;
+    uint64_t mark = ctp_dist_mark();
     PyErr_SetString(PyExc_RuntimeError,
                     "Expected local tensor for local_to_global but got global tensor!");
-    return NULL;
+    return ctp_dist_failed("to_global", mark);
 }
 
 static PyObject *g_to_consistent(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
     (void)args;
     (void)kwargs;
+    uint64_t mark = ctp_dist_mark();
     PyErr_SetString(PyExc_RuntimeError, "to_consistent is removed, please use to_global instead");
-    return NULL;
+    return ctp_dist_failed("to_global", mark);
 }
 
 static PyObject *call_on_logical(PyObject *self, const char *method) {
-    PyObject *t = logical_object(self);
+    PyObject *t = logical_object(self, method);
     if (t == NULL)
         return NULL;
     PyObject *r = PyObject_CallMethod(t, method, NULL);
@@ -172,6 +183,13 @@ static PyObject *g_numpy(PyObject *self, PyObject *unused) {
 static PyObject *g_tolist(PyObject *self, PyObject *unused) {
     (void)unused;
     return call_on_logical(self, "tolist");
+}
+
+/* item(): the local item() of the logical value, so that a tensor of another size fails
+ * alike on every rank, after the agreement. */
+static PyObject *g_item(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return call_on_logical(self, "item");
 }
 
 /* ---- queries ------------------------------------------------------------------------------------ */
@@ -384,7 +402,8 @@ fail:
  * (OneFlow always prints the dtype of a global tensor). Collective. */
 static PyObject *global_repr(PyObject *self) {
     ct_tensor *logical = NULL;
-    ct_status st = ct_global_to_logical(G(self), &logical);
+    ct_status st = ct_global_to_logical_named(G(self), "repr", &logical);
+    ctp_dist_entered();
     if (st != CT_OK)
         return ctp_dist_raise(st);
     ct_print_options o = ct_get_printoptions();
@@ -421,6 +440,9 @@ static PyMethodDef global_methods[] = {
      "numpy() -> numpy.ndarray\n\nThe logical value, on every rank. Collective."},
     {"tolist", g_tolist, METH_NOARGS,
      "tolist() -> list or number\n\nThe logical value, on every rank. Collective."},
+    {"item", g_item, METH_NOARGS,
+     "item() -> number\n\nThe logical value of a one-element tensor, on every rank. "
+     "Collective."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -75,21 +75,24 @@ static int parse_local_to_global(const char *fname, PyObject *args, PyObject *kw
                : -1;
 }
 
-static PyObject *t_to_global(PyObject *self, PyObject *args, PyObject *kwargs) {
-    PyObject *placement, *sbp;
+/* A local tensor's to_global: every error before the C call is shared with the other ranks
+ * (ctp_dist_failed), which are in the agreement of their own to_global. */
+static PyObject *local_to_global(const char *fname, PyObject *self, PyObject *args,
+                                 PyObject *kwargs) {
+    PyObject *placement, *sbp, *r = NULL;
     int check_meta, copy;
-    if (parse_local_to_global("to_global", args, kwargs, &placement, &sbp, &check_meta, &copy) < 0)
-        return NULL;
-    return ctp_local_to_global(self, placement, sbp, check_meta, copy);
+    uint64_t mark = ctp_dist_mark();
+    if (parse_local_to_global(fname, args, kwargs, &placement, &sbp, &check_meta, &copy) == 0)
+        r = ctp_local_to_global(self, placement, sbp, check_meta, copy);
+    return r != NULL ? r : ctp_dist_failed("to_global", mark);
+}
+
+static PyObject *t_to_global(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return local_to_global("to_global", self, args, kwargs);
 }
 
 static PyObject *t_local_to_global(PyObject *self, PyObject *args, PyObject *kwargs) {
-    PyObject *placement, *sbp;
-    int check_meta, copy;
-    if (parse_local_to_global("local_to_global", args, kwargs, &placement, &sbp, &check_meta,
-                              &copy) < 0)
-        return NULL;
-    return ctp_local_to_global(self, placement, sbp, check_meta, copy);
+    return local_to_global("local_to_global", self, args, kwargs);
 }
 
 static PyObject *t_to_local(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -103,14 +106,18 @@ static PyObject *t_global_to_global(PyObject *self, PyObject *args, PyObject *kw
     (void)self;
     (void)args;
     (void)kwargs;
-    return raise_runtime("Expected global tensor for global_to_global but got local tensor!");
+    uint64_t mark = ctp_dist_mark();
+    raise_runtime("Expected global tensor for global_to_global but got local tensor!");
+    return ctp_dist_failed("to_global", mark);
 }
 
 static PyObject *t_to_consistent(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
     (void)args;
     (void)kwargs;
-    return raise_runtime("to_consistent is removed, please use to_global instead");
+    uint64_t mark = ctp_dist_mark();
+    raise_runtime("to_consistent is removed, please use to_global instead");
+    return ctp_dist_failed("to_global", mark);
 }
 
 #define KW METH_VARARGS | METH_KEYWORDS
@@ -137,9 +144,12 @@ typedef struct {
 
 static PyObject *convert_one(PyObject *obj, const convert_ctx *c) {
     if (c->global) {
-        if (ctp_global_check(obj))
-            return ctp_global_to_global(obj, c->placement, c->sbp, c->copy);
-        return ctp_local_to_global(obj, c->placement, c->sbp, c->check_meta != 0, c->copy);
+        uint64_t mark = ctp_dist_mark();
+        PyObject *r = ctp_global_check(obj)
+                          ? ctp_global_to_global(obj, c->placement, c->sbp, c->copy)
+                          : ctp_local_to_global(obj, c->placement, c->sbp, c->check_meta != 0,
+                                                c->copy);
+        return r != NULL ? r : ctp_dist_failed("to_global", mark);
     }
     if (ctp_global_check(obj))
         return ctp_global_to_local(obj, c->copy);
@@ -213,13 +223,14 @@ static PyObject *py_to_global(PyObject *m, PyObject *args, PyObject *kwargs) {
     convert_ctx c = {1, NULL, NULL, -1, 0};
     PyObject *input, *grad_sbp = NULL, *check_meta = NULL;
     (void)m;
+    uint64_t mark = ctp_dist_mark();
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO$OOp:to_global", kwlist, &input,
                                      &c.placement, &c.sbp, &grad_sbp, &check_meta, &c.copy))
-        return NULL;
+        return ctp_dist_failed("to_global", mark);
     if (check_meta != NULL && check_meta != Py_None) {
         c.check_meta = PyObject_IsTrue(check_meta);
         if (c.check_meta < 0)
-            return NULL;
+            return ctp_dist_failed("to_global", mark);
     }
     return walk(input, &c);
 }

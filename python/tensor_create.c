@@ -87,23 +87,32 @@ typedef enum { F_EMPTY, F_ZEROS, F_ONES, F_FULL, F_RAND, F_RANDN } factory_kind;
 
 /* ---- global factories ---------------------------------------------------------------------- */
 
-PyObject *ctp_run_factory(ctp_factory_fn fn, const void *what, PyObject *args, PyObject *kwargs) {
+PyObject *ctp_run_factory_named(ctp_factory_fn fn, const void *what, const char *name,
+                                PyObject *args, PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
     /* a keyword argument is a cheap sign: only then look for placement= and sbp= */
     if (kwargs != NULL) {
         ctp_dist_spec spec;
         PyObject *rest = NULL;
+        uint64_t mark = ctp_dist_mark();
         int k = ctp_dist_take_spec(kwargs, &rest, &spec);
-        if (k < 0)
-            return NULL;
+        if (k < 0) /* placement= or sbp= was there: the other ranks may be in the factory */
+            return ctp_dist_failed(name, mark);
         PyObject *r = fn(what, args, rest, k > 0 ? &spec : NULL);
         Py_XDECREF(rest);
         if (k > 0)
             ctp_dist_spec_clear(&spec);
-        return r;
+        /* a global factory that raised before its C call shares the error */
+        return r != NULL || k == 0 ? r : ctp_dist_failed(name, mark);
     }
+#else
+    (void)name;
 #endif
     return fn(what, args, kwargs, NULL);
+}
+
+PyObject *ctp_run_factory(ctp_factory_fn fn, const void *what, PyObject *args, PyObject *kwargs) {
+    return ctp_run_factory_named(fn, what, "factory", args, kwargs);
 }
 
 PyObject *ctp_factory_result(PyObject *local, const ctp_dist_spec *spec) {
@@ -255,7 +264,7 @@ static PyObject *run_factory(const void *what, PyObject *args, PyObject *kwargs,
     static PyObject *py_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                    \
         static const factory_def def = {#name, kind, sigs, nsigs};                                 \
         (void)m;                                                                                   \
-        return ctp_run_factory(run_factory, &def, args, kwargs);                                   \
+        return ctp_run_factory_named(run_factory, &def, #name, args, kwargs);                      \
     }
 
 RUN_FACTORY(empty, F_EMPTY, empty_sigs, 2)
@@ -310,7 +319,7 @@ static PyObject *run_randint(const void *what, PyObject *args, PyObject *kwargs,
 
 static PyObject *py_randint(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return ctp_run_factory(run_randint, NULL, args, kwargs);
+    return ctp_run_factory_named(run_randint, NULL, "randint", args, kwargs);
 }
 
 /* ---- arange, empty_strided, scalar_tensor ------------------------------------------------ */
@@ -349,7 +358,7 @@ static PyObject *run_arange(const void *what, PyObject *args, PyObject *kwargs,
 
 static PyObject *py_arange(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return ctp_run_factory(run_arange, NULL, args, kwargs);
+    return ctp_run_factory_named(run_arange, NULL, "arange", args, kwargs);
 }
 
 static const ctp_signature empty_strided_sig[] = {

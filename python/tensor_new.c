@@ -494,7 +494,7 @@ static PyObject *run_tensor(const void *what, PyObject *args, PyObject *kwargs,
 
 static PyObject *py_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return ctp_run_factory(run_tensor, NULL, args, kwargs);
+    return ctp_run_factory_named(run_tensor, NULL, "tensor", args, kwargs);
 }
 
 PyMethodDef ctp_tensor_new_functions[] = {

@@ -57,6 +57,12 @@ CT_API ct_status ct_dist_local_rank(int64_t *out);
  *  processes ...". Starts MPI. */
 CT_API ct_status ct_dist_node_size(int64_t *out);
 
+/** End every process of the job at once: MPI_Abort(MPI_COMM_WORLD, errorcode), for a
+ *  program that cannot go on (an uncaught exception on one rank, while the others may be
+ *  waiting for it in a collective). Does not return while MPI is running; otherwise (never
+ *  started, or finalized) returns CT_ERR_RUNTIME "ct_dist_abort: MPI is not running". */
+CT_API ct_status ct_dist_abort(int errorcode);
+
 CT_EXTERN_C_END
 
 #include "ctensor/placement.h"

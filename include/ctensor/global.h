@@ -131,8 +131,32 @@ CT_API ct_status ct_global_to_global(const ct_global *global, const ct_placement
 CT_API ct_status ct_global_to_local(const ct_global *global, unsigned flags, ct_tensor **out);
 
 /** The whole logical value as a contiguous local tensor on the cpu, on every rank of the
- *  world (outside the placement too): what Tensor.numpy() and repr() show. New reference. */
+ *  world (outside the placement too): what Tensor.numpy() and repr() show. Its operation
+ *  name in the agreement is "to_logical". New reference. */
 CT_API ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out);
+
+/** ct_global_to_logical under the operation name `op` (NULL: "to_logical"; cut to 31
+ *  bytes), e.g. "tolist", "numpy", "repr", "item": the name is the operation's identity in
+ *  the opening agreement, so ranks that read the value for different purposes fail with
+ *  the "arguments differ across ranks" error instead of going on with different results. */
+CT_API ct_status ct_global_to_logical_named(const ct_global *global, const char *op,
+                                            ct_tensor **out);
+
+/* ---- failing a global operation on one rank ----------------------------------------------
+ * Every global operation opens with one agreement collective in which every rank also says
+ * whether its own argument checks passed. A rank whose checks fail still takes part, so
+ * that an error on one rank is an error on every rank: the failing rank returns its own
+ * error, the others the same status with "global operation div failed on rank 1:
+ * ValueError: <the failing rank's message, cut to 255 bytes>". The functions of this
+ * header do so themselves for the arguments they check; ct_global_fail is for a caller
+ * (a language binding) whose own checks failed before it could call one of them. */
+
+/** Join the opening agreement of the global operation `op` (its name, e.g. "div", only
+ *  used in the other ranks' message) as a rank whose own checks failed with `status`, the
+ *  calling thread's last error (ct_set_error), which the others see. Collective: the other
+ *  ranks are in any global operation of this header (or in ct_global_fail). Returns
+ *  `status`, with the last error's message kept; CT_ERR_MISUSE when `status` is CT_OK. */
+CT_API ct_status ct_global_fail(const char *op, ct_status status);
 
 /* ---- factories --------------------------------------------------------------------------
  * The logical tensor has `sizes`; each rank materialises only its component. A partial_sum

@@ -30,11 +30,28 @@ uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
     return h;
 }
 
+void ct_agree_set_op(ct_agree_record *rec, const char *op) {
+    memset(rec->op, 0, sizeof(rec->op));
+    if (op)
+        strncpy(rec->op, op, sizeof(rec->op) - 1);
+}
+
 ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status) {
     mine->has_local = -(int32_t)status;
     strncpy(mine->what, ct_last_error(), sizeof(mine->what) - 1);
     mine->what[sizeof(mine->what) - 1] = '\0';
     return status;
+}
+
+const char *ct_dist_kind_name(ct_status status) {
+    switch (status) {
+    case CT_ERR_VALUE: return "ValueError";
+    case CT_ERR_TYPE: return "TypeError";
+    case CT_ERR_INDEX: return "IndexError";
+    case CT_ERR_NOT_IMPLEMENTED: return "NotImplementedError";
+    case CT_ERR_NOMEM: return "MemoryError";
+    default: return "RuntimeError";
+    }
 }
 
 /* A receive buffer kept from ct_dist_init for a rank that could not allocate its own: it
@@ -52,25 +69,40 @@ void ct_dist_agree_unreserve(void) {
     g_spare = NULL;
 }
 
+/* A status read from another rank's record, kept within the known kinds. */
+static ct_status status_of(int32_t has_local) {
+    int32_t s = -has_local;
+    return s >= CT_ERR_RUNTIME && s <= CT_ERR_OVERFLOW ? (ct_status)s : CT_ERR_RUNTIME;
+}
+
 static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
     MPI_Comm world;
     ct_status st = ct_dist_world(&world);
     if (st != CT_OK)
-        return st;
+        return mine->has_local < 0 ? status_of(mine->has_local) : st;
     int64_t n = ct_dist_size();
-    st = ct_mpi_check(MPI_Allgather(mine, (int)sizeof(*mine), MPI_BYTE, all, (int)sizeof(*mine),
-                                    MPI_BYTE, world),
-                      "MPI_Allgather");
+    int rc = MPI_Allgather(mine, (int)sizeof(*mine), MPI_BYTE, all, (int)sizeof(*mine), MPI_BYTE,
+                           world);
+    /* A rank that failed on its own keeps its error (and message), whatever MPI said. */
+    if (mine->has_local < 0)
+        return status_of(mine->has_local);
+    st = ct_mpi_check(rc, "MPI_Allgather");
     if (st != CT_OK)
         return st;
-    for (int64_t r = 0; r < n; r++)
+    for (int64_t r = 0; r < n; r++) {
+        all[r].op[sizeof(all[r].op) - 1] = '\0';
         all[r].what[sizeof(all[r].what) - 1] = '\0';
-    /* A rank that failed on its own shares its error: everyone returns it. */
+    }
+    /* Everyone else learns whose error it was. */
     for (int64_t r = 0; r < n; r++)
-        if (all[r].has_local < 0)
-            return ct_set_error((ct_status)(-all[r].has_local), "%s", all[r].what);
+        if (all[r].has_local < 0) {
+            ct_status fs = status_of(all[r].has_local);
+            return ct_set_error(fs, "global operation %s failed on rank %lld: %s: %s",
+                                all[r].op[0] ? all[r].op : "?", (long long)r,
+                                ct_dist_kind_name(fs), all[r].what);
+        }
     for (int64_t r = 1; r < n; r++)
-        if (all[r].hash != all[0].hash)
+        if (all[r].hash != all[0].hash || strcmp(all[r].op, all[0].op) != 0)
             return ct_set_error(CT_ERR_RUNTIME,
                                 "global operation arguments differ across ranks: rank 0 called "
                                 "%s, rank %lld called %s",
@@ -81,18 +113,38 @@ static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
 ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
     if (all != NULL)
         return agree_into(mine, all);
+    /* Start MPI first: that reserves the buffer. */
+    MPI_Comm world;
+    ct_status st = ct_dist_world(&world);
+    if (st != CT_OK)
+        return mine->has_local < 0 ? status_of(mine->has_local) : st;
     pthread_mutex_lock(&g_spare_lock);
-    ct_status st = g_spare ? agree_into(mine, g_spare)
-                           : ct_set_error(CT_ERR_MISUSE, "ct_dist_agree: no buffer");
+    st = g_spare ? agree_into(mine, g_spare)
+                 : ct_set_error(CT_ERR_MISUSE, "ct_dist_agree: no buffer");
     pthread_mutex_unlock(&g_spare_lock);
     return st;
 }
 
 ct_status ct_dist_agree_nomem(const ct_agree_record *mine) {
     ct_agree_record failed = *mine;
-    ct_status st = ct_dist_agree_failed(&failed, CT_ERR_NOMEM);
-    ct_dist_agree(&failed, NULL);
-    return ct_set_error(st, "%s", failed.what);
+    if (failed.has_local >= 0)
+        ct_dist_agree_failed(&failed, CT_ERR_NOMEM);
+    return ct_dist_agree(&failed, NULL);
+}
+
+ct_status ct_global_fail(const char *op, ct_status status) {
+    if (status == CT_OK)
+        status = ct_set_error(CT_ERR_MISUSE, "ct_global_fail: status is CT_OK");
+    ct_agree_record mine;
+    memset(&mine, 0, sizeof(mine));
+    ct_agree_set_op(&mine, op);
+    ct_dist_agree_failed(&mine, status);
+    MPI_Comm world;
+    if (ct_dist_world(&world) != CT_OK) /* no MPI, no peers waiting: keep the message */
+        return ct_set_error(status, "%s", mine.what);
+    /* With MPI started the agreement leaves a failed rank's own error untouched. */
+    ct_dist_agree(&mine, NULL);
+    return status;
 }
 
 ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what) {

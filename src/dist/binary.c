@@ -401,6 +401,7 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
     rec.hash = hash_global(h, x);
     rec.has_local = 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
+    ct_agree_set_op(&rec, op_names[d->kind]);
 
     MPI_Comm world;
     ct_status st = ct_dist_world(&world);

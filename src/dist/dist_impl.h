@@ -8,7 +8,9 @@
  *   sbp.c        ct_sbp values, formats, parse; nd-sbp checks
  *   shard.c      balanced split and the box (slice of the logical tensor) each rank holds
  *   agree.c      the opening collective of every global op: compare arguments across ranks
- *   global.c     ct_global object, accessors, to_local, from_local, factories, to_logical
+ *   global.c     ct_global object, accessors, to_local, from_local, from_tensor, to_global,
+ *                to_logical
+ *   factory.c    the global factories (empty, zeros, ones, full)
  *   reduce.c     partial-sum reductions (MPI_SUM, logical or, ordered float32 sums)
  *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
  *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
@@ -147,34 +149,44 @@ bool ct_box_equal(const ct_box *a, const ct_box *b);
 
 /* ---- agree.c ------------------------------------------------------------------------------ */
 
-/** What a rank brings to a global operation; compared across all ranks. `what` is a short
- *  description used in messages ("to_global(placement=..., sbp=(S(0),))"), `hash` a digest
- *  of the arguments that must be equal everywhere; the rest is this rank's local input
- *  (meaningful when has_local). */
+/** What a rank brings to a global operation; compared across all ranks. `op` is the
+ *  operation's name ("div", "to_global", "tolist"), its identity: records with different
+ *  names always disagree. `what` is a short description used in messages
+ *  ("to_global(placement=..., sbp=(S(0),))"), `hash` a digest of the arguments that must be
+ *  equal everywhere; the rest is this rank's local input (meaningful when has_local > 0).
+ *  has_local < 0 marks a rank whose own checks failed: -has_local is its status and `what`
+ *  its message. */
 typedef struct ct_agree_record {
     uint64_t hash;
     int32_t has_local;
     int32_t dtype;
     int64_t ndim;
     int64_t sizes[CT_MAX_DIMS];
-    char what[160];
+    char op[32];
+    char what[256];
 } ct_agree_record;
 
 /** MPI_Allgather of every rank's record over the world. Fills all[0..world) (caller
- *  allocates ct_dist_size() records). When the hashes differ, every rank returns the same
- *  CT_ERR_RUNTIME "global operation arguments differ across ranks: rank 0 called <what>,
- *  rank 1 called <what>". */
+ *  allocates ct_dist_size() records; NULL: a buffer reserved by ct_dist_init, under a lock).
+ *  When some record is failed (has_local < 0), every rank fails: a failed rank returns its
+ *  own status with its last error untouched, the others the first failed rank's status with
+ *  "global operation <op> failed on rank <r>: <Kind>: <message>". Otherwise, when the names
+ *  or hashes differ, every rank returns the same CT_ERR_RUNTIME "global operation arguments
+ *  differ across ranks: rank 0 called <what>, rank 1 called <what>". */
 ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all);
-/** (Added by core.) Fill `mine` for a rank whose own preparation failed with `status`
- *  (the calling thread's last error): has_local = -status and `what` = the message. When any
- *  record of ct_dist_agree has has_local < 0, every rank returns that status with that
- *  message (the first such rank's), before the hashes are compared. Returns `status`. */
+/** Set the operation's name in a record (cut to fit). */
+void ct_agree_set_op(ct_agree_record *rec, const char *op);
+/** Mark `mine` as the record of a rank whose own preparation failed with `status` (the
+ *  calling thread's last error): has_local = -status and `what` = the message. Returns
+ *  `status`. */
 ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status);
-/** ct_dist_agree for a rank that could not allocate `all` (ct_dist_agree with all NULL uses
- *  a buffer reserved by ct_dist_init): it joins the allgather with a failed record (the
- *  thread's last error, CT_ERR_NOMEM) so that nobody waits for it, and returns
- *  CT_ERR_NOMEM. */
+/** ct_dist_agree for a rank that could not allocate `all`: it joins the allgather with a
+ *  failed record (the thread's last error, CT_ERR_NOMEM, unless `mine` already failed) in
+ *  the reserved buffer so that nobody waits for it, and returns that status. */
 ct_status ct_dist_agree_nomem(const ct_agree_record *mine);
+/** The Python exception name of a status ("ValueError"; "RuntimeError" for misuse and
+ *  overflow), as used in the messages of failed agreements. */
+const char *ct_dist_kind_name(ct_status status);
 /** Reserve / free that buffer (ct_dist_init / ct_dist_finalize; n = world size). */
 ct_status ct_dist_agree_reserve(int64_t n);
 void ct_dist_agree_unreserve(void);
@@ -205,6 +217,27 @@ struct ct_global {
 ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
                          const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
                          ct_global **out);
+/* The steps global.c and factory.c share. */
+
+/** "[2, 3]" into buf (cut to fit). */
+void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n);
+/** A record's name (`op`) and `what`: "op(placement=..., sbp=(S(0)))", cut to fit. */
+void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
+                        const ct_sbp *sbp, int64_t n);
+/** The digest of an operation's name, placement and nd-sbp. */
+uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n);
+/** The argument checks every rank makes alone (NULL arguments, the number of sbp); a
+ *  failure must go through the agreement (ct_global_fail), never return early. */
+ct_status ct_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+                                  const char *fn);
+/** ct_dist_agree with a buffer of every rank's records in *all (caller frees). */
+ct_status ct_global_agree(const ct_agree_record *mine, ct_agree_record **all);
+/** Whether parallel id `pid` is off coordinate 0 of some partial_sum axis (holds zeros). */
+bool ct_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid);
+/** The closing step of an operation that passed its agreement (`agreed`): a rank that failed
+ *  afterwards fails every rank (ct_dist_all_ready). On failure *out is released. */
+ct_status ct_global_finish(ct_status st, bool agreed, ct_global **out, const char *what);
+
 /** The local component a non-member holds: every size 0 (a 0-dim zero for ndim 0), on cpu.
  *  New reference. */
 ct_status ct_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out);

@@ -151,3 +151,13 @@ ct_status ct_dist_node_size(int64_t *out) {
     }
     return st;
 }
+
+ct_status ct_dist_abort(int errorcode) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return ct_set_error(CT_ERR_RUNTIME, "ct_dist_abort: MPI is not running");
+    MPI_Abort(MPI_COMM_WORLD, errorcode);
+    return ct_set_error(CT_ERR_RUNTIME, "ct_dist_abort: MPI_Abort returned");
+}

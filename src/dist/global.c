@@ -129,7 +129,7 @@ ct_status ct_global_to_local(const ct_global *global, unsigned flags, ct_tensor 
 
 /* ---- helpers shared by the collective functions ------------------------------------------ */
 
-static void fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
+void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
     size_t len = 0;
     buf[0] = '\0';
     len += (size_t)snprintf(buf, cap, "[");
@@ -140,17 +140,18 @@ static void fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
 }
 
 /* `what` of an agreement record: "op(placement=..., sbp=(S(0)))", cut to fit. */
-static void describe(ct_agree_record *rec, const char *op, const ct_placement *p,
+void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
                      const ct_sbp *sbp, int64_t n) {
     char pl[256], sb[128], all[448];
     ct_placement_format(p, NULL, pl, sizeof(pl));
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
     snprintf(all, sizeof(all), "%s(placement=%s, sbp=%s)", op, pl, sb);
+    ct_agree_set_op(rec, op);
     memcpy(rec->what, all, sizeof(rec->what) - 1);
     rec->what[sizeof(rec->what) - 1] = '\0';
 }
 
-static uint64_t hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {
+uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {
     uint64_t h = ct_hash_bytes(0, op, strlen(op) + 1);
     uint64_t ph = p->hash;
     h = ct_hash_bytes(h, &ph, sizeof(ph));
@@ -158,7 +159,7 @@ static uint64_t hash_args(const char *op, const ct_placement *p, const ct_sbp *s
 }
 
 /* The argument checks every rank can make alone and identically (before any collective). */
-static ct_status check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+ct_status ct_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
                                const char *fn) {
     if (!placement || (!sbp && n_sbp > 0))
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
@@ -179,7 +180,7 @@ static void record_tensor(ct_agree_record *r, const ct_tensor *t) {
 }
 
 /* Run the agreement; on success *all holds every rank's record (caller frees). */
-static ct_status agree(const ct_agree_record *mine, ct_agree_record **all) {
+ct_status ct_global_agree(const ct_agree_record *mine, ct_agree_record **all) {
     *all = ct_dist_alloc(sizeof(ct_agree_record) * (size_t)ct_dist_size());
     if (!*all)
         return ct_dist_agree_nomem(mine); /* the others wait for this rank's record */
@@ -208,7 +209,7 @@ static ct_status bcast_tensor(ct_tensor *t, int root, MPI_Comm comm) {
     return st;
 }
 
-static bool on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid) {
+bool ct_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid) {
     int64_t coords[CT_PLACEMENT_MAX_NDIM];
     ct_placement_coords(p, pid, coords);
     for (int64_t k = 0; k < p->ndim; k++)
@@ -302,7 +303,7 @@ static ct_status merge_shapes(int64_t *shapes, int64_t ndim, const ct_placement 
  * (members and not). The final check (each member's shape is its box of the result) keeps a
  * malformed tensor from ever existing, also without CT_GLOBAL_CHECK_META. */
 static ct_status logical_from_records(const ct_agree_record *all, const ct_placement *p,
-                                      const ct_sbp *sbp, bool check_meta, ct_dtype *dtype,
+                                      const ct_sbp *sbp, int64_t *shapes, ct_dtype *dtype,
                                       int64_t *ndim, int64_t *sizes) {
     for (int64_t pid = 0; pid < p->n; pid++)
         if (all[p->ranks[pid]].has_local == 0)
@@ -334,16 +335,12 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
                                 (long long)p->ranks[pid]);
     }
     int64_t nd = f->ndim;
-    if (check_meta) {
-        int64_t *shapes = ct_dist_alloc(sizeof(int64_t) * (size_t)(p->n * (nd ? nd : 1)));
-        if (!shapes)
-            return ct_set_error(CT_ERR_NOMEM, "out of memory in to_global");
+    if (shapes) { /* check_meta: p->n * CT_MAX_DIMS entries */
         for (int64_t pid = 0; pid < p->n; pid++)
             memcpy(shapes + pid * nd, all[p->ranks[pid]].sizes, sizeof(int64_t) * (size_t)nd);
         st = merge_shapes(shapes, nd, p, sbp);
         if (st == CT_OK)
             memcpy(sizes, shapes, sizeof(int64_t) * (size_t)nd);
-        ct_dist_free(shapes);
         if (st != CT_OK)
             return st;
     } else {
@@ -359,9 +356,9 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
         const ct_agree_record *r = &all[p->ranks[pid]];
         if (memcmp(box.len, r->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
             char want[128], got[128], logical[128], sb[64];
-            fmt_shape(want, sizeof(want), box.len, nd);
-            fmt_shape(got, sizeof(got), r->sizes, nd);
-            fmt_shape(logical, sizeof(logical), sizes, nd);
+            ct_global_fmt_shape(want, sizeof(want), box.len, nd);
+            ct_global_fmt_shape(got, sizeof(got), r->sizes, nd);
+            ct_global_fmt_shape(logical, sizeof(logical), sizes, nd);
             ct_nd_sbp_format_short(sbp, p->ndim, sb, sizeof(sb));
             return ct_set_error(CT_ERR_RUNTIME,
                                 "The local tensors do not form a global tensor of shape %s with "
@@ -400,13 +397,16 @@ static ct_status sync_broadcast(ct_tensor *local, bool shares_input, const ct_pl
 }
 
 static ct_status from_local(const ct_tensor *local, const ct_placement *placement,
-                            const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+                            const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out,
+                            bool *agreed) {
+    /* Argument errors go through the agreement too: the other ranks must not wait. */
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_from_local: out is NULL");
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_from_local: out is NULL"));
     *out = NULL;
-    ct_status st = check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_local");
+    ct_status st = ct_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_local");
     if (st != CT_OK)
-        return st;
+        return ct_global_fail("to_global", st);
     MPI_Comm world;
     if ((st = ct_dist_world(&world)) != CT_OK)
         return st;
@@ -414,12 +414,19 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     int64_t pid = ct_placement_my_pid(placement);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    mine.hash = hash_args("from_local", placement, sbp, n_sbp);
+    mine.hash = ct_global_hash_args("from_local", placement, sbp, n_sbp);
     mine.hash = ct_hash_bytes(mine.hash, &check_meta, sizeof(check_meta));
-    describe(&mine, "to_global", placement, sbp, n_sbp);
+    ct_global_describe(&mine, "to_global", placement, sbp, n_sbp);
     mine.dtype = CT_DTYPE_UNDEFINED;
     ct_tensor *prepared = NULL;
-    if (pid >= 0 && local) {
+    /* check_meta's work buffer is made before the agreement, so that its failure is shared. */
+    int64_t *shapes = NULL;
+    if (check_meta) {
+        shapes = ct_dist_alloc(sizeof(int64_t) * (size_t)placement->n * CT_MAX_DIMS);
+        if (!shapes)
+            ct_dist_agree_failed(&mine, ct_set_error(CT_ERR_NOMEM, "out of memory in to_global"));
+    }
+    if (pid >= 0 && local && mine.has_local == 0) {
         st = prepare_local(local, placement, flags, &prepared);
         if (st != CT_OK) {
             ct_dist_agree_failed(&mine, st);
@@ -430,10 +437,12 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     ct_agree_record *all = NULL;
     ct_dtype dtype = CT_DTYPE_UNDEFINED;
     int64_t ndim = 0, sizes[CT_MAX_DIMS];
-    st = agree(&mine, &all);
+    st = ct_global_agree(&mine, &all);
+    *agreed = st == CT_OK;
     if (st == CT_OK)
-        st = logical_from_records(all, placement, sbp, check_meta, &dtype, &ndim, sizes);
+        st = logical_from_records(all, placement, sbp, shapes, &dtype, &ndim, sizes);
     ct_dist_free(all);
+    ct_dist_free(shapes);
     if (st != CT_OK)
         goto fail;
     if (pid >= 0) {
@@ -453,138 +462,14 @@ fail:
     return st;
 }
 
-/* ---- factories ------------------------------------------------------------------------------ */
-
-typedef enum factory_kind { F_EMPTY, F_FULL, F_ZEROS, F_ONES } factory_kind;
-
-/* What ct_tensor_empty would refuse for these sizes and dtype, checked before the agreement
- * (any failure is then shared with every rank). *dtype is made concrete. */
-static ct_status factory_prepare(factory_kind kind, const int64_t *sizes, int64_t ndim,
-                                 ct_scalar value, ct_dtype *dtype) {
-    if (ndim > CT_MAX_DIMS) /* ct_tensor_empty's error, as the header promises */
-        return ct_set_error(CT_ERR_VALUE, "maximum supported dimension for a tensor is %d, found %lld",
-                            CT_MAX_DIMS, (long long)ndim);
-    if (ndim < 0 || (!sizes && ndim > 0))
-        return ct_set_error(CT_ERR_MISUSE, "global factory: bad sizes");
-    int64_t numel = 1;
-    bool overflow = false;
-    for (int64_t d = 0; d < ndim; d++) {
-        if (sizes[d] < 0) {
-            char shape[256];
-            fmt_shape(shape, sizeof(shape), sizes, ndim);
-            return ct_set_error(CT_ERR_RUNTIME,
-                                "Trying to create tensor with negative dimension %lld: %s",
-                                (long long)sizes[d], shape);
-        }
-        if (sizes[d] != 0 && numel > INT64_MAX / sizes[d])
-            overflow = true;
-        else
-            numel *= sizes[d];
-    }
-    if (kind == F_FULL) {
-        /* A 0-dim probe infers the dtype and checks the value as torch.full would. */
-        ct_tensor *probe = NULL;
-        ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
-        ct_status st = ct_tensor_full(NULL, 0, value, *dtype, &cpu, CT_LAYOUT_STRIDED, &probe);
-        if (st != CT_OK)
-            return st;
-        *dtype = ct_tensor_dtype(probe);
-        ct_tensor_release(probe);
-    } else if (*dtype == CT_DTYPE_UNDEFINED) {
-        *dtype = ct_get_default_dtype();
-    }
-    if (!ct_dtype_is_valid(*dtype))
-        return ct_set_error(CT_ERR_MISUSE, "global factory: invalid dtype %d", (int)*dtype);
-    size_t item = ct_dtype_itemsize(*dtype);
-    if (overflow || (numel > 0 && (uint64_t)numel > (uint64_t)PTRDIFF_MAX / item)) {
-        char shape[256];
-        fmt_shape(shape, sizeof(shape), sizes, ndim);
-        return ct_set_error(CT_ERR_OVERFLOW, "Storage size calculation overflowed with sizes=%s",
-                            shape);
-    }
-    return CT_OK;
-}
-
-static uint64_t hash_scalar(uint64_t h, ct_scalar v) {
-    int32_t kind = (int32_t)v.kind;
-    h = ct_hash_bytes(h, &kind, sizeof(kind));
-    switch (v.kind) {
-    case CT_SCALAR_BOOL: {
-        unsigned char b = v.v.b ? 1 : 0;
-        return ct_hash_bytes(h, &b, 1);
-    }
-    case CT_SCALAR_INT: return ct_hash_bytes(h, &v.v.i, sizeof(v.v.i));
-    case CT_SCALAR_UINT: return ct_hash_bytes(h, &v.v.u, sizeof(v.v.u));
-    case CT_SCALAR_FLOAT: return ct_hash_bytes(h, &v.v.f, sizeof(v.v.f));
-    default: return ct_hash_bytes(h, &v.v.c, sizeof(v.v.c));
-    }
-}
-
-static ct_status factory(factory_kind kind, const char *name, const int64_t *sizes,
-                                int64_t ndim, ct_scalar value, ct_dtype dtype,
-                                const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                                ct_global **out) {
-    if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", name);
-    *out = NULL;
-    ct_status st = check_sbp_arg(sbp, n_sbp, placement, name);
-    if (st != CT_OK)
-        return st;
-    MPI_Comm world;
-    if ((st = ct_dist_world(&world)) != CT_OK)
-        return st;
-    ct_agree_record mine;
-    memset(&mine, 0, sizeof(mine));
-    describe(&mine, name + strlen("ct_global_"), placement, sbp, n_sbp);
-    st = factory_prepare(kind, sizes, ndim, value, &dtype);
-    if (st != CT_OK) {
-        ct_dist_agree_failed(&mine, st);
-    } else {
-        uint64_t h = hash_args(name, placement, sbp, n_sbp);
-        int64_t head[2] = {(int64_t)dtype, ndim};
-        h = ct_hash_bytes(h, head, sizeof(head));
-        h = ct_hash_bytes(h, sizes, sizeof(int64_t) * (size_t)ndim);
-        mine.hash = kind == F_FULL ? hash_scalar(h, value) : h;
-    }
-    ct_agree_record *all = NULL;
-    st = agree(&mine, &all);
-    ct_dist_free(all);
-    if (st == CT_OK)
-        st = ct_nd_sbp_check(sbp, n_sbp, placement, ndim);
-    if (st != CT_OK)
-        return st;
-    int64_t pid = ct_placement_my_pid(placement);
-    ct_tensor *local = NULL;
-    if (pid < 0) {
-        st = ct_global_empty_local(dtype, ndim, &local);
-    } else {
-        ct_box box;
-        ct_device dev;
-        ct_local_box(sizes, ndim, placement, sbp, pid, &box);
-        st = ct_placement_local_device(placement, &dev);
-        /* partial_sum: the first rank of each partial group holds the value, the rest 0. */
-        factory_kind k = kind != F_EMPTY && on_partial_copy(placement, sbp, pid) ? F_ZEROS : kind;
-        if (st == CT_OK && k == F_EMPTY)
-            st = ct_tensor_empty(box.len, ndim, dtype, &dev, CT_LAYOUT_STRIDED,
-                                 CT_MEMFMT_CONTIGUOUS, &local);
-        else if (st == CT_OK && k == F_ZEROS)
-            st = ct_tensor_zeros(box.len, ndim, dtype, &dev, CT_LAYOUT_STRIDED, &local);
-        else if (st == CT_OK && k == F_ONES)
-            st = ct_tensor_ones(box.len, ndim, dtype, &dev, CT_LAYOUT_STRIDED, &local);
-        else if (st == CT_OK)
-            st = ct_tensor_full(box.len, ndim, value, dtype, &dev, CT_LAYOUT_STRIDED, &local);
-    }
-    if (st != CT_OK)
-        return st;
-    return ct_global_make(dtype, sizes, ndim, placement, sbp, local, out);
-}
-
 /* The closing step of a global operation: a rank that failed after the agreement (an
  * allocation) fails every rank, rather than leaving the others with a result it lacks or
- * waiting in a later collective. On failure *out is released. */
-static ct_status finish(ct_status st, ct_global **out, const char *what) {
+ * waiting in a later collective. A failed agreement failed every rank already, and a rank
+ * that failed its own checks took part in nothing else: no closing step then. On failure
+ * *out is released. */
+ct_status ct_global_finish(ct_status st, bool agreed, ct_global **out, const char *what) {
     MPI_Comm world;
-    if (!out || ct_dist_world(&world) != CT_OK)
+    if (!agreed || !out || ct_dist_world(&world) != CT_OK)
         return st;
     st = ct_dist_all_ready(st, world, what);
     if (st != CT_OK) {
@@ -594,41 +479,7 @@ static ct_status finish(ct_status st, ct_global **out, const char *what) {
     return st;
 }
 
-static ct_status global_factory(factory_kind kind, const char *name, const int64_t *sizes,
-                                int64_t ndim, ct_scalar value, ct_dtype dtype,
-                                const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                                ct_global **out) {
-    return finish(factory(kind, name, sizes, ndim, value, dtype, placement, sbp, n_sbp, out), out,
-                  name + strlen("ct_"));
-}
-
-ct_status ct_global_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
-                          const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                          ct_global **out) {
-    return global_factory(F_EMPTY, "ct_global_empty", sizes, ndim, ct_scalar_int(0), dtype,
-                          placement, sbp, n_sbp, out);
-}
-
-ct_status ct_global_full(const int64_t *sizes, int64_t ndim, ct_scalar value, ct_dtype dtype,
-                         const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                         ct_global **out) {
-    return global_factory(F_FULL, "ct_global_full", sizes, ndim, value, dtype, placement, sbp,
-                          n_sbp, out);
-}
-
-ct_status ct_global_zeros(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
-                          const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                          ct_global **out) {
-    return global_factory(F_ZEROS, "ct_global_zeros", sizes, ndim, ct_scalar_int(0), dtype,
-                          placement, sbp, n_sbp, out);
-}
-
-ct_status ct_global_ones(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
-                         const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
-                         ct_global **out) {
-    return global_factory(F_ONES, "ct_global_ones", sizes, ndim, ct_scalar_int(1), dtype,
-                          placement, sbp, n_sbp, out);
-}
+/* ---- local tensor <-> logical value ------------------------------------------------------- */
 
 /* A contiguous cpu tensor with the data of `t` (a new reference; `t` itself when it is one). */
 static ct_status to_host_contiguous(const ct_tensor *t, ct_tensor **out) {
@@ -654,7 +505,7 @@ static ct_status copy_out_box(const ct_tensor *full, const ct_placement *p, cons
     ct_status st = ct_global_alloc_local(&box, ct_tensor_dtype(full), p, out);
     if (st != CT_OK)
         return st;
-    bool zero = on_partial_copy(p, sbp, pid);
+    bool zero = ct_global_on_partial_copy(p, sbp, pid);
     if (zero)
         st = ct_tensor_zero_(*out);
     ct_tensor *view = ct_tensor_retain((ct_tensor *)full);
@@ -675,21 +526,22 @@ static ct_status copy_out_box(const ct_tensor *full, const ct_placement *p, cons
 }
 
 static ct_status from_tensor(const ct_tensor *data, const ct_placement *placement,
-                             const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
+                             const ct_sbp *sbp, int64_t n_sbp, ct_global **out, bool *agreed) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL");
+        return ct_global_fail("tensor",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL"));
     *out = NULL;
-    ct_status st = check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
+    ct_status st = ct_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
     if (st != CT_OK)
-        return st;
+        return ct_global_fail("tensor", st);
     MPI_Comm world;
     if ((st = ct_dist_world(&world)) != CT_OK)
         return st;
     int64_t pid = ct_placement_my_pid(placement);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    describe(&mine, "tensor", placement, sbp, n_sbp);
-    mine.hash = hash_args("from_tensor", placement, sbp, n_sbp);
+    ct_global_describe(&mine, "tensor", placement, sbp, n_sbp);
+    mine.hash = ct_global_hash_args("from_tensor", placement, sbp, n_sbp);
     ct_tensor *full = NULL;
     if (pid == 0) {
         if (!data)
@@ -705,7 +557,8 @@ static ct_status from_tensor(const ct_tensor *data, const ct_placement *placemen
         }
     }
     ct_agree_record *all = NULL;
-    st = agree(&mine, &all);
+    st = ct_global_agree(&mine, &all);
+    *agreed = st == CT_OK;
     ct_agree_record meta;
     if (st == CT_OK) {
         meta = all[placement->ranks[0]];
@@ -745,33 +598,39 @@ done:
 /* ---- global -> global, global -> logical ----------------------------------------------------- */
 
 static ct_status to_global(const ct_global *global, const ct_placement *placement,
-                           const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
+                           const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out,
+                           bool *agreed) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: out is NULL");
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: out is NULL"));
     *out = NULL;
     if (!global)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: global is NULL");
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: global is NULL"));
     if (!sbp && n_sbp != 0)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_global: sbp is NULL but n_sbp is %lld",
-                            (long long)n_sbp);
+        return ct_global_fail("to_global",
+                              ct_set_error(CT_ERR_MISUSE,
+                                           "ct_global_to_global: sbp is NULL but n_sbp is %lld",
+                                           (long long)n_sbp));
     const ct_placement *tp = placement ? placement : global->placement;
     const ct_sbp *ts = sbp ? sbp : global->sbp;
     int64_t tn = sbp ? n_sbp : global->placement->ndim;
-    ct_status st = check_sbp_arg(ts, tn, tp, "ct_global_to_global");
+    ct_status st = ct_global_check_sbp_arg(ts, tn, tp, "ct_global_to_global");
     if (st != CT_OK)
-        return st;
+        return ct_global_fail("to_global", st);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    describe(&mine, "to_global", tp, ts, tn);
+    ct_global_describe(&mine, "to_global", tp, ts, tn);
     /* The input's metadata is part of the digest: ranks holding different tensors disagree. */
-    uint64_t h = hash_args("to_global", tp, ts, tn);
+    uint64_t h = ct_global_hash_args("to_global", tp, ts, tn);
     h = ct_hash_bytes(h, &global->placement->hash, sizeof(uint64_t));
     h = ct_hash_nd_sbp(h, global->sbp, global->placement->ndim);
     int64_t head[2] = {(int64_t)global->dtype, global->ndim};
     h = ct_hash_bytes(h, head, sizeof(head));
     mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
     ct_agree_record *all = NULL;
-    st = agree(&mine, &all);
+    st = ct_global_agree(&mine, &all);
+    *agreed = st == CT_OK;
     ct_dist_free(all);
     if (st == CT_OK)
         st = ct_nd_sbp_check(ts, tn, tp, global->ndim);
@@ -792,21 +651,46 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
     return ct_boxing(global, tp, ts, out);
 }
 
-static ct_status to_logical(const ct_global *global, ct_tensor **out) {
+static ct_status to_logical(const ct_global *global, const char *op, ct_tensor **out,
+                            bool *agreed) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: out is NULL");
+        return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: out is NULL"));
     *out = NULL;
     if (!global)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: global is NULL");
+        return ct_global_fail(op,
+                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: global is NULL"));
     const ct_placement *p = global->placement;
     ct_sbp all_b[CT_PLACEMENT_MAX_NDIM];
     for (int64_t k = 0; k < p->ndim; k++)
         all_b[k] = ct_sbp_broadcast();
-    /* to_global's own agreement covers this call too (same op, same arguments). */
-    ct_global *y = NULL;
-    ct_status st = ct_global_to_global(global, NULL, all_b, p->ndim, 0, &y);
+    /* Its own agreement, under its own name: a rank printing a tensor while another boxes
+     * it to broadcast is a mismatch, not two halves of one collective. */
+    ct_agree_record mine;
+    memset(&mine, 0, sizeof(mine));
+    ct_global_describe(&mine, op, p, global->sbp, p->ndim);
+    uint64_t h = ct_global_hash_args(op, p, global->sbp, p->ndim);
+    int64_t head[2] = {(int64_t)global->dtype, global->ndim};
+    h = ct_hash_bytes(h, head, sizeof(head));
+    mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
+    ct_agree_record *all = NULL;
+    ct_status st = ct_global_agree(&mine, &all);
+    *agreed = st == CT_OK;
+    ct_dist_free(all);
     if (st != CT_OK)
         return st;
+    ct_global *y = NULL;
+    if (ct_nd_sbp_equal(global->sbp, all_b, p->ndim))
+        y = ct_global_retain((ct_global *)global);
+    else
+        st = ct_boxing(global, p, all_b, &y);
+    /* Boxing can fail on some ranks only (an allocation): nobody goes on alone. */
+    MPI_Comm world_comm = MPI_COMM_NULL;
+    if (ct_dist_world(&world_comm) == CT_OK)
+        st = ct_dist_all_ready(st, world_comm, op);
+    if (st != CT_OK) {
+        ct_global_release(y);
+        return st;
+    }
     int64_t pid = ct_placement_my_pid(p), world = ct_dist_size();
     ct_tensor *result = NULL;
     if (pid >= 0) {
@@ -840,8 +724,7 @@ static ct_status to_logical(const ct_global *global, ct_tensor **out) {
             st = ct_tensor_empty(global->sizes, global->ndim, global->dtype, &cpu,
                                  CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &result);
     }
-    MPI_Comm world_comm;
-    if (p->n < world && ct_dist_world(&world_comm) == CT_OK)
+    if (p->n < world)
         st = ct_dist_all_ready(st, world_comm, "global_to_logical");
     if (st == CT_OK && sends) {
         MPI_Comm comm = MPI_COMM_NULL;
@@ -863,23 +746,34 @@ static ct_status to_logical(const ct_global *global, ct_tensor **out) {
 
 ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *placement,
                                const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
-    return finish(from_local(local, placement, sbp, n_sbp, flags, out), out, "global_from_local");
+    bool agreed = false;
+    ct_status st = from_local(local, placement, sbp, n_sbp, flags, out, &agreed);
+    return ct_global_finish(st, agreed, out, "global_from_local");
 }
 
 ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *placement,
                                 const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
-    return finish(from_tensor(data, placement, sbp, n_sbp, out), out, "global_from_tensor");
+    bool agreed = false;
+    ct_status st = from_tensor(data, placement, sbp, n_sbp, out, &agreed);
+    return ct_global_finish(st, agreed, out, "global_from_tensor");
 }
 
 ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
                               const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
-    return finish(to_global(global, placement, sbp, n_sbp, flags, out), out, "global_to_global");
+    bool agreed = false;
+    ct_status st = to_global(global, placement, sbp, n_sbp, flags, out, &agreed);
+    return ct_global_finish(st, agreed, out, "global_to_global");
 }
 
 ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
-    ct_status st = to_logical(global, out);
+    return ct_global_to_logical_named(global, NULL, out);
+}
+
+ct_status ct_global_to_logical_named(const ct_global *global, const char *op, ct_tensor **out) {
+    bool agreed = false;
+    ct_status st = to_logical(global, op && op[0] ? op : "to_logical", out, &agreed);
     MPI_Comm world;
-    if (!out || ct_dist_world(&world) != CT_OK)
+    if (!agreed || !out || ct_dist_world(&world) != CT_OK)
         return st;
     st = ct_dist_all_ready(st, world, "global_to_logical");
     if (st != CT_OK) {

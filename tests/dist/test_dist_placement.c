@@ -533,12 +533,26 @@ static void test_agree(void **state) {
                       strcmp(ct_last_error(), "global operation arguments differ across ranks: "
                                               "rank 0 called op(0), rank 1 called op(1)") == 0);
     }
-    /* a rank that failed alone: everyone returns its error */
+    /* different operation names disagree, whatever the hashes */
+    if (g_world > 1) {
+        mine.hash = 42;
+        ct_agree_set_op(&mine, g_rank == 0 ? "add" : "mul");
+        CT_ASSERT_ALL(ct_dist_agree(&mine, all) == CT_ERR_RUNTIME);
+    }
+    /* a rank that failed alone keeps its error; everyone else returns it, naming the rank */
     mine.hash = 42;
+    ct_agree_set_op(&mine, "op");
     if (g_rank == g_world - 1)
         ct_dist_agree_failed(&mine, ct_set_error(CT_ERR_VALUE, "bad thing on the last rank"));
     ct_status st = ct_dist_agree(&mine, all);
-    CT_ASSERT_ALL(st == CT_ERR_VALUE && strcmp(ct_last_error(), "bad thing on the last rank") == 0);
+    char want[128];
+    if (g_rank == g_world - 1)
+        snprintf(want, sizeof(want), "bad thing on the last rank");
+    else
+        snprintf(want, sizeof(want),
+                 "global operation op failed on rank %d: ValueError: bad thing on the last rank",
+                 g_world - 1);
+    CT_ASSERT_ALL(st == CT_ERR_VALUE && strcmp(ct_last_error(), want) == 0);
     /* hashes are identical on every rank */
     uint64_t h = ct_hash_bytes(0, "abc", 3), hmax = h, hmin = h;
     MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);

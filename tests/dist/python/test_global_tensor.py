@@ -456,7 +456,7 @@ def test_global_tensor_attributes():
 
 def test_global_tensor_has_no_local_methods():
     g = ctensor.ones(2).to_global(placement=all_placement(), sbp=B)
-    for name in ["view", "abs", "copy_", "reshape", "sum", "t", "numpy_", "item"]:
+    for name in ["view", "abs", "copy_", "reshape", "sum", "t", "numpy_"]:
         assert not hasattr(g, name), name
     with pytest.raises(AttributeError):
         g.view(2)
