@@ -102,12 +102,16 @@ static PyObject *compute(int op, const operand *a, int ka, const operand *b, int
 static const char *const gop_names[] = {"add", "sub", "mul", "div"};
 static const int dunder_ops[] = {GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV, GOP_DIV};
 
-/* Whether Python would still ask `other` (the right operand) for the reflected operator d if
- * GlobalTensor returned NotImplemented. */
+/* Whether `other` (the right operand) may take over through its reflected operator d if
+ * GlobalTensor returned NotImplemented: only a class written in Python that defines it. A
+ * built-in or extension type (str * x, [1] * x, a NumPy array) knows nothing of global
+ * tensors: it would raise on this rank alone, or read the value with a collective the other
+ * ranks never enter, so such operands fail here, through the agreement. */
 static int defines_reflected(int d, PyObject *other) {
     static const char *const names[] = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__",
                                         "__rfloordiv__"};
-    if (Py_IS_TYPE(other, &ctp_global_type))
+    if (Py_IS_TYPE(other, &ctp_global_type) ||
+        !PyType_HasFeature(Py_TYPE(other), Py_TPFLAGS_HEAPTYPE))
         return 0;
     return PyObject_HasAttrString((PyObject *)Py_TYPE(other), names[d]);
 }

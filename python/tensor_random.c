@@ -63,12 +63,13 @@ static PyObject *generator_new(PyTypeObject *type, PyObject *args, PyObject *kwa
     if (ctp_parse_args("Generator", generator_sig, 1, args, kwargs, a) < 0 ||
         ctp_opt_device(a[0], &device, &has) < 0)
         return NULL;
-    if (!has)
-        device = (ct_device){CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+    ct_status st = ct_generator_device(has ? &device : NULL, &device);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
     ctp_generator_object *self = (ctp_generator_object *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    ct_status st = ct_generator_new(CT_DEFAULT_SEED, &self->gen);
+    st = ct_generator_new(CT_DEFAULT_SEED, &self->gen);
     if (st != CT_OK) {
         Py_DECREF(self);
         return ctp_raise_status(st);

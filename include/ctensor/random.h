@@ -38,6 +38,12 @@ typedef struct ct_generator ct_generator;
 /** A new generator seeded with `seed` (offset 0). Free it with ct_generator_free.
  *  Errors: CT_ERR_NOMEM; CT_ERR_MISUSE for NULL out. */
 CT_API ct_status ct_generator_new(uint64_t seed, ct_generator **out);
+/** The device a generator made for `device` (torch.Generator(device=)) reports: generators
+ *  draw on the host, so only cpu is accepted and its index is dropped (cpu:1 gives cpu, as
+ *  PyTorch); NULL means cpu. Errors: CT_ERR_RUNTIME "Device type META is not supported for
+ *  ctensor.Generator() api." (the type's upper-case name) for every other device type;
+ *  CT_ERR_MISUSE for NULL out. */
+CT_API ct_status ct_generator_device(const ct_device *device, ct_device *out);
 /** Free a generator made by ct_generator_new; NULL and the default generator are ignored. */
 CT_API void ct_generator_free(ct_generator *generator);
 /** The process-wide default generator (borrowed; lives as long as the process). */

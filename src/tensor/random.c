@@ -105,6 +105,21 @@ ct_status ct_generator_new(uint64_t seed, ct_generator **out) {
     return CT_OK;
 }
 
+ct_status ct_generator_device(const ct_device *device, ct_device *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_generator_device: out is NULL");
+    /* Values are drawn on the host and copied to the tensor's device afterwards, so a
+     * generator belongs to no other device; the index of cpu carries no meaning. */
+    if (device != NULL && !ct_device_is_valid(*device))
+        return ct_set_error(CT_ERR_MISUSE, "ct_generator_device: invalid device");
+    if (device != NULL && device->type != CT_DEVICE_CPU)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Device type %s is not supported for ctensor.Generator() api.",
+                            ct_device_type_upper_name(device->type));
+    *out = (ct_device){CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+    return CT_OK;
+}
+
 void ct_generator_free(ct_generator *g) {
     if (g != NULL && g != &default_gen)
         ct_free(g, sizeof *g, _Alignof(ct_generator));

@@ -1,5 +1,6 @@
 """Small divergences from torch 1.13, each against torch itself: format() of tensors, alpha=None
-in add/sub, meta tensors refused the dtypes cpu refuses, sparse COO is_contiguous / data_ptr."""
+in add/sub, meta tensors refused the dtypes cpu refuses, sparse COO is_contiguous / data_ptr,
+Generator(device=) validated."""
 import pytest
 
 import ctensor
@@ -102,3 +103,19 @@ def test_bool_cpu_like_torch(op):
 ], ids=["contig", "contig_fmt", "channels_last", "data_ptr", "zeros_data_ptr", "meta_data_ptr"])
 def test_sparse_attributes_like_torch(call):
     same(call)
+
+
+# ---- Generator(device=) -----------------------------------------------------------------------
+
+GENERATOR_DEVICES = ["cpu", "cpu:1", "meta", "cuda", "cuda:0", "mps", "xla", "hpu", "junk", 1.5,
+                     "cpu:-1", None]
+
+
+@pytest.mark.parametrize("device", GENERATOR_DEVICES, ids=repr)
+def test_generator_device_like_torch(device):
+    same(lambda L: str(L.Generator(device=device).device))
+
+
+@pytest.mark.parametrize("device", ["meta", "cuda"])
+def test_generator_device_object_like_torch(device):
+    same(lambda L: L.Generator(device=L.device(device)).device)

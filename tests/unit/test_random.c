@@ -213,6 +213,26 @@ static void test_dtypes(void **state) {
         assert_null(t_);                                                                           \
     } while (0)
 
+/* torch.Generator(device=): only cpu (its index dropped); every other type is refused by
+ * its upper-case name. */
+static void test_generator_device(void **state) {
+    (void)state;
+    ct_device d = {CT_DEVICE_META, CT_DEVICE_NO_INDEX};
+    OK(ct_generator_device(NULL, &d));
+    assert_true(ct_device_equal(d, CPU));
+    ct_device cpu1 = {CT_DEVICE_CPU, 1};
+    OK(ct_generator_device(&cpu1, &d));
+    assert_true(ct_device_equal(d, CPU));
+    ct_device meta = {CT_DEVICE_META, CT_DEVICE_NO_INDEX};
+    assert_int_equal(ct_generator_device(&meta, &d), CT_ERR_RUNTIME);
+    assert_string_equal(ct_last_error(),
+                        "Device type META is not supported for ctensor.Generator() api.");
+    assert_int_equal(ct_generator_device(&NPU, &d), CT_ERR_RUNTIME);
+    assert_string_equal(ct_last_error(),
+                        "Device type NPU is not supported for ctensor.Generator() api.");
+    assert_int_equal(ct_generator_device(&CPU, NULL), CT_ERR_MISUSE);
+}
+
 static void test_errors(void **state) {
     (void)state;
     const char *lt = "random_ expects 'from' to be less than 'to', but got from=5 >= to=5";
@@ -272,6 +292,7 @@ int main(void) {
         cmocka_unit_test(test_full_int64_range), cmocka_unit_test(test_wide_span_low_bits),
         cmocka_unit_test(test_unbiased),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_dtypes),           cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_generator_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,7 @@ correctly. Every rank must raise, the failing rank its own exception (the messag
 alone), the others "global operation <op> failed on rank <r>: ..." of the same class, and
 afterwards every rank must still be in step (a correct collective works). With one rank the
 only rank is the failing one."""
+import numpy as np
 import pytest
 
 import ctensor
@@ -94,6 +95,21 @@ def test_none_operand():
 def test_none_operand_reflected():
     check(lambda x: x // 2, lambda x: None // x, TypeError, "div",
           "unsupported operand type(s) for //: 'NoneType' and 'ctensor.GlobalTensor'")
+
+
+@pytest.mark.parametrize("other", ["ab", [1], (1,)], ids=["str", "list", "tuple"])
+def test_builtin_sequence_operand(other):
+    # str and list define __rmul__, yet know nothing of global tensors: still an error
+    # through the agreement, never one rank's own TypeError.
+    name = type(other).__name__
+    check(lambda x: x * 2, lambda x: x * other, TypeError, "mul",
+          "unsupported operand type(s) for *: 'ctensor.GlobalTensor' and '%s'" % name)
+    check(lambda x: 2 * x, lambda x: other * x, TypeError, "mul")
+
+
+def test_numpy_array_operand():
+    check(lambda x: x + 1, lambda x: x + np.ones(3, dtype=np.float32), TypeError, "add",
+          "unsupported operand type(s) for +: 'ctensor.GlobalTensor' and 'numpy.ndarray'")
 
 
 def test_bad_alpha():
