@@ -216,6 +216,27 @@ static PyObject *walk(PyObject *obj, const convert_ctx *c) {
     return r;
 }
 
+/* How many tensors walk() converts in `obj`: the steps of a to_global over a container. 0,
+ * or -1 with an exception. */
+static int count_tensors(PyObject *obj, int64_t *n) {
+    if (ctp_tensor_check(obj) || ctp_global_check(obj)) {
+        (*n)++;
+        return 0;
+    }
+    int is_seq = PyList_Check(obj) || PyTuple_Check(obj);
+    if (!is_seq && !PyDict_Check(obj))
+        return 0;
+    if (Py_EnterRecursiveCall(" in to_global/to_local"))
+        return -1;
+    PyObject *items = is_seq ? PySequence_Fast(obj, "") : PyDict_Values(obj);
+    int rc = items != NULL ? 0 : -1;
+    for (Py_ssize_t i = 0; rc == 0 && i < PySequence_Fast_GET_SIZE(items); i++)
+        rc = count_tensors(PySequence_Fast_GET_ITEM(items, i), n);
+    Py_XDECREF(items);
+    Py_LeaveRecursiveCall();
+    return rc;
+}
+
 static PyObject *py_to_global(PyObject *m, PyObject *args, PyObject *kwargs) {
     static char k_in[] = "input", k_p[] = "placement", k_s[] = "sbp", k_g[] = "grad_sbp",
                 k_c[] = "check_meta", k_copy[] = "copy";
@@ -231,6 +252,17 @@ static PyObject *py_to_global(PyObject *m, PyObject *args, PyObject *kwargs) {
         c.check_meta = PyObject_IsTrue(check_meta);
         if (c.check_meta < 0)
             return ctp_dist_failed("to_global", mark);
+    }
+    /* A container converts its tensors one by one: the ranks first agree on how many, or a
+     * rank with one tensor more would wait in a conversion the others never start. */
+    if (!ctp_tensor_check(input) && !ctp_global_check(input)) {
+        int64_t n = 0;
+        if (count_tensors(input, &n) < 0)
+            return ctp_dist_failed("to_global", mark);
+        ct_status st = ct_global_begin("to_global", n);
+        ctp_dist_entered();
+        if (st != CT_OK)
+            return ctp_dist_raise(st);
     }
     return walk(input, &c);
 }

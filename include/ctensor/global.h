@@ -158,6 +158,15 @@ CT_API ct_status ct_global_to_logical_named(const ct_global *global, const char 
  *  `status`, with the last error's message kept; CT_ERR_MISUSE when `status` is CT_OK. */
 CT_API ct_status ct_global_fail(const char *op, ct_status status);
 
+/** Open a global operation that the caller builds from `steps` global operations of this
+ *  header (a binding's to_global over a list of tensors): every rank states the operation's
+ *  name and its number of steps, so that ranks that would take different numbers of steps
+ *  all fail here instead of some waiting in a step the others never take. Collective.
+ *  Errors: CT_ERR_RUNTIME "global operation arguments differ across ranks: rank 0 called
+ *  to_global(2 steps), rank 1 called to_global(3 steps)" on every rank; CT_ERR_VALUE for
+ *  negative `steps` (through the agreement, as ct_global_fail); MPI's errors. */
+CT_API ct_status ct_global_begin(const char *op, int64_t steps);
+
 /* ---- factories --------------------------------------------------------------------------
  * The logical tensor has `sizes`; each rank materialises only its component. A partial_sum
  * axis is built as broadcast then converted (the first rank of each partial group holds the

@@ -3,6 +3,7 @@
  * gives every rank every record, so all of them reach the same verdict without a second
  * round trip. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,23 @@ ct_status ct_global_fail(const char *op, ct_status status) {
     /* With MPI started the agreement leaves a failed rank's own error untouched. */
     ct_dist_agree(&mine, NULL);
     return status;
+}
+
+ct_status ct_global_begin(const char *op, int64_t steps) {
+    if (steps < 0)
+        return ct_global_fail(op, ct_set_error(CT_ERR_VALUE, "ct_global_begin: steps must be "
+                                                             "non-negative, got %lld",
+                                               (long long)steps));
+    ct_agree_record mine;
+    memset(&mine, 0, sizeof(mine));
+    ct_agree_set_op(&mine, op);
+    snprintf(mine.what, sizeof(mine.what), "%s(%lld steps)", mine.op, (long long)steps);
+    mine.hash = ct_hash_bytes(ct_hash_bytes(0, mine.op, sizeof(mine.op)), &steps, sizeof(steps));
+    MPI_Comm world;
+    ct_status st = ct_dist_world(&world);
+    if (st != CT_OK)
+        return st;
+    return ct_dist_agree(&mine, NULL);
 }
 
 ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what) {

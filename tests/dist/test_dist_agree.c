@@ -178,6 +178,30 @@ static void test_different_ops(void **state) {
     teardown();
 }
 
+/* ct_global_begin: ranks that would take different numbers of steps fail together. */
+static void test_begin_steps(void **state) {
+    (void)state;
+    setup();
+    CT_ASSERT_ALL(ct_global_begin("to_global", 2) == CT_OK);
+    if (W >= 2) {
+        ct_status st = ct_global_begin("to_global", R == 0 ? 2 : 3);
+        CT_ASSERT_ALL(st == CT_ERR_RUNTIME &&
+                      starts_with(ct_last_error(), "global operation arguments differ across "
+                                                   "ranks: rank 0 called to_global(2 steps)"));
+        /* a begin against a real operation */
+        ct_global *out = NULL;
+        st = R == 0 ? ct_global_begin("to_global", 1) : ct_global_mul(x, x, &out);
+        CT_ASSERT_ALL(st == CT_ERR_RUNTIME && out == NULL);
+    }
+    /* a negative count on the last rank is its own error, and every rank's */
+    ct_status st = ct_global_begin("to_global", is_last() ? -1 : 1);
+    CT_ASSERT_ALL(st == CT_ERR_VALUE);
+    if (is_last())
+        CT_ASSERT_ALL(starts_with(ct_last_error(), "ct_global_begin: steps must be"));
+    assert_still_in_step();
+    teardown();
+}
+
 int main(void) {
     ct_test_start();
     W = ct_test_world();
@@ -186,6 +210,7 @@ int main(void) {
         cmocka_unit_test(test_fail_entry),
         cmocka_unit_test(test_c_checks),
         cmocka_unit_test(test_different_ops),
+        cmocka_unit_test(test_begin_steps),
     };
     return ct_test_finish(cmocka_run_group_tests(tests, NULL, NULL));
 }

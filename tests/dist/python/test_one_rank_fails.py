@@ -241,3 +241,19 @@ def test_item():
     x = make_x()
     with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
         x.item()
+
+
+def test_container_with_one_tensor_more():
+    # ctensor.to_global over a list converts tensor by tensor: a rank with one more tensor
+    # must not wait in a conversion the others never start
+    p = all_placement()
+    good = lambda x: ctensor.to_global([ctensor.ones(2), ctensor.ones(2)], placement=p, sbp=B)
+    bad = lambda x: ctensor.to_global([ctensor.ones(2)] * 3, placement=p, sbp=B)
+    if WORLD == 1:
+        assert len(bad(None)) == 3
+        return
+    x = make_x()
+    err = outcome(lambda: (bad if RANK == BAD else good)(x))
+    assert x.tolist() == [[1.0] * 3] * (4 * WORLD)
+    assert type(err) is RuntimeError, err
+    assert str(err).startswith("global operation arguments differ across ranks"), str(err)
