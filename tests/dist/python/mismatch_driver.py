@@ -6,7 +6,8 @@ For ROUNDS rounds from SEED (the same on every rank), it picks a global operatio
 rank, either the correct call or a mismatched or bad one (a bad rounding mode, an sbp list
 of the wrong length, a string where an sbp or a placement belongs, a None operand, a bad
 alpha, a bad dtype in a factory, a local tensor mixed in, another operation, reading the
-value (tolist / numpy / repr / item) instead of computing, to_global to another sbp). Then
+value (tolist / numpy / repr / item) instead of computing, to_global to another sbp, a
+list of another length to ctensor.to_global, a str or list operand). Then
 the ranks compare outcomes: either every rank succeeded with the same value, or every rank
 raised (and every rank must raise when any rank's call was not the correct one). A hang is
 the failure this looks for; the launch's timeout turns it into one. Prints "driver: N
@@ -92,6 +93,12 @@ OPS = {
                (lambda x, y: y * 2, ALT)]),
     "repr": (lambda x, y: repr(x),
              [(lambda x, y: x.tolist(), ALT), (lambda x, y: x.to_global(sbp=B), ALT)]),
+    "to_global_list": (lambda x, y: ctensor.to_global([x, y], sbp=B),
+                       [(lambda x, y: ctensor.to_global([x, y, x], sbp=B), ALT),
+                        (lambda x, y: ctensor.to_global([x], sbp=B), ALT),
+                        (lambda x, y: ctensor.to_global([x, y], sbp="B"), BAD),
+                        (lambda x, y: x * "ab", BAD),
+                        (lambda x, y: [1] * x, BAD)]),
     "item": (lambda x, y: ctensor.full((1,), 5.0, placement=P, sbp=B).item(),
              [(lambda x, y: x.item(), BAD), (lambda x, y: x.tolist(), ALT)]),
 }
