@@ -159,8 +159,9 @@ static int print_castings(void) {
     return mismatches;
 }
 
-/* The division table of the spec (§3.6), the defined INT_MIN / -1, and a clean error for
- * integer division by zero. Returns the number of failed calls. */
+/* Division with each rounding mode (true, trunc, floor) on operands of both signs, the defined
+ * INT_MIN / -1, and a clean error for integer division by zero. Returns the number of failed calls.
+ */
 static int print_division(void) {
     static const int32_t num[] = {7, -7, 7, -7, INT32_MIN}, den[] = {2, 2, -2, -2, -1};
     static const char *const modes[] = {"None", "'trunc'", "'floor'"};

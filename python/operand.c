@@ -1,7 +1,7 @@
 /* Python objects as result-type operands.
  *
  * PyTorch turns a Python number passed where a tensor may go into a 0-dim "wrapped number"
- * tensor of dtype bool, int64, float64 or complex128 (spec §3.1); result-type computation
+ * tensor of dtype bool, int64, float64 or complex128; result-type computation
  * then treats it as the lowest-priority operand. Tensors count by their own category: a
  * dimensioned tensor, a 0-dim tensor, or a wrapped number (ct_result_type_update_tensor).
  */

@@ -8,7 +8,7 @@
  *  - Python numbers (bool, int, float, complex, NumPy scalars) become "wrapped numbers"
  *    (ct_tensor_wrapped_number) wherever a Tensor operand may go; the C layer computes the
  *    result dtype. An int outside int64 raises RuntimeError "Overflow when unpacking long".
- *    A 0-dim NumPy array is an ordinary 0-dim tensor to the operators (spec §3.1).
+ *    A 0-dim NumPy array is an ordinary 0-dim tensor to the operators (not a wrapped number).
  *  - The operators answer NotImplemented for operands they do not take, and for any
  *    TypeError on the way (PyTorch's TypeError_to_NotImplemented_), so Python raises its own
  *    "unsupported operand type(s)" TypeError.
@@ -216,7 +216,7 @@ static int number_operand(PyObject *obj, operand *o) {
     return 0;
 }
 
-/* A 0-dim NumPy array as an ordinary 0-dim tensor (spec §3.1): 1, 0 (not one), or -1. */
+/* A 0-dim NumPy array as an ordinary 0-dim tensor (not a wrapped number): 1, 0 (not one), or -1. */
 static int numpy_0d_operand(PyObject *obj, operand *o) {
     if (!ctp_type_has_base(obj, "numpy.ndarray"))
         return 0;
@@ -367,7 +367,7 @@ static PyObject *type_error_to_not_implemented(PyObject *r) {
 }
 
 /* The output torch's unary reciprocal(t) would allocate. A unary TensorIterator sees t alone,
- * so its fast setup applies (§11.3a): a t that is contiguous with odd strides on size-1 dims
+ * so its fast setup applies: a t that is contiguous with odd strides on size-1 dims
  * gives plainly contiguous strides, where 1 / t, with a 0-dim operand, goes the general way
  * (t of shape (1,3,1) and strides (9,1,15): (3,1,1), not (3,1,3)). As in the iterator, an
  * int t on the cpu is first converted to float (Note [Converted inputs], src/iter/strides.c),

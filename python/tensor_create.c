@@ -5,10 +5,10 @@
  * parser's errors read as PyTorch's: zeros(2, dtype=1) lists both overloads of zeros. Sizes
  * may be given as separate ints or as one sequence (a ctensor.Size too).
  *
- * Devices (§7.6): a factory with no device argument, or device=None, allocates on the
- * default device (innermost `with ctensor.device(...)` of the thread, else
- * set_default_device's, else cpu); an explicit device always wins. The *_like functions
- * follow their input instead, as in PyTorch.
+ * Devices (PyTorch 2.x's default device): a factory with no device argument, or device=None,
+ * allocates on the default device (innermost `with ctensor.device(...)` of the thread, else
+ * set_default_device's, else cpu); an explicit device always wins. The *_like functions follow
+ * their input instead, as in PyTorch.
  *
  * Global tensors: with placement= and sbp= (module built with libctensor_dist), empty, zeros,
  * ones, full, rand, randn, randint, arange and tensor make a GlobalTensor of that logical

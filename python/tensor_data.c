@@ -1,13 +1,13 @@
 /* Reading values out of tensors: tolist(), item(), bool()/int()/float()/complex()/index(),
  * numpy() and __array__.
  *
- * Conversions follow PyTorch (spec §3.8 end): int()/float()/complex() need exactly one
- * element ("only one element tensors can be converted to Python scalars", ValueError);
- * int() truncates floats (NaN and inf raise Python's errors) and range-checks everything
- * else through item ("value cannot be converted to type int64_t without overflow" for a
- * complex with an imaginary part); bool() refuses empty and multi-element tensors
- * (RuntimeError "Boolean value of Tensor with no values is ambiguous" / "with more than one
- * value"); index() takes integer and bool tensors of one element only (TypeError).
+ * Conversions follow PyTorch's Tensor.__int__/__float__/__index__: int()/float()/complex() need
+ * exactly one element ("only one element tensors can be converted to Python scalars", ValueError);
+ * int() truncates floats (NaN and inf raise Python's errors) and range-checks everything else
+ * through item ("value cannot be converted to type int64_t without overflow" for a complex with an
+ * imaginary part); bool() refuses empty and multi-element tensors (RuntimeError "Boolean value of
+ * Tensor with no values is ambiguous" / "with more than one value"); index() takes integer and bool
+ * tensors of one element only (TypeError).
  *
  * numpy() shares memory with a cpu tensor through the buffer protocol (NumPy is imported
  * only when called); dtypes NumPy lacks (bfloat16, complex32, float8, float4) raise

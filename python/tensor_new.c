@@ -1,5 +1,6 @@
 /* ctensor.tensor(data, dtype=None, device=None) and the legacy constructor ctensor.Tensor(...),
- * following PyTorch's torch/csrc/utils/tensor_new.cpp (spec §3.7, §3.8).
+ * following PyTorch's torch/csrc/utils/tensor_new.cpp: dtype inference from
+ * the data and the range checks of an explicit dtype.
  *
  * tensor(data):
  *  - a str or bytes is refused: TypeError "new(): invalid data type 'str'";
@@ -15,7 +16,8 @@
  *    be converted to type uint8 without overflow"; -1 fits uint8 as 255), floating dtypes
  *    round without a check (1e300 -> inf in float32), bool is "non-zero". Ragged data:
  *    ValueError "expected sequence of length 2 at dim 1 (got 3)".
- *  The result is on `device`, else the default device (§7.6).
+ *  The result is on `device`, else the default device (ctensor.set_default_device / the
+ *  innermost `with ctensor.device(...)`).
  *
  * Tensors are no sequences to PySequence_Check (no sq_item), so a tensor inside a list is
  * read as a scalar unless an earlier sibling gave that level a length, as in PyTorch.

@@ -1,7 +1,7 @@
 /* ctensor.utils: torch.utils.rename_privateuse1_backend.
  *
  * After rename_privateuse1_backend('npu'), 'npu' parses and prints as the PrivateUse1 device
- * type (spec §7.1). The rules and messages are the C API's (ct_privateuse1_set_name): one
+ * type, as in PyTorch. The rules and messages are the C API's (ct_privateuse1_set_name): one
  * name per process, no in-tree name, and - stricter than PyTorch - only names the device
  * grammar can parse.
  */

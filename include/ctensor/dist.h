@@ -5,7 +5,7 @@
  * MPI from Debian). The core library never depends on it. Link with ctensor::ctensor_dist
  * (CMake) or `pkg-config --libs ctensor-dist`.
  *
- * The process model is SPMD, as in OneFlow (oneflow-global.md §1): every rank runs the same
+ * The process model is SPMD, as in OneFlow: every rank runs the same
  * program and calls every global operation in the same order, including ranks outside the
  * tensor's placement (those keep the metadata and hold an empty local component). Every
  * global operation starts with one small collective over all ranks that compares what each

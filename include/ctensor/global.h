@@ -2,7 +2,7 @@
  *
  * A global tensor has a logical shape, a dtype, a placement and an nd-sbp (one ct_sbp per
  * hierarchy axis of the placement). Each rank of the placement holds a local component, a
- * plain ct_tensor whose shape follows from the logical shape (oneflow-global.md §4.2):
+ * plain ct_tensor whose shape follows from the logical shape:
  * for hierarchy axes k = 0, 1, ... in order, split(d) replaces the current size of dim d
  * by this rank's balanced part of h[k] parts (lower coordinates get the extra element);
  * broadcast and partial_sum keep it. The logical value is recovered by concatenating along
@@ -199,7 +199,7 @@ CT_API ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement
  * type=\"cpu\", ranks=[0, 1]) and ctensor.placement(type=\"cpu\", ranks=[0])!".
  *
  * The result's nd-sbp is chosen per hierarchy axis from OneFlow's candidate signatures for
- * broadcast binary ops (oneflow-global.md §6.2): S(i),S(i)->S(i) for dims both operands
+ * broadcast binary ops: S(i),S(i)->S(i) for dims both operands
  * have (size != 1); B,S(i)->S(i) / S(i),B->S(i) where one operand broadcasts; P,P->P for
  * add and sub; P,B->P and B,P->P for mul; P,B->P for true division; B,B->B always. Among
  * them the cheapest by OneFlow's eager copy cost wins (0 for an unchanged operand, 1 for

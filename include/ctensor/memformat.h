@@ -6,10 +6,10 @@
  * (tensors, DLPack import, the Python module) applies the same rules; the tensor accessors
  * in tensor.h give the same answers from cached flags.
  *
- * Rules (pytorch-semantics.md §9.2-§10.5): contiguous strides clamp zero sizes to one
- * ((2,0,4) -> (4,4,1)); channels-last strides do not ((2,0,4,5) -> (0,1,0,0)); contiguity
- * ignores the strides of size-1 dimensions and is true for every empty tensor; channels-
- * last contiguity exists for 4-D (channels_last) and 5-D (channels_last_3d) only.
+ * Rules (PyTorch's c10 Contiguity.h and MemoryFormat.h): contiguous strides clamp zero sizes to one
+ * ((2,0,4) -> (4,4,1)); channels-last strides do not ((2,0,4,5) -> (0,1,0,0)); contiguity ignores
+ * the strides of size-1 dimensions and is true for every empty tensor; channels-last contiguity
+ * exists for 4-D (channels_last) and 5-D (channels_last_3d) only.
  */
 #ifndef CTENSOR_MEMFORMAT_H
 #define CTENSOR_MEMFORMAT_H
@@ -56,26 +56,27 @@ CT_API const char *ct_memory_format_cpp_name(ct_memory_format format);
 CT_API ct_status ct_memory_format_strides(ct_memory_format format, const int64_t *sizes,
                                           int64_t ndim, int64_t *strides);
 
-/** is_contiguous(memory_format) of sizes/strides: contiguous (and preserve) by §9.3,
- *  channels_last / channels_last_3d by §10.3 (false unless 4-D / 5-D). PyTorch caches these
+/** is_contiguous(memory_format) of sizes/strides: contiguous (and preserve) when the
+ *  strides are the contiguous ones over the dims of size > 1, channels_last /
+ *  channels_last_3d likewise in NHWC / NDHWC order (false unless 4-D / 5-D). PyTorch caches these
  *  with one twist this function applies too: a 5-D tensor that is channels_last_3d
  *  contiguous is so only when it is not also (2-D) channels-last contiguous, which a 5-D
  *  tensor never is. false for an invalid format or ndim outside 0..CT_MAX_DIMS. */
 CT_API bool ct_strides_are_contiguous(const int64_t *sizes, const int64_t *strides, int64_t ndim,
                                       ct_memory_format format);
 
-/** PyTorch's is_non_overlapping_and_dense (§9.4): contiguous in some dimension order. */
+/** PyTorch's is_non_overlapping_and_dense: contiguous in some dimension order. */
 CT_API bool ct_strides_are_non_overlapping_and_dense(const int64_t *sizes, const int64_t *strides,
                                                      int64_t ndim);
 
-/** suggest_memory_format (§10.4): ChannelsLast when the strides are "like channels last"
+/** suggest_memory_format: ChannelsLast when the strides are "like channels last"
  *  (4-D), ChannelsLast3d when "like channels last 3d" (5-D), else Contiguous. With
  *  exact_match the strides must also equal the exact channels-last strides. */
 CT_API ct_memory_format ct_strides_suggest_memory_format(const int64_t *sizes,
                                                          const int64_t *strides, int64_t ndim,
                                                          bool exact_match);
 
-/** PyTorch's infer_dense_strides (§10.5): dense strides that keep the dimension order of
+/** PyTorch's infer_dense_strides: dense strides that keep the dimension order of
  *  `strides`, written to `out` (ndim entries). Errors: CT_ERR_OVERFLOW "Stride calculation
  *  overflowed"; CT_ERR_MISUSE for NULL arrays with ndim > 0 or ndim outside 0..CT_MAX_DIMS. */
 CT_API ct_status ct_infer_dense_strides(const int64_t *sizes, const int64_t *strides, int64_t ndim,

@@ -7,11 +7,11 @@
  * and a tensor-scalar convenience (ct_add_scalar) that treats the scalar as a Python number
  * would be treated (a "wrapped number", see ct_tensor_wrapped_number).
  *
- * The rules (pytorch-semantics.md §3.5, §4, §8, §11):
+ * The rules (PyTorch's TensorIterator; in more detail in docs/elementwise.md):
  *  - Shapes broadcast. "The size of tensor a (3) must match the size of tensor b (4) at
  *    non-singleton dimension 1" (CT_ERR_RUNTIME) otherwise.
- *  - The computation dtype is the inputs' result type (§3.2) when their dtypes differ, else
- *    their common dtype. div with rounding mode NONE turns an integral or bool computation
+ *  - The computation dtype is the inputs' result type (ct_result_type) when their dtypes differ,
+ *    else their common dtype. div with rounding mode NONE turns an integral or bool computation
  *    dtype into the default dtype.
  *  - An output (`out`, or `self` of the in-place form) must be able to hold the computation
  *    dtype: "result type Float can't be cast to the desired output type Long"
@@ -29,7 +29,7 @@
  *    kernel!", else "Expected all tensors to be on the same device, but found at least two
  *    devices, cuda:0 and cpu!". Meta tensors get shape, dtype and strides only. Devices
  *    whose backend cannot run host kernels: CT_ERR_NOT_IMPLEMENTED.
- *  - New results follow their inputs' memory layout (§11.3): channels_last stays
+ *  - New results follow their inputs' memory layout: channels_last stays
  *    channels_last, a transposed input gives a transposed result.
  *  - Only strided tensors; sparse COO arithmetic lives in sparse.h.
  *
@@ -111,7 +111,8 @@ CT_API ct_status ct_mul_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out)
  * CT_ERR_RUNTIME "ZeroDivisionError" (PyTorch's RuntimeError text). Unlike PyTorch, which
  * dies of SIGFPE, the minimum of a signed integer type divided by -1 is defined: it wraps
  * to the minimum itself (INT_MIN / -1 == INT_MIN), as int8 and int16 already do in
- * PyTorch. Float floor division follows Python (§3.6). Bool or complex with a rounding mode:
+ * PyTorch. Float floor division follows Python (the
+ * result takes the divisor's sign). Bool or complex with a rounding mode:
  * CT_ERR_NOT_IMPLEMENTED "\"div_trunc_cpu\" not implemented for 'Bool'" (and
  * "div_floor_cpu", 'ComplexFloat', ...). An invalid mode: CT_ERR_MISUSE. */
 

@@ -1,7 +1,7 @@
 /* ctensor: placements (oneflow.placement), part of libctensor_dist.
  *
  * A placement is a device type, a set of ranks and a hierarchy (the "device mesh"): the
- * shape the ranks were given in. It is canonical (oneflow-global.md §2.2): the ranks are
+ * shape the ranks were given in. It is canonical, as in OneFlow: the ranks are
  * sorted ascending and laid out row-major in the hierarchy, so [3, 1, 2, 0] is [0, 1, 2, 3]
  * and [[0, 2], [1, 3]] is [[0, 1], [2, 3]]. A rank's parallel id is its position in the
  * sorted list; its coordinates are the row-major multi-index of that position.

@@ -138,13 +138,13 @@ CT_API int32_t ct_tensor_get_device(const ct_tensor *tensor);
 CT_API bool ct_tensor_is_floating_point(const ct_tensor *tensor);
 CT_API bool ct_tensor_is_complex(const ct_tensor *tensor);
 CT_API bool ct_tensor_is_meta(const ct_tensor *tensor);
-/** is_contiguous(memory_format): §9.3 for contiguous (and preserve), §10.3 for the
- *  channels-last formats. Cached: O(1). false for an invalid format. Sparse COO tensors
+/** is_contiguous(memory_format), as ct_strides_are_contiguous (memformat.h) for the
+ *  tensor's sizes and strides. Cached: O(1). false for an invalid format. Sparse COO tensors
  *  answer as PyTorch's: true for contiguous (and preserve), false for channels-last. */
 CT_API bool ct_tensor_is_contiguous(const ct_tensor *tensor, ct_memory_format format);
-/** PyTorch's is_non_overlapping_and_dense (§9.4). Cached. */
+/** PyTorch's is_non_overlapping_and_dense: contiguous in some dimension order. Cached. */
 CT_API bool ct_tensor_is_non_overlapping_and_dense(const ct_tensor *tensor);
-/** suggest_memory_format(exact_match) (§10.4). */
+/** suggest_memory_format(exact_match), as ct_strides_suggest_memory_format. */
 CT_API ct_memory_format ct_tensor_suggest_memory_format(const ct_tensor *tensor, bool exact_match);
 /** The address of element [0, ..., 0]: storage data + storage_offset * element_size.
  *  Borrowed; NULL for meta tensors. On an accelerator it is a device pointer. Valid while

@@ -75,7 +75,7 @@ static uint64_t cost_mul(uint64_t a, uint64_t b) {
     return a * b;
 }
 
-/* OneFlow's newer eager copy cost (oneflow-global.md §6.1) of moving an operand of `bytes`
+/* OneFlow's newer eager copy cost (table in docs/global-tensors.md) of moving an operand of `bytes`
  * logical bytes from `from` to `to` on an axis of n ranks, multiplied by n so that
  * S(i)->S(j)'s bytes*(n-1)/n stays an integer and ties compare exactly. */
 static uint64_t copy_cost(ct_sbp from, ct_sbp to, uint64_t bytes, uint64_t n) {
@@ -107,7 +107,7 @@ static void push(cand *c, int *nc, ct_sbp x, ct_sbp y, ct_sbp z) {
     (*nc)++;
 }
 
-/* Candidates for op(x, y) in OneFlow's order (§6.2): splits by ascending output dim, then
+/* Candidates for op(x, y) in OneFlow's order: splits by ascending output dim, then
  * partial ones, then all-broadcast. Returns the count. */
 static int binary_candidates(ct_global_binop op, const ct_global *x, const ct_global *y,
                              const int64_t *os, int64_t on, cand *c) {
@@ -162,7 +162,7 @@ static ct_status broadcast_shape(const ct_global *x, const ct_global *y, int64_t
  * list on every axis (it depends only on the logical shapes and the op), each axis picking
  * its cheapest candidate by the cost of converting the operands' sbp on THAT axis, with that
  * axis' size n and the operands' whole logical bytes. This is OneFlow's 2-D rule of
- * deriving signatures per axis (§6.1) with the 1-D cost model on each axis. An axis of
+ * deriving signatures per axis with the 1-D cost model on each axis. An axis of
  * size 1 is costed as if it had 2 ranks, so that the choice does not depend on the world
  * size (any choice is valid there, every sbp meaning the same data). */
 ct_status ct_global_binary_signature(ct_global_binop op, const ct_global *a, const ct_global *b,

@@ -1,5 +1,6 @@
 /* boxing.c: the generic conversion of a global tensor to another placement and nd-sbp
- * (oneflow-global.md §8.4); see dist_impl.h. 1-D same-placement cases first try the
+ * (every destination copies the intersections of its box with the source boxes); see
+ * dist_impl.h. 1-D same-placement cases first try the
  * collective fast paths of boxing_fast.c.
  *
  * Three steps:
@@ -18,7 +19,7 @@
  *     Send and receive types are subarrays of the contiguous local tensors, so nothing is
  *     packed. When no data crosses ranks, the copies are done locally without MPI.
  *  3. Partial sums created on the output: the rank with coordinate 0 on such an axis keeps
- *     the data, the others hold zeros (OneFlow's convention, §5.1-5.2); those ranks are not
+ *     the data, the others hold zeros (OneFlow's convention); those ranks are not
  *     sent anything.
  *
  * SPMD discipline: every fallible local step (plan, allocations, datatypes) happens before
@@ -91,7 +92,7 @@ static void plan_axes(plan *p, const ct_sbp *in, const ct_sbp *out, ct_sbp *in_e
         in_eff[k] = partial ? ct_sbp_broadcast() : in[k];
         /* Same layout and the output splits this axis: a reduce-scatter moves 1/h of the
          * data of an all-reduce. The result is the box of S(d) on axis k only when no later
-         * input axis splits d too (boxes split axis by axis, §4.2). */
+         * input axis splits d too (boxes split axis by axis). */
         p->scatter_p[k] = false;
         if (p->reduce_p[k] && layout && out[k].kind == CT_SBP_SPLIT) {
             bool later = false;

@@ -1,6 +1,6 @@
-/* boxing_fast.c: the collective fast paths of 1-D same-placement boxing (oneflow-global.md
- * §8.3); see dist_impl.h. Everything else (N-D, placement changes, S(i) -> S(j), zero-size
- * tensors) goes to the generic path of boxing.c.
+/* boxing_fast.c: the collective fast paths of 1-D same-placement boxing (one MPI
+ * collective per conversion); see dist_impl.h. Everything else (N-D, placement changes,
+ * S(i) -> S(j), zero-size tensors) goes to the generic path of boxing.c.
  *
  * The choice of path depends only on metadata every rank shares, so all ranks take the
  * same one; ranks outside the placement skip the collectives and only build the object.

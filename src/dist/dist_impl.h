@@ -137,7 +137,8 @@ typedef struct ct_box {
 } ct_box;
 
 /** The box parallel id `pid` holds of a logical tensor of `sizes` under nd-sbp `sbp` (one
- *  per hierarchy axis): splits applied axis by axis (§4.2); broadcast and partial_sum keep
+ *  per hierarchy axis): splits applied axis by axis, each dividing what the previous
+ *  axes left; broadcast and partial_sum keep
  *  the whole extent. `pid` < 0 (a non-member) gives an all-empty box. */
 void ct_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
                   const ct_sbp *sbp, int64_t pid, ct_box *out);

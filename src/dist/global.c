@@ -249,8 +249,8 @@ static ct_status err_split_sizes(int64_t d, int64_t expected, int64_t got, int64
                         (long long)d, (long long)expected, (long long)got, (long long)rank);
 }
 
-/* §4.4 check_meta: merge the members' shapes axis by axis from the last hierarchy axis to the
- * first; shapes[pid] holds member pid's sizes and ends with the logical shape in shapes[0]. */
+/* to_global's check_meta: merge the members' shapes axis by axis from the last hierarchy axis to
+ * the first; shapes[pid] holds member pid's sizes and ends with the logical shape in shapes[0]. */
 static ct_status merge_shapes(int64_t *shapes, int64_t ndim, const ct_placement *p,
                               const ct_sbp *sbp) {
     int64_t stride = 1;

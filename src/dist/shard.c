@@ -1,5 +1,5 @@
 /* shard.c: balanced splitting and the box (slice of the logical tensor) each rank holds
- * (oneflow-global.md §4.2). */
+ * (lower parallel ids get the extra elements; docs/global-tensors.md). */
 #include <string.h>
 
 #include "dist/dist_impl.h"

@@ -5,7 +5,8 @@
 #include "base/error_impl.h"
 #include "dtype/table_impl.h"
 
-/* Limits of every floating dtype, as PyTorch's numeric_limits report them (spec §6.2).
+/* Limits of every floating dtype, as PyTorch's numeric_limits report them
+ * (torch.finfo's values).
  * min is numeric_limits::lowest(); for e8m0fnu, which has no sign, that is +2^-127.
  * resolution is 10^-digits10 (digits10: 3, 2, 6, 15, and 0 for every float8).
  * float8_e5m2fnuz's eps is 0.125 as PyTorch reports it, although the format's true

@@ -1,6 +1,6 @@
 /* Building a binary element-wise iterator, in the order PyTorch's TensorIterator checks
- * things (§11.1): overlap, broadcast shape, the output's shape, dtypes (§3.5, §4.2),
- * devices (§8), then the output's allocation or resize (§11.3) and the loop geometry.
+ * things: overlap, broadcast shape, the output's shape, dtypes and the output-cast check,
+ * devices, then the output's allocation or resize and the loop geometry (docs/elementwise.md).
  *
  * Nothing is allocated or changed before the last check has passed (the op's `prepare`
  * hook included), so a failed build leaves `out=` and in-place targets as they were. */
@@ -24,7 +24,7 @@ static bool same_sizes(const ct_tensor *t, const int64_t *shape, int32_t ndim) {
            (ndim == 0 || memcmp(t->sizes, shape, (size_t)ndim * sizeof *shape) == 0);
 }
 
-/* ---- dtype (§3.5) -------------------------------------------------------------------------- */
+/* ---- dtype ------------------------------------------------------------------------------- */
 
 /* One input's part in result_type. OneFlow promotes 0-dim tensors like dimensioned ones
  * (int32 tensor + int64 0-dim tensor is int64 there); Python scalars stay a lower group. */
@@ -38,7 +38,7 @@ static ct_status result_type_add(ct_result_type_state *state, const ct_tensor *t
 static ct_status common_dtype(const ct_iter_config *cfg, const ct_tensor *a, const ct_tensor *b,
                               ct_dtype *out) {
     ct_dtype common = a->dtype;
-    /* result_type only when the inputs differ: two Python floats stay float64 (§3.5 step 4) */
+    /* result_type only when the inputs differ: two Python floats stay float64 */
     if (cfg->promote_inputs && b->dtype != a->dtype) {
         ct_result_type_state state = CT_RESULT_TYPE_STATE_INIT;
         CT_TRY(result_type_add(&state, a));
@@ -66,7 +66,7 @@ static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_
     return CT_OK;
 }
 
-/* ---- devices (§8) -------------------------------------------------------------------------- */
+/* ---- devices ----------------------------------------------------------------------------- */
 
 static ct_status device_mismatch(ct_device common, ct_device other) {
     char x[CT_DEVICE_STRING_MAX], y[CT_DEVICE_STRING_MAX];
@@ -129,7 +129,7 @@ static void warn_resized(const int64_t *old, int32_t old_ndim, const ct_iter *it
             ct_shape_format(now, sizeof now, it->shape_user, it->ndim_shape));
 }
 
-/* Allocate or resize the output as §11.3 says, then lay out the loop. */
+/* Allocate or resize the output (fast setup, else the general path), then lay out the loop. */
 static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
     /* the inputs as the layout decisions see them (Note [Converted inputs], strides.c) */
     ct_tensor views[2];
@@ -203,7 +203,7 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
         return ct_set_error(CT_ERR_MISUSE, "%s: an in-place output must be the first input",
                             cfg->name);
 
-    /* 1. overlap (§11.4) */
+    /* 1. overlap */
     if (cfg->check_overlap && out != NULL) {
         CT_TRY(ct_iter_check_internal_overlap(out));
         if (a != out)
@@ -211,7 +211,7 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
         if (b != out)
             CT_TRY(ct_iter_check_partial_overlap(out, b));
     }
-    /* 2. broadcast (§11.2) */
+    /* 2. broadcast */
     CT_TRY(ct_iter_broadcast(a, b, it->shape_user, &it->ndim_shape));
     /* (a (2^40, 1) + b (1, 2^40) has too many elements to count) */
     CT_TRY(ct_shape_numel(it->shape_user, it->ndim_shape, &it->numel));

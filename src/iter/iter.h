@@ -1,4 +1,4 @@
-/* The element-wise iterator (PyTorch's TensorIterator, pytorch-semantics.md §3.5, §8, §11).
+/* The element-wise iterator (PyTorch's TensorIterator; its rules: docs/elementwise.md).
  *
  * Building an iterator resolves everything about the operands before any kernel runs:
  * broadcast shape, computation dtype and output-cast check, common device, output
@@ -7,9 +7,9 @@
  * count.
  *
  * Operands are numbered outputs first: 0 is the output, 1.. are the inputs.
- * Files: build.c (the build in §11.1's order: checks, dtype, device, output), overlap.c
- * (§11.4), strides.c (broadcasting, §11.3's output strides, loop geometry), run.c (threads
- * and tiles).
+ * Files: build.c (the build in TensorIterator's order: checks, dtype, device, output),
+ * overlap.c (overlap checks), strides.c (broadcasting, output strides, loop geometry),
+ * run.c (threads and tiles).
  * Layering: iter uses base, dtype, device and tensor; kernels and ops sit above it. */
 #ifndef CT_ITER_ITER_H
 #define CT_ITER_ITER_H
@@ -21,14 +21,14 @@
 
 #define CT_ITER_MAX_OPERANDS 3 /* one output, two inputs */
 
-/* What kind of op is being built (§3.5's configurations). */
+/* What kind of op is being built: TensorIterator's per-op configuration flags. */
 typedef struct ct_iter_config {
     const char *name;      /* op name for messages, e.g. "add" */
     bool promote_inputs;   /* common dtype = result_type(inputs) when input dtypes differ */
     bool int_to_float;     /* integral or bool common dtype -> default dtype (true div) */
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
-    bool check_overlap;    /* §11.4 internal and partial overlap checks */
+    bool check_overlap;    /* internal and partial overlap checks */
 } ct_iter_config;
 
 /* The config of add, sub, mul, div(trunc/floor) and of div(None) (binary float op). */
@@ -70,16 +70,16 @@ typedef ct_status (*ct_iter_prepare)(void *ctx, const ct_iter *it);
 
 /* Build a binary element-wise iterator over inputs a and b.
  *  out == NULL: a new output of the common dtype on the common device, shaped and strided
- *    as §11.3 says (it->out, owned, it->out_allocated).
+ *    as docs/elementwise.md "Output strides" says (it->out, owned, it->out_allocated).
  *  out != NULL, inplace false: an `out=` tensor. Dtype checked (check_out_cast); resized
  *    when its shape differs from the broadcast shape (ct_warn'ing when it had elements,
- *    with §4.2's text), unless it is also an input (then the shape error). Its device
- *    counts for the common device.
+ *    with PyTorch's deprecation text), unless it is also an input (then the shape error).
+ *    Its device counts for the common device.
  *  out != NULL, inplace true: `out` is also `a` (self of an in-place op); it cannot grow.
  *    In the OneFlow-compatible mode the common dtype must equal self's dtype.
  * `prepare` (may be NULL) runs as described above; its error aborts the build.
  * On error nothing is allocated or changed and it->out is NULL. On success call
- * ct_iter_release. Errors: every message of §3.5, §4.2, §8, §11; CT_ERR_NOT_IMPLEMENTED
+ * ct_iter_release. Errors: the messages of docs/elementwise.md; CT_ERR_NOT_IMPLEMENTED
  * "add: no kernels for device type cuda" for devices whose memory host code cannot touch. */
 ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *config, ct_tensor *out,
                                bool inplace, const ct_tensor *a, const ct_tensor *b,
@@ -106,15 +106,15 @@ int ct_iter_run(const ct_iter *it, ct_iter_loop loop, void *ctx, int64_t grain);
 
 /* ---- internals shared by the iter files -------------------------------------------------- */
 
-/* overlap.c: §11.4's checks (CT_ERR_RUNTIME with PyTorch's messages). */
+/* overlap.c: the internal and partial overlap checks (CT_ERR_RUNTIME with PyTorch's messages). */
 ct_status ct_iter_check_internal_overlap(const ct_tensor *out);
 ct_status ct_iter_check_partial_overlap(const ct_tensor *out, const ct_tensor *in);
 
-/* strides.c: the broadcast shape of a and b (§11.2) into shape/ndim. */
+/* strides.c: the broadcast shape of a and b (right-aligned, size 1 stretches) into shape/ndim. */
 ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *shape,
                             int32_t *ndim);
 
-/* strides.c: how a new or resized output is laid out (§11.3). */
+/* strides.c: how a new or resized output is laid out (fast setup, else the general path). */
 typedef enum ct_iter_setup {
     CT_ITER_SETUP_NONE = 0,     /* general path: permutation of the operands' strides */
     CT_ITER_SETUP_CONTIGUOUS,   /* every operand contiguous */
@@ -126,9 +126,9 @@ typedef enum ct_iter_setup {
  * broadcast shape already checked by the caller). */
 ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const ct_tensor *b);
 
-/* The general path's dimension order (§11.3b) over it->shape_user: perm[0] is the user dim
- * that moves fastest. `out` is the given output unless it is absent or to be resized; a and
- * b are the inputs as the decision sees them (ct_iter_decision_input). */
+/* The general path's dimension order (strides compared operand by operand) over it->shape_user:
+ * perm[0] is the user dim that moves fastest. `out` is the given output unless it is absent or to
+ * be resized; a and b are the inputs as the decision sees them (ct_iter_decision_input). */
 void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *a,
                          const ct_tensor *b, int32_t *perm);
 

@@ -1,4 +1,5 @@
-/* Memory-overlap checks of element-wise outputs (§11.4, PyTorch's MemoryOverlap.cpp).
+/* Memory-overlap checks of element-wise outputs (as PyTorch's MemoryOverlap.cpp; rules in
+ * docs/elementwise.md "Overlap").
  *
  * Writing through an output whose elements share memory, or that partly covers an input,
  * gives results that depend on the loop order, so PyTorch refuses the cases it can prove

@@ -1,5 +1,5 @@
-/* Shapes and strides of the element-wise iterator: broadcasting (§11.2), the layout of new
- * outputs (§11.3) and the loop geometry the kernels walk.
+/* Shapes and strides of the element-wise iterator: broadcasting, the layout of new
+ * outputs (docs/elementwise.md) and the loop geometry the kernels walk.
  *
  * Note [Output strides]
  * A new output follows its inputs' memory layout, as PyTorch's TensorIterator decides it:
@@ -80,7 +80,7 @@ ct_status ct_iter_decision_input(const ct_iter *it, const ct_tensor *t, ct_tenso
     return CT_OK;
 }
 
-/* ---- §11.3 (a): fast setup ---------------------------------------------------------------- */
+/* ---- output strides (a): fast setup ---------------------------------------------------- */
 
 static bool same_strides(const ct_tensor *x, const ct_tensor *y) {
     return x->ndim == y->ndim &&
@@ -101,7 +101,7 @@ ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const
     return CT_ITER_SETUP_NONE;
 }
 
-/* ---- §11.3 (b): the permutation ------------------------------------------------------------ */
+/* ---- output strides (b): the permutation -------------------------------------------------- */
 
 /* Byte strides of operand t broadcast to the iterator's shape (user order); 0 along
  * broadcast dims and missing leading dims. */

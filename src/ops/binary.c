@@ -238,7 +238,7 @@ static ct_status run_fast(const binop_spec *spec, const ct_tensor *a, const ct_t
         alpha_value = &unit;
     }
     *handled = true;
-    /* §11.3's fast setup: contiguous inputs give a contiguous result (whatever strides
+    /* The iterator's fast setup: contiguous inputs give a contiguous result (whatever strides
      * their size-1 dims have), dense ones with equal strides give those strides */
     int64_t strides[CT_MAX_DIMS];
     const int64_t *st = a->strides;

@@ -1,6 +1,7 @@
 /* Layout and memory-format names, and the stride arithmetic of memory formats:
  * contiguous and channels-last strides, contiguity tests, "strides like channels last",
- * suggest_memory_format and infer_dense_strides (pytorch-semantics.md §9-§10).
+ * suggest_memory_format and infer_dense_strides, as PyTorch computes them (c10's Contiguity.h
+ * and MemoryFormat.h).
  *
  * Note [Channels-last ambiguity]
  * A tensor whose only non-trivial dims are N, or N and C, or H and W with C == 1 (NC11,
