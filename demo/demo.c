@@ -54,7 +54,7 @@ static const promotion_example promotions[] = {
      "complex_double_tensor", "complex128"},
     {"(bool_tensor + int_tensor).dtype", "bool_tensor", "int_tensor", "int32"},
     {"torch.add(long_tensor, float_tensor).dtype", "long_tensor", "float_tensor", "float32"},
-    /* further examples from the spec's verified list */
+    /* further examples, each checked against torch 1.13 */
     {"(int_tensor + 5.0).dtype", "int_tensor", "5.0", "float32"},
     {"(int_tensor + 1j).dtype", "int_tensor", "1j", "complex64"},
     {"(bool_tensor + 5).dtype", "bool_tensor", "5", "int64"},

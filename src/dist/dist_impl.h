@@ -58,7 +58,7 @@ ct_status ct_mpi_check(int rc, const char *what);
 /** The MPI datatype that moves one element of `dtype` (a predefined type, or a committed
  *  contiguous byte type for dtypes MPI has no name for; never freed by the caller). */
 ct_status ct_mpi_dtype(ct_dtype dtype, MPI_Datatype *out);
-/** (Added by core.) Free the datatypes ct_mpi_dtype created (ct_dist_finalize). */
+/** Free the datatypes ct_mpi_dtype created (ct_dist_finalize). */
 void ct_mpi_types_free(void);
 
 /* ---- comm.c ------------------------------------------------------------------------------ */

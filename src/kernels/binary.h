@@ -66,7 +66,7 @@ typedef union ct_kernel_value {
  * Semantics (those of the newest PyTorch CPU kernels, each element rounded once):
  * integers wrap; bool add is a | (alpha & b), mul a & b; float add with alpha is
  * fma(alpha, b, a); DIV_TRUNC on floats trunc(a / b); DIV_FLOOR on floats PyTorch's
- * div_floor_floating (spec 3.6), on unsigned plain division; complex mul (ac-bd, ad+bc) and
+ * div_floor_floating (Python's //), on unsigned plain division; complex mul (ac-bd, ad+bc) and
  * div c10::complex's scaled algorithm. Every ISA level is bitwise equal to the reference
  * (NaN payloads aside). */
 typedef int (*ct_binary_math_loop)(char *out, const char *a, const char *b, int64_t so,

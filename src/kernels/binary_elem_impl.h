@@ -92,7 +92,7 @@ CT_KINT_SIGNED(i64, int64_t, uint64_t)
     CT_KINLINE T ct_kmul_##S(T a, T b) { return a * b; }                                           \
     CT_KINLINE T ct_kdiv_##S(T a, T b) { return a / b; }                                           \
     CT_KINLINE T ct_kdivt_##S(T a, T b) { return TRUNC(a / b); }                                   \
-    /* PyTorch's div_floor_floating (spec 3.6): exact via fmod, then the quotient of the           \
+    /* PyTorch's div_floor_floating (Python's //): exact via fmod, then the quotient of the        \
      * exact multiple is rounded to the nearest integer, keeping the sign of a zero */             \
     CT_KINLINE T ct_kdivf_##S(T a, T b) {                                                          \
         if (b == 0)                                                                                \

@@ -1,8 +1,8 @@
 /* Addition with sparse COO operands (PyTorch's add_sparse, add_out_sparse_cpu and
  * add_out_dense_sparse_cpu) and the typed element kernels the sparse files share.
  *
- * Element kernels: there are no element-wise kernels below this layer yet, so the few sums
- * the sparse layer needs are a small typed switch here, written to compute exactly what
+ * Element kernels: the sparse files do not use src/kernels (strided inner loops), so the few
+ * sums the sparse layer needs are a small typed switch here, written to compute exactly what
  * PyTorch's scalar code computes: integers wrap (done in uint64_t, which is defined), float16
  * and bfloat16 round to their format after each multiply and add (c10::Half arithmetic),
  * complex products use the full (ac - bd, ad + bc) formula, bool "+" is "or". */

@@ -143,7 +143,8 @@ CT_CVT_INLINE float ct_cvt_e8m0_to_f32(uint8_t b) {
     return ct_cvt_float(r);
 }
 
-/* The per-format rows of spec section 12.3: mantissa bits, bias, overflow code, NaN code. */
+/* One row per float8 format, as PyTorch's Float8_*.h define them: mantissa bits, bias,
+ * overflow code, NaN code. */
 #define ct_cvt_f32_to_e4m3fn(x) ct_cvt_f8_encode((x), 3u, 7u, 0x7Fu, 0x7Fu, CT_F8_FN)
 #define ct_cvt_f32_to_e5m2(x) ct_cvt_f8_encode((x), 2u, 15u, 0x7Cu, 0x7Fu, CT_F8_IEEE)
 #define ct_cvt_f32_to_e4m3fnuz(x) ct_cvt_f8_encode((x), 3u, 8u, 0x80u, 0x80u, CT_F8_FNUZ)

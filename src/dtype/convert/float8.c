@@ -1,4 +1,4 @@
-/* The five float8 formats (spec section 12.3): one generic encoder and decoder driven by a
+/* The five float8 formats (PyTorch's Float8_*.h): one generic encoder and decoder driven by a
  * row per format. Round to nearest even, subnormals kept, never saturating.
  *
  * Like half.c this is the readable reference; codec_impl.h has the branch-free copy the
