@@ -34,7 +34,7 @@ CASES = [
 ]
 ITEMSIZE = {"float32": 4, "int32": 4, "float16": 2, "bfloat16": 2}
 
-# Targets of issue 5, "Speed": (case, mode, size) -> (kind, value); kinds:
+# Speed targets: (case, mode, size) -> (kind, value); kinds:
 #   "probe+torch": ctensor >= value x the STREAM probe and >= torch; "torch": >= value x torch
 TARGETS = {
     ("f32+f32", "out", "n"): ("probe+torch", 0.95),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exported symbols (issue 7): every name a ctensor shared library defines in its dynamic
+# Exported symbols: every name a ctensor shared library defines in its dynamic
 # symbol table starts with ct_, and the Python module exports PyInit_ctensor alone.
 #   check_exports.sh LIB.so... [--python MODULE.so]
 # No allowance is needed: with hidden visibility by default and CT_API on the public

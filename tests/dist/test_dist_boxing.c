@@ -556,7 +556,7 @@ static void test_placement_changes(void **state) {
     CT_ASSERT_ALL(fails == 0);
 }
 
-/* ---- exact values of oneflow-global.md §5 -------------------------------------------------- */
+/* ---- exact values of OneFlow's boxing tests ------------------------------------------------ */
 
 /* A local int32 tensor of `rows` x `cols` filled by f(rank, i, j). */
 static ct_tensor *local_i32(int64_t rows, int64_t cols, int32_t (*f)(int, int64_t, int64_t)) {

@@ -7,7 +7,7 @@
  * test depends on neither ct_global_from_local nor ct_global_to_logical. Each result is
  * compared with the same op run on the full references: bitwise for integer results and for
  * float32 add/sub/mul without partial sums, within a tolerance otherwise. The output sbp is
- * asserted for the unambiguous signatures of oneflow-global.md §6.3 (per hierarchy axis on
+ * asserted for the unambiguous signatures of docs/global-tensors.md (per hierarchy axis on
  * the 2-D mesh). Errors must come back identically on every rank. */
 #include "dist_test_util.h"
 
@@ -294,7 +294,7 @@ static ct_status local_op(const binop *op, const ct_tensor *a, const ct_tensor *
     }
 }
 
-/* The output sbp of op(x, y) on one axis where §6.3 leaves no doubt (equal shapes); false
+/* The output sbp of op(x, y) on one axis where OneFlow's rules leave no doubt (equal shapes); false
  * when ambiguous. */
 static bool expected_axis(const binop *op, ct_sbp x, ct_sbp y, ct_sbp *z) {
     bool linear_div = op->k == K_DIV && op->mode == CT_ROUNDING_NONE;
@@ -331,7 +331,8 @@ static void describe(char *buf, size_t size, const char *what, const ct_tensor *
              (long long)ct_placement_size(pl), (long long)nh);
 }
 
-/* One case: op(ra as sa, rb as sb) on pl against op(ra, rb); `check_sbp` asserts §6.3. */
+/* One case: op(ra as sa, rb as sb) on pl against op(ra, rb); `check_sbp` asserts the
+ * unambiguous sbp signatures of docs/global-tensors.md. */
 static void run_case(const binop *op, const ct_tensor *ra, const ct_tensor *rb,
                      const ct_placement *pl, const ct_sbp *sa, const ct_sbp *sb, bool check_sbp) {
     n_cases++;

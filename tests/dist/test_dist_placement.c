@@ -1,6 +1,7 @@
 /* Placements, sbp values, balanced shards and communicators (libctensor_dist), on 1..4 ranks.
  * Pure functions are also checked on hand-built placements (the struct of dist_impl.h) so
- * that the 2-D examples of oneflow-global.md §4.2 run whatever the world size. */
+ * that the 2-D examples of docs/global-tensors.md ("What each rank holds") run whatever the
+ * world size. */
 #include <string.h>
 
 #include "dist/dist_impl.h"
@@ -351,7 +352,7 @@ static void test_nd_sbp_check(void **state) {
 
 static void test_balanced(void **state) {
     (void)state;
-    /* oneflow-global.md §4.2 */
+    /* N-D splits divide what the previous grid axes left (docs/global-tensors.md) */
     const struct {
         int64_t total, n, len[4], begin[4];
     } t[] = {

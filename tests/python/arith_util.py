@@ -334,12 +334,13 @@ TRIGGERED = re.compile(r" \(Triggered internally at .*\)$", re.S)
 
 def torch_error(exc_type, msg):
     """A torch 1.13 error as newest PyTorch (and so ctensor) raises it. Named rewrites:
-    - torch's type names in ctensor's words, C++ type spelling "c10::Half" (spec §14 row 15):
+    - torch's type names in ctensor's words, C++ type spelling "c10::Half" (1.13 spells it
+      "at::Half"):
       test_tensor_common.ct_words;
     - a kernel missing for a dtype is NotImplementedError in newest PyTorch, RuntimeError in
       1.13: test_tensor_common.newest_type;
     - "Trying to pass too many CPU scalars to CUDA kernel!" is "... to non-CPU kernel!"
-      (spec §8)."""
+      (the cross-device rule)."""
     msg = ct_words(msg).replace("CPU scalars to CUDA kernel!", "CPU scalars to non-CPU kernel!")
     return newest_type(exc_type, msg), msg
 
@@ -387,7 +388,8 @@ def run(lib, case):
 # ---- computation dtype -----------------------------------------------------------------------
 
 def operand_dtype(x):
-    """The dtype of a torch operand; a Python number's as a wrapped number (spec §3.1)."""
+    """The dtype of a torch operand; a Python number's as a wrapped number (bool, int64, float64
+    or complex128)."""
     if isinstance(x, torch.Tensor):
         return dname(x.dtype)
     if isinstance(x, bool):
@@ -400,9 +402,9 @@ def operand_dtype(x):
 
 
 def computation_dtype(case, ta, tb):
-    """The dtype the op computes in (spec §3.5): the inputs' common dtype (result_type only
-    when their dtypes differ, so two Python floats compute in float64), or the default dtype
-    for true division of integers / bool. ta, tb: torch operands."""
+    """The dtype the op computes in, as TensorIterator picks it: the inputs' common dtype
+    (result_type only when their dtypes differ, so two Python floats compute in float64), or
+    the default dtype for true division of integers / bool. ta, tb: torch operands."""
     da, db = operand_dtype(ta), operand_dtype(tb)
     name = da if da == db else dname(torch.result_type(ta, tb))
     if case.op == "div" and case.mode in (NO, None) and (name == "bool" or name in INTS):
@@ -420,7 +422,7 @@ def _as_tensor_operand(x):
 
 def int_min_hazard(case, ta, tb):
     """True if torch would divide INT_MIN by -1 in int32 / int64 (it dies of SIGFPE, spec
-    §3.6): never send such a case to torch."""
+    PyTorch does not define it): never send such a case to torch."""
     if case.op != "div" or case.mode not in ("trunc", "floor"):
         return False
     if any(isinstance(x, torch.Tensor) and x.device.type != "cpu" for x in (ta, tb)):

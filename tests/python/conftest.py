@@ -4,7 +4,7 @@ The tests are differential: they run the same call through `ctensor` and through
 (Debian's python3-torch, importable from /usr/bin/python3) and compare results, exception
 types and messages. Where newest PyTorch (what ctensor implements) differs from 1.13, the
 difference is written out as an expected difference, and newest-only dtypes are checked
-against the tables of shared/spec/pytorch-semantics.md.
+against PyTorch's documented tables, written out in the tests.
 """
 import pytest
 from hypothesis import HealthCheck, settings
@@ -25,21 +25,21 @@ settings.register_profile("ctensor", deadline=None, database=None, max_examples=
                           suppress_health_check=[HealthCheck.function_scoped_fixture])
 settings.load_profile("ctensor")
 
-# The 13 dtypes PyTorch 1.13 shares with ctensor (spec §2.2 order).
+# The 13 dtypes PyTorch 1.13 shares with ctensor (in the order of PyTorch's promotion table).
 SHARED = ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
           "complex32", "complex64", "complex128", "bool", "bfloat16"]
-# The dtypes only newest PyTorch has (spec §1.1).
+# The dtypes only newest PyTorch has (PyTorch's dtype table).
 FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
 BAREBONES_UNSIGNED = ["uint16", "uint32", "uint64"]
 NEWEST_ONLY = BAREBONES_UNSIGNED + FLOAT8 + ["float4_e2m1fn_x2"]
 ALL = SHARED + NEWEST_ONLY
 
-# Python aliases (spec §1.1): alias -> primary name.
+# Python aliases: alias -> primary name.
 ALIASES = {"short": "int16", "int": "int32", "long": "int64", "half": "float16",
            "float": "float32", "double": "float64", "chalf": "complex32",
            "cfloat": "complex64", "cdouble": "complex128"}
 
-# PyTorch's C++ ScalarType names (spec §1.1), as error messages print them.
+# PyTorch's C++ ScalarType names as error messages print them.
 CPP_NAME = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
             "float16": "Half", "float32": "Float", "float64": "Double",
             "complex32": "ComplexHalf", "complex64": "ComplexFloat",
@@ -49,7 +49,7 @@ CPP_NAME = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "
             "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
             "float8_e8m0fnu": "Float8_e8m0fnu", "float4_e2m1fn_x2": "Float4_e2m1fn_x2"}
 
-# The floating point dtypes set_default_dtype accepts (spec §5).
+# The floating point dtypes set_default_dtype accepts.
 DEFAULTS = ["float32", "float64", "float16", "bfloat16"]
 
 

@@ -103,10 +103,10 @@ OPERATORS = {
 
 
 # Not compared with torch 1.13 operand by operand (tested below): NumPy 0-d arrays, which
-# torch leaves to NumPy (NumPy computes, torch wraps NumPy's result; the spec's rule, an
+# torch leaves to NumPy (NumPy computes, torch wraps NumPy's result; PyTorch's rule, an
 # ordinary 0-dim tensor, gives the same dtypes), and np.bool_ / np.complex64, which 1.13
 # unpacks as a float (True -> 1.0; the real part of a complex64): ctensor takes them as the
-# bool and complex wrapped numbers they are (spec §3.1), as result_type does in both.
+# bool and complex wrapped numbers they are, as result_type does in both.
 NOT_LIKE_113 = ("np_0d_float", "np_0d_int32", "np_bool", "np_complex")
 
 
@@ -154,7 +154,7 @@ def test_tensor_op_tensor(op, pair):
 
 
 def test_numpy_0d_arrays():
-    """A 0-d NumPy array is an ordinary 0-dim tensor (spec §3.1): priority by category."""
+    """A 0-d NumPy array is an ordinary 0-dim tensor, not a wrapped number: priority by category."""
     f16 = ctensor.ones(2, dtype=ctensor.float16)
     assert (f16 + np.array(1.5)).dtype == ctensor.float16
     i32 = ctensor.ones(2, dtype=ctensor.int32)

@@ -1,6 +1,6 @@
-"""Errors and warnings of add, sub, mul and div against torch 1.13 (spec §3.5, §3.6, §4.2, §8,
-§11.2, §11.4), and the device rules (§8): meta tensors differentially, the emulated accelerator
-against the spec.
+"""Errors and warnings of add, sub, mul and div against torch 1.13 (common dtype,
+division, output casting, broadcasting, overlap; docs/elementwise.md), and the device rules:
+meta tensors differentially, the emulated accelerator against PyTorch's rules.
 
 Every case runs in both libraries (arith_util.check_case or test_tensor_common.same); errors
 must have the same type and message, read in newest PyTorch's words (arith_util.torch_error).
@@ -34,7 +34,7 @@ def variants_of(op, mode, a_kind="tensor"):
     return vs
 
 
-# ---- broadcasting (§11.2) -------------------------------------------------------------------
+# ---- broadcasting -------------------------------------------------------------------
 
 BROADCAST_ERRORS = [((2, 3), (2, 4)), ((5, 2, 3), (4, 1, 3)), ((3,), (4, 2)), ((0,), (2,)),
                     ((2, 0), (3, 1)), ((4, 1, 3), (2, 3, 5)), ((1, 2), (3,))]
@@ -84,9 +84,10 @@ def test_random_shapes_with_broadcast_errors_match_torch(case):
     check_case(case)
 
 
-# ---- output casting (§4.2) ------------------------------------------------------------------
+# ---- output casting ------------------------------------------------------------------
 
-# Spec §4.2, every row about these ops, each a statement on 1-D tensors (z_: 0-dim).
+# PyTorch's in-place and out= casting table, every row about these ops, each a statement on
+# 1-D tensors (z_: 0-dim).
 CAST_TABLE = [
     ("add", "inplace", ("int32", "scalar", 2.5)),
     ("add", "inplace_operator", ("int32", "scalar", 2.5)),
@@ -140,7 +141,7 @@ def test_out_casting_table(a, b, out, op):
                     out=tensor(out, (3,), 0)))
 
 
-# ---- out= resizing (§4.2) -------------------------------------------------------------------
+# ---- out= resizing -------------------------------------------------------------------
 
 @pytest.mark.parametrize("out_shape", [(1,), (2, 7), (), (3,), (0,), (2, 0), (6,)], ids=str)
 @pytest.mark.parametrize("form", OPS, ids=op_id)
@@ -179,7 +180,7 @@ def test_resize_warning_can_be_an_error():
                 L.add(L.ones(3), 1, out=out)
 
 
-# ---- overlap (§11.4) ------------------------------------------------------------------------
+# ---- overlap ------------------------------------------------------------------------
 
 def _ops(L):
     return [lambda x, y, **k: L.add(x, y, **k), lambda x, y, **k: L.sub(x, y, **k),
@@ -224,7 +225,7 @@ def test_memory_overlap_matches_torch(name, k):
 
 
 def test_in_place_with_an_overlapping_other():
-    """z[1:].mul_(z[:-1]) and friends (§11.4)."""
+    """z[1:].mul_(z[:-1]) and friends (partial overlap)."""
     for m in ["add_", "sub_", "mul_", "div_"]:
         same(lambda L: (lambda z: getattr(z[1:], m)(z[:-1]))(L.arange(5.) + 1))
         same(lambda L: (lambda z: getattr(z, m)(z))(L.arange(5.) + 1))
@@ -348,7 +349,7 @@ def test_deprecated_add_overload_warns():
         assert len(w) <= 1  # one-time: torch may have warned already in this process
 
 
-# ---- devices (§8) ---------------------------------------------------------------------------
+# ---- devices ---------------------------------------------------------------------------
 
 META_CASES = [
     (("meta", (3,)), ("cpu", ())), (("cpu", ()), ("meta", (3,))), (("meta", (3,)), ("cpu", (3,))),
@@ -385,7 +386,7 @@ def meta_floor_divide(case):
     reference implementation with its own device check ("Expected divisor (b) to be on the
     same device (cpu) as dividend (a), but it is found on meta!", and meta // cpu accepted);
     newest PyTorch's floor_divide is the TensorIterator op div(rounding_mode='floor') with the
-    device rule of §8. So those are compared with torch's div(..., rounding_mode='floor')."""
+    cross-device rule. So those are compared with torch's div(..., rounding_mode='floor')."""
     import dataclasses
     if case.mode == "floor" and case.variant in ("operator", "inplace_operator"):
         return dataclasses.replace(case, variant="function" if case.variant == "operator"
@@ -432,7 +433,7 @@ def cuda():
 def on_device(case, device):
     """The case's ctensor outcome with the tensors named in `device` on the emulated cuda,
     checked against torch's outcome on the CPU (values, dtype, shape, strides) and the device
-    the spec (§8) says the result is on."""
+    the cross-device rule says the result is on."""
     import dataclasses
 
     def move(op, where):
@@ -451,7 +452,7 @@ CUDA_OK = [("cuda", "cpu0"), ("cpu0", "cuda"), ("cuda", "scalar"), ("scalar", "c
 @pytest.mark.parametrize("where", CUDA_OK, ids=str)
 def test_cpu_scalars_join_accelerator_tensors(cuda, form, where):
     """A 0-dim cpu tensor or a Python number combines with a cuda tensor; the result is on
-    cuda:0 (§8), with the values, dtype, shape and strides torch gives on the CPU."""
+    cuda:0 (the common device), with the values, dtype, shape and strides torch gives on the CPU."""
     op, alpha, mode = form
     import dataclasses
 
@@ -478,7 +479,7 @@ def test_cpu_scalars_join_accelerator_tensors(cuda, form, where):
 
 
 def test_cpu_scalar_joins_an_accelerator_out(cuda):
-    """The common device is the first non-cpu operand, outputs first (§8)."""
+    """The common device is the first non-cpu operand, outputs first."""
     r = ctensor.add(ctensor.ones(()), ctensor.ones((), device="cuda:1"),
                     out=ctensor.empty(0, device="cuda:1"))
     assert str(r.device) == "cuda:1" and r.cpu().tolist() == 2.0
@@ -490,7 +491,7 @@ def test_cpu_scalar_joins_an_accelerator_out(cuda):
 
 
 DEVICE_ERRORS = [
-    # (a, b, out) devices -> message (§8: the common device is named first)
+    # (a, b, out) devices -> message (the common device is named first)
     ("cpu1", "cuda", None, "Expected all tensors to be on the same device, but found at least "
                            "two devices, cuda:0 and cpu!"),
     ("cuda", "cpu1", None, "Expected all tensors to be on the same device, but found at least "
@@ -523,7 +524,7 @@ def _dev_tensor(L, kind):
 @pytest.mark.parametrize("a,b,out,message", DEVICE_ERRORS,
                          ids=["%s+%s->%s" % e[:3] for e in DEVICE_ERRORS])
 def test_device_errors(cuda, a, b, out, message):
-    """The spec's messages (§8), for every op and form; torch 1.13 gives the same on the meta
+    """PyTorch's cross-device messages, for every op and form; torch 1.13 gives the same on the meta
     device (test_meta_device_matches_torch)."""
     for op in ["add", "sub", "mul", "div"]:
         x, y = _dev_tensor(ctensor, a), _dev_tensor(ctensor, b)

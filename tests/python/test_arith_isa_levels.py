@@ -1,5 +1,5 @@
-"""Each instruction-set level of the element-wise kernels from Python (issue 5: "each SIMD
-level tested against the scalar reference on the same inputs").
+"""Each instruction-set level of the element-wise kernels from Python: each SIMD
+level tested against the scalar reference on the same inputs.
 
 The level is read once, at first use, from CT_CPU_ISA (baseline, avx2, avx512; never above what
 the CPU has), so each level runs in a subprocess: the large-tensor differential tests against

@@ -2,8 +2,8 @@
 exact), each a precise statement a C implementation can miss: how float16 / bfloat16 /
 complex32 computations treat scalars and other-dtype inputs, that results are rounded to the
 computation dtype before an out= / in-place cast, how float16 trunc / floor division rounds,
-complex add's alpha, output strides (§11.3) including the strides PyTorch's CPU input
-conversion gives, and ctensor's own defined result for INT_MIN / -1 (§3.6).
+complex add's alpha, output strides including the strides PyTorch's CPU input
+conversion gives, and ctensor's own defined result for INT_MIN / -1.
 
 Newest-PyTorch rewrites are named where they apply (arith_util.newest_reduced_float).
 """
@@ -106,8 +106,8 @@ def test_mixed_dtype_inputs_are_converted_to_the_computation_dtype_first():
 @pytest.mark.parametrize("name", ["int32", "int64"])
 @pytest.mark.parametrize("mode", ["trunc", "floor"])
 def test_int_min_divided_by_minus_one_wraps(name, mode):
-    """torch dies of SIGFPE here (spec §3.6); ctensor defines the result: INT_MIN (it wraps,
-    as int8 and int16 do in PyTorch). Never sent to torch."""
+    """torch dies of SIGFPE here; ctensor defines the result: INT_MIN (it wraps, as int8 and
+    int16 do in PyTorch). Never sent to torch."""
     lo = -2**31 if name == "int32" else -2**63
     dt = getattr(ctensor, name)
     t = ctensor.tensor([lo, lo, 7, lo], dtype=dt)
@@ -169,7 +169,7 @@ def _t(L, values, dtype):
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "div-trunc", "div-floor"])
 def test_results_are_rounded_to_the_computation_dtype_before_the_output_cast(comp, out, op):
     """torch.mul(f16, f16, out=bf16) computes in float16 (overflowing to inf), then converts
-    (spec §13.17: "computation happens in the common dtype before the final cast")."""
+    (computation happens in the common dtype before the final cast)."""
     op, _, mode = op.partition("-")
     kw = {"rounding_mode": mode} if mode else {}
     a = [60000.0, 1000.0, 3.0, 0.1, -7.0, 300.0, 1e-3]
@@ -211,7 +211,7 @@ def test_complex_add_multiplies_by_alpha():
             _bitwise(lambda L: getattr(L, op)(_t(L, [1 + 0j, 2 + 0j], dtype), complex(0, inf)))
 
 
-# ---- output strides (§11.3) -----------------------------------------------------------------
+# ---- output strides -----------------------------------------------------------------
 
 STRIDE_TABLE = {
     "cl+c": lambda L: L.empty(2, 3, 4, 5).contiguous(memory_format=L.channels_last)
@@ -245,7 +245,7 @@ STRIDE_TABLE = {
 
 @pytest.mark.parametrize("name", sorted(STRIDE_TABLE))
 def test_output_strides_table(name):
-    """Spec §11.3's consequences table, same dtypes, against torch."""
+    """PyTorch's output-stride examples (docs/elementwise.md), same dtypes, against torch."""
     c, t = STRIDE_TABLE[name](ctensor), STRIDE_TABLE[name](torch)
     assert (tuple(c.shape), c.stride()) == (tuple(t.shape), t.stride())
 
@@ -280,7 +280,7 @@ def test_output_strides_with_converted_inputs(name):
 
 def test_reflected_division_strides():
     """`s / t` is t.reciprocal() * s in PyTorch: a unary op first (its output follows t with
-    the fast setup, §11.3a), then the product; so a contiguous-with-odd-size-1-strides t gives
+    the fast setup), then the product; so a contiguous-with-odd-size-1-strides t gives
     plainly contiguous strides."""
     for dtype in ["float32", "complex64", "int32"]:
         def fn(L):

@@ -1,5 +1,5 @@
-"""Element-wise add, sub, mul and div against torch 1.13, differentially (issue 5, spec §3.5,
-§3.6, §3.8, §4, §11).
+"""Element-wise add, sub, mul and div against torch 1.13, differentially: common
+dtype, division, scalar range checks, output casting and output strides (docs/elementwise.md).
 
 Every case runs the same call in ctensor and in torch and compares the outcomes
 (arith_util.check_case): result dtype, shape, strides, storage offset, device; values (integers
@@ -86,7 +86,7 @@ def test_div_rounding_modes_match_torch(mode, data):
 @given(case=cases(kinds=[("tensor", "tensor")], mismatch=False, max_dims=4,
                   layouts=["contiguous", "channels_last", "permuted", "expanded"]))
 def test_output_strides_match_torch(case):
-    """Stride propagation (§11.3): contiguous, channels_last, permuted and expanded inputs of
+    """Stride propagation: contiguous, channels_last, permuted and expanded inputs of
     up to 4 dims."""
     check(case)
 
@@ -134,7 +134,7 @@ def test_every_dtype_with_every_kind_of_scalar_matches_torch(form):
 def test_in_place_and_out_casting_for_every_dtype_pair(form):
     """self.op_(other) and out= for all 13 x 13 (self / out dtype, other dtype) pairs: the
     allowed casts compute and convert, the others raise "result type X can't be cast to the
-    desired output type Y" (§4.2)."""
+    desired output type Y"."""
     op, alpha, mode = form
     nz = op == "div"
     for i, (x, y) in enumerate(itertools.product(DTYPES, DTYPES)):
@@ -172,7 +172,7 @@ def test_result_type_on_tensors_matches_torch(a, b, default):
                                                      "float32", "complex64"]))
 def test_cases_under_another_default_dtype(default, case):
     """int / int gives the default dtype; float scalars with integral tensors too; complex
-    scalars the default complex dtype (§3.4). Set in both libraries (conftest restores it)."""
+    scalars the default complex dtype. Set in both libraries (conftest restores it)."""
     ctensor.set_default_dtype(getattr(ctensor, default))
     torch.set_default_dtype(getattr(torch, default))
     check(case)

@@ -2,7 +2,8 @@
 
 The C library is loaded with ctypes from $CT_LIBCTENSOR (ctest sets it). Inputs are whole
 bit-pattern spaces (every float16 and bfloat16 pattern), values at and around every rounding
-boundary, and the special values of spec section 12.1. Where ctensor deliberately differs
+boundary, and the special values PyTorch's conversion rules
+single out. Where ctensor deliberately differs
 from PyTorch 1.13, the difference is written out next to the comparison:
   * NaN -> bfloat16 is always 0xFFFF in ctensor (Note [bfloat16 NaN] in
     src/dtype/convert/half.c); 1.13 gives 0xFFFF only on its vectorized float32 path and

@@ -1,4 +1,4 @@
-"""ctensor.dtype objects: names, aliases, identity, repr, pickling, attributes (spec §1)."""
+"""ctensor.dtype objects: names, aliases, identity, repr, pickling, attributes."""
 import copy
 import pickle
 import re
@@ -9,7 +9,7 @@ import ctensor
 import torch
 from conftest import ALIASES, ALL, CPP_NAME, NEWEST_ONLY, SHARED, ct, name_of, th
 
-# Spec §1.1 columns for every ctensor dtype:
+# PyTorch's dtype facts for every ctensor dtype:
 # itemsize, is_floating_point, is_complex, is_signed, abbr.
 SPEC_TABLE = {
     "uint8": (1, False, False, False, "u8"),

@@ -1,4 +1,5 @@
-"""get_default_dtype / set_default_dtype and what the default dtype changes (spec §3.4, §5)."""
+"""get_default_dtype / set_default_dtype and what the default dtype changes, the default complex
+dtype included."""
 import pytest
 
 import ctensor
@@ -23,8 +24,8 @@ def test_set_default_dtype_matches_torch(name):
 
 @pytest.mark.parametrize("name", [n for n in ALL if n not in SHARED])
 def test_set_default_dtype_newest_only(name):
-    """Spec §5: float8/float4 are floating but have no storage class; uint* are not floating.
-    The default stays as it was."""
+    """set_default_dtype: float8/float4 are floating but have no storage class; uint* are not
+    floating. The default stays as it was."""
     ctensor.set_default_dtype(ctensor.float64)
     with pytest.raises(TypeError) as err:
         ctensor.set_default_dtype(ct(name))
@@ -95,7 +96,7 @@ def test_default_dtype_round_trip(default_dtype):
     assert repr(ctensor.finfo()) == repr(torch.finfo())
 
 
-# The wrapped complex scalar takes the default complex dtype (spec §3.4).
+# The wrapped complex scalar takes the default complex dtype.
 DEFAULT_COMPLEX = {"float32": "complex64", "float64": "complex128", "float16": "complex32",
                    "bfloat16": "complex64"}
 

@@ -1,4 +1,4 @@
-"""Overflow and limits from Python (issue 7): huge, negative and overflowing sizes, strides,
+"""Overflow and limits from Python: huge, negative and overflowing sizes, strides,
 offsets, dims, indices, device ordinals, arange ranges, too many dims, placements and sbp.
 
 Every row must raise a clear exception, never crash, hang or allocate hugely. Rows marked

@@ -1,4 +1,4 @@
-"""promote_types, can_cast and result_type against torch 1.13 and the spec (§2, §3, §4)."""
+"""promote_types, can_cast and result_type against torch 1.13 and PyTorch's rules."""
 import enum
 import itertools
 import math
@@ -12,7 +12,7 @@ import torch
 from conftest import (ALL, BAREBONES_UNSIGNED, CPP_NAME, DEFAULTS, FLOAT8, SHARED, ct, outcome,
                       same_outcome, th)
 
-# ---- an independent reading of the spec, for the dtypes torch 1.13 lacks ---------------------
+# ---- an independent reading of PyTorch's rules, for the dtypes torch 1.13 lacks -------------
 
 FLOAT4 = "float4_e2m1fn_x2"
 COMPLEX = {"complex32", "complex64", "complex128"}
@@ -29,7 +29,8 @@ class RefError(Exception):
 
 
 def ref_promote(a, b):
-    """Spec §2.1, steps 2 and 5-7; the 13x13 table (step 7) is asked of torch 1.13."""
+    """promote_types' checks in PyTorch's order (float8, uint16/32/64, float4 refused), then
+    the 13x13 table, which is asked of torch 1.13."""
     if a == b:
         return a
     pair = "%s and %s" % (CPP_NAME[a], CPP_NAME[b])
@@ -49,7 +50,7 @@ def ref_promote(a, b):
 
 
 def ref_can_cast(src, dst):
-    """Spec §4.1."""
+    """can_cast: no float into integral, no complex into non-complex, nothing non-bool into bool."""
     if src in COMPLEX and dst not in COMPLEX:
         return False
     if src in FLOATING and dst in INTEGRAL:
@@ -58,7 +59,7 @@ def ref_can_cast(src, dst):
 
 
 def ref_result_type(operands, default):
-    """Spec §3.2 (ResultTypeState) over (dtype name, kind) pairs."""
+    """result_type (PyTorch's ResultTypeState) over (dtype name, kind) pairs."""
     slots = {"tensor": None, "zero_dim": None, "scalar": None}
 
     def promote_skip_undefined(x, y):
@@ -108,7 +109,7 @@ def test_promote_types_matches_spec_algorithm(a, b):
     assert outcome(ctensor.promote_types, ct(a), ct(b)) == ref_outcome(ref_promote, a, b)
 
 
-# Spec §2.1 "Consequences worth testing", literally.
+# Consequences of promote_types' rules worth testing.
 F8_F32 = ("Promotion for Float8 Types is not supported, attempted to promote Float8_e4m3fn "
           "and Float")
 U16 = "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote UInt16 and "
@@ -288,7 +289,8 @@ def S(name):
     return (name, "scalar")
 
 
-# Spec §3.3 worked examples ([verified 1.13]); S(...) is a Python scalar of that dtype.
+# PyTorch's result_type examples (checked against torch 1.13); S(...) is a Python scalar of
+# that dtype.
 WORKED_EXAMPLES = [
     ([S("int64"), S("int64")], "int64"), ([S("float64"), S("float64")], "float32"),
     ([S("int64"), S("bool")], "int64"),
@@ -325,7 +327,7 @@ def test_result_type_worked_examples(ops, expected):
     assert outcome(torch.result_type, *[torch_operand(*o) for o in ops]) == ("ok", expected)
 
 
-# Spec §3.3 "Newest-only consequences".
+# result_type examples that hold only in the newest PyTorch.
 @pytest.mark.parametrize("ops,expected", [
     ([T("uint16"), S("int64")], "uint16"),
     ([T("uint16"), S("float64")], "float32"),

@@ -104,7 +104,7 @@ def test_preserve_format():
     """preserve_format: "If input tensor is allocated in dense non-overlapping memory, the
     output tensor strides will be copied from the input. Otherwise output strides will follow
     torch.contiguous_format". The first half holds as written; for other inputs PyTorch
-    (and ctensor, spec §10.5) keeps the input's dimension order rather than falling back to
+    (and ctensor) keeps the input's dimension order rather than falling back to
     contiguous strides, so that half is checked against torch itself."""
     for L in (ctensor, torch):
         dense = L.empty(2, 3, 4, 5).permute(0, 2, 3, 1)

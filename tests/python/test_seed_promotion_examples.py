@@ -13,13 +13,14 @@ readings a REPL session needs, done by `session()`:
   dtypes print as "ctensor.int64": the checker reads the page's module prefix as "ctensor.";
 * the "disallowed" casting statements are stated by the page to raise "RuntimeError: result
   type can't be cast to the desired output type"; the expected traceback is inserted after
-  each with PyTorch's exact message (spec §4.2) or, in the OneFlow mode, OneFlow's.
+  each with PyTorch's exact message ("result type X can't be cast to the desired output type
+  Y") or, in the OneFlow mode, OneFlow's.
 OneFlow's page 000 is stored as one line; its blocks are given with the line breaks of the
 reStructuredText source restored (they are 001's blocks with 000's outputs). 001 (rendered)
 shows no outputs; the outputs are 000's.
 
 The PyTorch pages' blocks also run with torch 1.13 itself (`lib=torch`): what they print
-there is what they print with ctensor (1.13 and newest agree on all of them, spec §14).
+there is what they print with ctensor (1.13 and newest agree on all of them).
 """
 import doctest
 import re
@@ -262,9 +263,9 @@ P000_CASTING = """
 P001_PROMOTION = P000_PROMOTION
 P001_CASTING = P000_CASTING
 
-# The page's "disallowed" statements and the error each raises: PyTorch's message (spec §4.2)
+# The page's "disallowed" statements and the error each raises: PyTorch's message
 # and, in the OneFlow mode, OneFlow's (in-place ops never cast there, shared/spec
-# oneflow-global.md §9.2; dtype names as OneFlow prints them).
+# OneFlow's in-place casting; dtype names as OneFlow prints them).
 PYTORCH_RAISES = {
     "int_tensor *= float_tensor": "result type Float can't be cast to the desired output type Int",
     "bool_tensor *= int_tensor": "result type Int can't be cast to the desired output type Bool",

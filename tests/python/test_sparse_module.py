@@ -223,7 +223,7 @@ def test_add_bool_is_not_implemented():
 
 
 def test_strided_plus_strided_is_dense_arithmetic():
-    # dense + dense is the element-wise add of ops.h (issue 5), not the sparse path
+    # dense + dense is the element-wise add of ops.h, not the sparse path
     x = ctensor.ones(2)
     assert (x + x).layout == ctensor.strided
     assert (x + x).tolist() == [2.0, 2.0]

@@ -2,7 +2,8 @@
 PrivateUse1 backend): where factories put tensors (device argument, `with device`,
 set_default_device, the current device), to()/cuda()/cpu() moves, copies between devices,
 reading values back, and the device errors. torch 1.13 here has no accelerator, so these are
-checked against the rules of the spec (§7.5, §7.6) rather than differentially."""
+checked against PyTorch's device rules (tensors never move implicitly; factories use the
+default device) rather than differentially."""
 import gc
 
 import pytest
@@ -142,7 +143,7 @@ def test_meta_tensors():
 
 
 def test_privateuse1_backend():
-    """A PrivateUse1 backend named 'npu' is the current accelerator (newest §7.3)."""
+    """A PrivateUse1 backend named 'npu' is the current accelerator (newest PyTorch)."""
     _testing.register_emulated_backend("npu", 1)
     try:
         t = ctensor.arange(3.0, device="npu")

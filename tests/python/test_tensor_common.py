@@ -24,11 +24,11 @@ NAMES = ["torch.dtype", "torch.layout", "torch.memory_format", "torch.device", "
 
 def ct_words(text):
     """A torch 1.13 message in ctensor's words, with the newest spellings: C++ type names
-    "c10::Half" (1.13: "at::Half", spec §14 row 15)."""
+    "c10::Half" (1.13: "at::Half")."""
     for name in NAMES:
         text = text.replace(name, "ctensor." + name.split(".", 1)[1])
     text = text.replace("_TensorBase.", "Tensor.")  # torch.Tensor's C base class
-    # the device types newest PyTorch parses (spec §7.2)
+    # the device types newest PyTorch parses
     text = text.replace("fpga, ort, xla, lazy, vulkan, mps, meta, hpu, privateuseone",
                         "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone")
     return text.replace("type at::", "type c10::")

@@ -4,7 +4,7 @@ negative ints to unsigned, complex to real), the overloads of to(), the dtype sh
 type(), cuda() without backend, copy_, clone, fill_ and zero_.
 
 Expected difference: complex -> bool is "real or imaginary part non-zero" in newest PyTorch,
-real part only in 1.13 (spec §12.1); the test encodes the newest rule explicitly.
+real part only in 1.13; the test encodes the newest rule explicitly.
 """
 import warnings
 
@@ -59,7 +59,7 @@ def test_cast_bytewise(src, dst):
             expected = bytes_of(view(b).to(getattr(torch, dst)))
         if dst == "bfloat16":
             # torch's NaN pattern depends on its loop (vectorised float32: 0xFFFF; scalar
-            # loops: 0x7FC0); ctensor always writes 0xFFFF (spec §12.1). Any NaN matches.
+            # loops: 0x7FC0); ctensor always writes 0xFFFF. Any NaN matches.
             got, expected = bf16_nans_as_one(got), bf16_nans_as_one(expected)
         assert got == expected, (src, dst)
 

@@ -1,5 +1,5 @@
 """Reading tensors against torch 1.13: tolist(), item(), int()/float()/bool()/complex()/
-operator.index() with their errors (spec §3.8 end), numpy() and __array__, the attributes
+operator.index() with their errors, numpy() and __array__, the attributes
 (dim, numel, element_size, get_device, is_floating_point, ...), and result_type with tensors
 in their priority groups (dimensioned, 0-dim, wrapped number)."""
 import operator

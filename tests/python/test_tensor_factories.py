@@ -92,7 +92,7 @@ FULL_VALUES = [0, 1, -1, 2.5, -0.0, True, 1j, 1 + 2j, 300, -256, 2**40, 1e39, 1e
 @pytest.mark.parametrize("value", FULL_VALUES)
 def test_full_values_and_overflow(dtype, value):
     if dtype == "bool" and isinstance(value, complex) and value.real == 0:
-        # complex -> bool: newest is "re or im non-zero" (1.13 looked at re only, §12.1)
+        # complex -> bool: newest is "re or im non-zero" (1.13 looked at re only)
         assert ctensor.full((2,), value, dtype=ctensor.bool).tolist() == [value != 0] * 2
         return
     same(lambda L: L.full((2,), value, dtype=getattr(L, dtype)))
@@ -344,8 +344,8 @@ def test_int_device_is_newest_ordinal():
 
 
 def test_default_device_applies_only_without_device_argument():
-    """§7.6 (newest only): factories use the default device when device is absent or None;
-    an explicit device wins; *_like follow their input."""
+    """The default device (newest PyTorch only): factories use the default device when device
+    is absent or None; an explicit device wins; *_like follow their input."""
     try:
         ctensor.set_default_device("meta")
         assert ctensor.zeros(2).device.type == "meta"

@@ -1,8 +1,8 @@
-"""Strides, contiguity and memory formats against torch 1.13 (spec §9, §10): contiguous and
+"""Strides, contiguity and memory formats against torch 1.13: contiguous and
 channels-last strides of new tensors for many shapes (size-0 and size-1 dims included),
 is_contiguous(memory_format) of dense, permuted, sliced and expanded tensors, the ambiguous
 shapes (N1HW, NC11, N111, empty), and the strides that preserve_format gives clone(),
-empty_like() and to() (the §10.5 table, then random inputs)."""
+empty_like() and to() (PyTorch's preserve_format examples, then random inputs)."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,7 +93,7 @@ def test_preserve_format_strides(recipe, fmt, how):
     same(call)
 
 
-# ---- the §10.5 table, verbatim ------------------------------------------------------------------
+# ---- PyTorch's preserve_format examples -----------------------------------------------------
 
 TABLE = [
     (lambda L: L.empty(2, 3, 4, 5).permute(0, 2, 3, 1), {}, (60, 5, 1, 20)),

@@ -1,6 +1,6 @@
 """ctensor.tensor(data) and the legacy constructor ctensor.Tensor(...) against torch 1.13:
-dtype inference from Python data (spec §3.7), shapes of nested data, ragged data, strings,
-the overflow rules of explicit dtypes (§3.8), tensors and NumPy arrays as data.
+dtype inference from Python data (as torch.tensor infers it), shapes of nested data, ragged
+data, strings, the overflow rules of explicit dtypes, tensors and NumPy arrays as data.
 """
 import warnings
 
@@ -61,7 +61,7 @@ def test_inference_under_default_dtypes(data, default):
     try:
         a, b = outcome(lambda L: L.tensor(data), ctensor), outcome(lambda L: L.tensor(data), torch)
         if default == "float16" and b[0] == "err" and "complex" in b[2]:
-            # newest infers complex32 for complex data under float16 (1.13 raised, §3.4);
+            # newest infers complex32 for complex data under float16 (1.13 raised);
             # data that is wrong otherwise (ragged) fails as torch fails under float32
             if a[0] == "ok":
                 assert a[1][4] == "complex32", a
@@ -80,7 +80,7 @@ def test_inference_under_default_dtypes(data, default):
 def test_explicit_dtype_like_torch(values, dtype):
     if dtype == "bool" and any(isinstance(v, complex) and v.real == 0 and v.imag != 0
                                for v in values):
-        # complex -> bool: newest is "re or im non-zero" (1.13 looked at re only, §12.1)
+        # complex -> bool: newest is "re or im non-zero" (1.13 looked at re only)
         got = ctensor.tensor(values, dtype=ctensor.bool).tolist()
         assert got == [bool(v) for v in values]
         return

@@ -1,4 +1,4 @@
-"""ctensor.finfo and ctensor.iinfo against torch 1.13 and spec §6."""
+"""ctensor.finfo and ctensor.iinfo against torch 1.13 and PyTorch's documented values."""
 import itertools
 import pickle
 
@@ -15,7 +15,7 @@ FINFO_FIELDS = ["bits", "eps", "max", "min", "tiny", "smallest_normal", "resolut
 IINFO_FIELDS = ["bits", "min", "max", "dtype"]
 FLOAT4 = "float4_e2m1fn_x2"
 
-# Spec §6.2: bits, eps, max, min, tiny (= smallest_normal), resolution.
+# finfo: bits, eps, max, min, tiny (= smallest_normal), resolution.
 FINFO_NEWEST = {
     "float8_e4m3fn": (8, 0.125, 448.0, -448.0, 2.0**-6, 1.0),
     "float8_e5m2": (8, 0.25, 57344.0, -57344.0, 2.0**-14, 1.0),
@@ -23,7 +23,7 @@ FINFO_NEWEST = {
     "float8_e5m2fnuz": (8, 0.125, 57344.0, -57344.0, 2.0**-15, 1.0),
     "float8_e8m0fnu": (8, 1.0, 2.0**127, 2.0**-127, 2.0**-127, 1.0),
 }
-# Spec §6.3.
+# iinfo: bits, max, min.
 IINFO_NEWEST = {"uint16": (16, 0, 65535), "uint32": (32, 0, 4294967295),
                 "uint64": (64, 0, 18446744073709551615)}
 
@@ -218,7 +218,7 @@ def test_object_behaviour_matches_torch(kind, name):
 
 @pytest.mark.parametrize("name", ALL)
 def test_every_dtype_has_exactly_one_of_finfo_and_iinfo(name):
-    """bool has neither (spec §6.1); every other dtype has one."""
+    """bool has neither; every other dtype has one."""
     has_finfo = outcome(ctensor.finfo, ct(name))[0] == "ok"
     has_iinfo = outcome(ctensor.iinfo, ct(name))[0] == "ok"
     assert (has_finfo, has_iinfo) != (True, True)

@@ -1,5 +1,5 @@
-/* Element conversions (ctensor/convert.h). Expected values come from the spec (§12.1 and
- * §12.3 tables, written out here), from NumPy 1.24 on x86-64 for the unsigned targets PyTorch
+/* Element conversions (ctensor/convert.h). Expected values come from PyTorch's conversion
+ * and float8 tables (written out here), from NumPy 1.24 on x86-64 for the unsigned targets PyTorch
  * 1.13 lacks, and from the one-element reference converter, which every loop of every ISA
  * level must match byte for byte. tests/python/test_convert_vs_torch.py compares with
  * PyTorch itself. */
@@ -34,7 +34,7 @@ static bool is_f8(ct_dtype d) { return d >= CT_FLOAT8_E4M3FN && d <= CT_FLOAT8_E
 /* The ISA levels this CPU runs; each test that loops over them restores the detected one. */
 static int num_levels(void) { return (int)ct_cpu_isa_detected() + 1; }
 
-/* ---- §12.1: float -> int, int -> int, int -> float ------------------------------------ */
+/* ---- float -> int, int -> int, int -> float -------------------------------------------- */
 
 /* Convert one value through ct_convert (and, for the record, the reference). */
 static void convert1(ct_dtype dt, void *out, ct_dtype st, const void *in) {
@@ -63,7 +63,7 @@ static int64_t to_int(ct_dtype dt, double x, ct_dtype src) {
 
 static void test_spec_float_to_int(void **state) {
     (void)state;
-    /* spec §12.1 observed x86-64 table: value, int64, int32, int16, int8, uint8 */
+    /* PyTorch's observed x86-64 results: value, int64, int32, int16, int8, uint8 */
     static const struct {
         double x;
         int64_t i64, i32, i16, i8, u8;
@@ -192,7 +192,7 @@ static void test_spec_int_and_bool(void **state) {
     assert_true(ch.re == 0x7E00 && ch.im == 0);
 }
 
-/* ---- §12.2: float16, bfloat16 -------------------------------------------------------- */
+/* ---- float16, bfloat16 ------------------------------------------------------------- */
 
 static void test_spec_half_bfloat16(void **state) {
     (void)state;
@@ -271,14 +271,14 @@ static void test_half_bfloat16_all_patterns(void **state) {
     }
 }
 
-/* ---- §12.3: float8 ------------------------------------------------------------------- */
+/* ---- float8 ------------------------------------------------------------------------ */
 
 static const ct_dtype f8s[5] = {CT_FLOAT8_E4M3FN, CT_FLOAT8_E5M2, CT_FLOAT8_E4M3FNUZ,
                                 CT_FLOAT8_E5M2FNUZ, CT_FLOAT8_E8M0FNU};
 
 static void test_spec_float8_encode(void **state) {
     (void)state;
-    /* the spec's "Selected encodings": x, e4m3fn, e5m2, e4m3fnuz, e5m2fnuz */
+    /* PyTorch's encodings of selected values: x, e4m3fn, e5m2, e4m3fnuz, e5m2fnuz */
     static const struct {
         float x;
         uint8_t c[4];

@@ -1,4 +1,4 @@
-/* Device values: names, the string grammar (spec §7.2 corpus plus generated cases), the
+/* Device values: names, the string grammar (PyTorch's corpus plus generated cases), the
  * torch.device constructors, repr/str/hash/equality, the PrivateUse1 name, OneFlow mode. */
 #include <inttypes.h>
 #include <stdlib.h>

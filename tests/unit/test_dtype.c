@@ -1,5 +1,6 @@
 /* dtype traits, names, default dtype, finfo and iinfo. Expected values are written out
- * from the PyTorch page and spec (§1, §5, §6), independently of dtypes.def. */
+ * from the PyTorch documentation (dtype table, default dtype, finfo/iinfo), independently
+ * of dtypes.def. */
 #include <float.h>
 #include <math.h>
 

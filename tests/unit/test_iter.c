@@ -1,4 +1,4 @@
-/* The element-wise iterator on its own (no kernels): broadcasting, §11.3's output strides
+/* The element-wise iterator on its own (no kernels): broadcasting, the output strides
  * (every row of the table), overlap checks, the output's shape rules, out= resizing with
  * its warning, dtype and output-cast rules, devices (host-emulated cuda, meta), the OneFlow
  * mode, dimension coalescing, the run (rows, tiles, threads, early stop) and allocation
@@ -124,7 +124,7 @@ static void test_broadcast_shapes(void **state) {
     ct_tensor_release(b);
 }
 
-/* ---- §11.3 output strides ---- */
+/* ---- output strides ---- */
 
 static void test_strides_table(void **state) {
     (void)state;
@@ -547,7 +547,7 @@ static void test_resize_impl(void **state) {
     ct_tensor_release(t);
 }
 
-/* ---- dtypes (§3.5, §4.2) ---- */
+/* ---- dtypes and output casting ---- */
 
 static ct_dtype common_of(const ct_iter_config *cfg, const ct_tensor *a, const ct_tensor *b) {
     ct_iter it;
@@ -712,7 +712,7 @@ static void test_oneflow_mode(void **state) {
         ct_tensor_release(all[i]);
 }
 
-/* ---- devices (§8) ---- */
+/* ---- devices ---- */
 
 static void test_devices(void **state) {
     (void)state;

@@ -1,8 +1,8 @@
 /* Binary kernels (src/kernels/binary.h): every math loop of every ISA level this CPU runs
  * against the scalar reference on the same inputs (random values and specials, lengths
  * 0..70 and a few long ones, every stride pattern, out aliasing a), exact semantic values
- * (spec §3.6), prepared kernels on mixed dtypes against a slow per-element oracle at every
- * level, and the errors of ct_binary_kernel_init. */
+ * (Python's floor division), prepared kernels on mixed dtypes against a slow per-element
+ * oracle at every level, and the errors of ct_binary_kernel_init. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

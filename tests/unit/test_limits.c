@@ -1,4 +1,4 @@
-/* Overflow and limits (issue 7): sizes whose product or byte count overflows, negative
+/* Overflow and limits: sizes whose product or byte count overflows, negative
  * sizes, strides and offsets that reach out of storage, too many dims, huge or negative
  * dims and indices, huge device ordinals, huge arange ranges. Each must be a clear error
  * (the documented ct_status and message, out-parameter NULL), never a crash, a hang or a

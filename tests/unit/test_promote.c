@@ -1,5 +1,5 @@
 /* promote_types, can_cast and result_type against the rules and worked examples of the
- * spec (§2, §3.2-3.3, §4.1). The full 13x13 comparison with torch 1.13 is in the Python
+ * PyTorch documentation. The full 13x13 comparison with torch 1.13 is in the Python
  * differential tests. */
 #include "cmocka_all.h"
 #include "ctensor/ctensor.h"
@@ -84,7 +84,7 @@ static void test_promote_newest_rules(void **state) {
     assert_int_equal(ct_promote_types(CT_FLOAT32, CT_FLOAT32, NULL), CT_ERR_MISUSE);
 }
 
-/* The 1.13 can_cast table of spec §4.1, rows/columns u1 i1 i2 i4 i8 f2 f4 f8 c2 c4 c8 b1 bf. */
+/* torch 1.13's can_cast table, rows/columns u1 i1 i2 i4 i8 f2 f4 f8 c2 c4 c8 b1 bf. */
 static const ct_dtype classic[13] = {CT_UINT8,     CT_INT8,      CT_INT16,      CT_INT32, CT_INT64,
                                      CT_FLOAT16,   CT_FLOAT32,   CT_FLOAT64,    CT_COMPLEX32,
                                      CT_COMPLEX64, CT_COMPLEX128, CT_BOOL,      CT_BFLOAT16};
@@ -136,7 +136,7 @@ typedef struct rt_case {
     ct_dtype want;
 } rt_case;
 
-/* Worked examples of spec §3.3 (verified against torch 1.13 there). */
+/* PyTorch's result_type examples (each checked against torch 1.13). */
 static const rt_case rt_cases[] = {
     {{S(INT64), S(INT64)}, 2, CT_INT64},
     {{S(INT64), S(FLOAT64)}, 2, CT_FLOAT32},
@@ -194,7 +194,7 @@ static const rt_case rt_cases[] = {
     {{D(COMPLEX64), D(COMPLEX128)}, 2, CT_COMPLEX128},
     {{D(BOOL), D(INT32)}, 2, CT_INT32},
     {{D(INT64), D(FLOAT32)}, 2, CT_FLOAT32},
-    /* newest-only consequences (§3.3) */
+    /* examples that hold only in the newest PyTorch */
     {{D(UINT16), S(INT64)}, 2, CT_UINT16},
     {{D(UINT16), S(FLOAT64)}, 2, CT_FLOAT32},
     {{D(FLOAT8_E4M3FN), S(FLOAT64)}, 2, CT_FLOAT8_E4M3FN},

@@ -1,5 +1,5 @@
 /* The tensor object: storages and references, attributes, layout and memory-format names,
- * every stride/contiguity example of pytorch-semantics.md §9.2-§10.6, result_type over
+ * every stride/contiguity example PyTorch documents, result_type over
  * tensors, item(), the legacy type string. */
 #include <pthread.h>
 
@@ -331,7 +331,7 @@ static void test_names(void **state) {
     assert_null(ct_memory_format_name((ct_memory_format)4));
 }
 
-/* ---- §9.2 contiguous strides, §10.2 channels-last strides ---- */
+/* ---- contiguous strides, channels-last strides ---- */
 
 static void expect_strides(ct_memory_format mf, const int64_t *sizes, int64_t n,
                            const int64_t *want) {
@@ -375,7 +375,7 @@ static void test_format_strides(void **state) {
                       CT_ERR_OVERFLOW, "Stride calculation overflowed");
 }
 
-/* ---- §9.3, §10.3 contiguity; §9.4 dense; §10.4 suggest_memory_format ---- */
+/* ---- contiguity; non-overlapping-and-dense; suggest_memory_format ---- */
 
 typedef struct geo_case {
     int64_t n;
@@ -385,7 +385,7 @@ typedef struct geo_case {
 } geo_case;
 
 static const geo_case geo_cases[] = {
-    /* §9.3 */
+    /* is_contiguous */
     {2, {1, 3}, {100, 1}, true, false, false, true, CT_MEMFMT_CONTIGUOUS},
     {2, {0, 3}, {7, 100}, true, false, false, true, CT_MEMFMT_CONTIGUOUS},
     {2, {3, 2}, {1, 3}, false, false, false, true, CT_MEMFMT_CONTIGUOUS},  /* empty(2,3).t() */
@@ -395,11 +395,11 @@ static const geo_case geo_cases[] = {
     {1, {3}, {2}, false, false, false, false, CT_MEMFMT_CONTIGUOUS},       /* x[::2] */
     {0, {0}, {0}, true, false, false, true, CT_MEMFMT_CONTIGUOUS},         /* 0-dim */
     {1, {1}, {5}, true, false, false, true, CT_MEMFMT_CONTIGUOUS},
-    /* §9.4: permutations are dense, gaps are not */
+    /* non-overlapping-and-dense: permutations are dense, gaps are not */
     {3, {4, 2, 3}, {1, 12, 4}, false, false, false, true, CT_MEMFMT_CONTIGUOUS},
     {2, {4, 3}, {6, 2}, false, false, false, false, CT_MEMFMT_CONTIGUOUS},
     {2, {2, 2}, {1, 1}, false, false, false, false, CT_MEMFMT_CONTIGUOUS},
-    /* §10.3 ambiguous cases: both contiguous and channels-last contiguous */
+    /* ambiguous cases: both contiguous and channels-last contiguous */
     {4, {2, 1, 4, 5}, {20, 20, 5, 1}, true, true, false, true, CT_MEMFMT_CONTIGUOUS}, /* N1HW */
     {4, {2, 3, 1, 1}, {3, 1, 1, 1}, true, true, false, true, CT_MEMFMT_CONTIGUOUS},   /* NC11 */
     {4, {1, 3, 1, 1}, {3, 1, 1, 1}, true, true, false, true, CT_MEMFMT_CONTIGUOUS},   /* 1C11 */
@@ -409,7 +409,7 @@ static const geo_case geo_cases[] = {
     {4, {1, 3, 4, 5}, {60, 1, 15, 3}, false, true, false, true, CT_MEMFMT_CHANNELS_LAST},
     {4, {2, 3, 4, 5}, {60, 1, 15, 3}, false, true, false, true, CT_MEMFMT_CHANNELS_LAST},
     {4, {2, 3, 4, 5}, {60, 20, 5, 1}, true, false, false, true, CT_MEMFMT_CONTIGUOUS},
-    /* §10.4: N1H1 is channels-last contiguous; N111 resolves to NCHW */
+    /* suggest_memory_format: N1H1 is channels-last contiguous; N111 resolves to NCHW */
     {4, {2, 1, 4, 1}, {4, 1, 1, 1}, true, true, false, true, CT_MEMFMT_CHANNELS_LAST},
     {4, {2, 1, 1, 1}, {1, 1, 1, 1}, true, true, false, true, CT_MEMFMT_CONTIGUOUS},
     {4, {2, 1, 1, 1}, {5, 5, 5, 5}, false, false, false, false, CT_MEMFMT_CONTIGUOUS},
@@ -472,7 +472,7 @@ static void test_suggest_exact(void **state) {
                      CT_MEMFMT_CHANNELS_LAST);
 }
 
-/* ---- §10.5 infer_dense_strides and preserve_format ---- */
+/* ---- infer_dense_strides and preserve_format ---- */
 
 static void test_infer_dense_strides(void **state) {
     (void)state;
@@ -500,7 +500,7 @@ static void test_infer_dense_strides(void **state) {
     assert_int_equal(ct_infer_dense_strides(NULL, NULL, 2, out), CT_ERR_MISUSE);
 }
 
-/* clone()/empty_like strides of §10.5's verified table */
+/* clone()/empty_like strides of PyTorch's preserve_format examples (torch 1.13) */
 static void expect_clone(const int64_t *sizes, const int64_t *strides, int64_t n,
                          ct_memory_format mf, const int64_t *want) {
     ct_storage *s = NULL;
@@ -553,7 +553,7 @@ static void test_preserve_format(void **state) {
     ct_tensor_release(cl);
 }
 
-/* ---- §10.6 contiguous() and to() identities ---- */
+/* ---- contiguous() and to() identities ---- */
 
 static void test_contiguous_identity(void **state) {
     (void)state;

@@ -1,4 +1,4 @@
-/* Creation: empty/zeros/ones/full (every dtype, range checks of spec §3.8), *_like,
+/* Creation: empty/zeros/ones/full (every dtype, PyTorch's range checks of values), *_like,
  * empty_strided, from_data, scalar tensors, arange, rand/randn; default dtype, default
  * device scopes, explicit devices on cpu, meta and an accelerator (the host-emulated
  * backend registered as privateuseone "npu" with two devices). */
@@ -233,7 +233,8 @@ static double full_value(ct_scalar v, ct_dtype dt) {
 
 static void test_full_range_checks(void **state) {
     (void)state;
-    /* spec §3.8 */
+    /* PyTorch's overflow rule: a negative integer into an unsigned type overflows only when
+     * its magnitude exceeds the type's max (-255 -> 1, -256 refused) */
     expect_overflow(ct_scalar_int(-256), CT_UINT8, "uint8_t");
     assert_true(full_value(ct_scalar_int(-255), CT_UINT8) == 1);
     assert_true(full_value(ct_scalar_int(-1), CT_UINT8) == 255);

@@ -1,4 +1,4 @@
-/* Thread stress (issue 7): NTHREADS threads at once create, view, cast, add and print
+/* Thread stress: NTHREADS threads at once create, view, cast, add and print
  * tensors, with per-thread default devices, current devices and errors, sharing read-only
  * inputs and handing tensors to each other. Every thread checks its own results.
  *

@@ -5,7 +5,7 @@ deterministic and every collective helper is called by every rank in the same or
 
 The suite keeps its own small model of placements and sbp (plain Python: sorted ranks, a
 hierarchy shape, sbp names "S0", "S1", "B", "P") and computes from it, independently of the
-library, which slice of the logical tensor each rank must hold (oneflow-global.md §4.2: the
+library, which slice of the logical tensor each rank must hold (docs/global-tensors.md: the
 balanced split, lower parallel ids getting the extra element, applied hierarchy axis by axis).
 """
 import re

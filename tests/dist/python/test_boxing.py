@@ -60,7 +60,7 @@ def run_case(in_pl, in_names, out_pl, out_names, shape, dtype, case_id):
         alternatives = []
         # Partial axes that are partial on both sides of a conversion between the same ranks
         # and mesh (the device type may change) may keep their original parts (the per-axis
-        # decomposition of §5.3, OneFlow's local copy for a device change) instead of moving
+        # decomposition of N-D boxing, OneFlow's local copy for a device change) instead of moving
         # everything to coordinate 0: both hold the same logical value.
         alt = kept_parts_expected(parts, in_pl, in_names, out_pl, out_names, pid, shape)
         if alt is not None:

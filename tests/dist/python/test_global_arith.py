@@ -1,6 +1,6 @@
 """Element-wise add / sub / mul / div on global tensors against torch 1.13 on the logical
-values (computed on every rank), the output sbp of the unambiguous cases (oneflow-global.md
-§6.3, global.h), scalars on either side, and the errors, raised alike on every rank.
+values (computed on every rank), the output sbp of the unambiguous cases (docs/global-tensors.md,
+global.h), scalars on either side, and the errors, raised alike on every rank.
 
 Values are small multiples of 0.5 and divisors are powers of two, so every result (and every
 partial-sum reduction, in any order) is exact and compared exactly (values and dtype; a zero's
@@ -47,7 +47,8 @@ def torch_ref(op, a, b, **kw):
     return getattr(torch, op)(ta, tb, **kw).numpy()
 
 
-# sbp the library must choose (n >= 2 ranks, non-empty operands): oneflow-global.md §6.3
+# sbp the library must choose (n >= 2 ranks, non-empty operands): the unambiguous cases of
+# docs/global-tensors.md
 EXPECTED_SBP = {
     ("add", "S0", "S0"): "S0", ("sub", "S0", "S0"): "S0", ("mul", "S0", "S0"): "S0",
     ("div", "S0", "S0"): "S0", ("add", "S1", "S1"): "S1", ("sub", "S1", "S1"): "S1",

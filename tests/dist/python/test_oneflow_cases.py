@@ -1,7 +1,8 @@
-"""The exact-value cases of OneFlow's own tests (oneflow-global.md §4.4, §5.1, §5.2, §5.3):
+"""The exact-value cases of OneFlow's own tests (to_global of local tensors; boxing on
+1-D, across placements and on N-D grids):
 test_consistent_cast (1n2d, 1n4d), test_eager_boxing (4 ranks) and the mixed 2-D example.
 
-Where OneFlow versions disagree on the local layout of a partial_sum result (§5.1 "Caution"),
+Where OneFlow versions disagree on the local layout of a partial_sum result (its tests of S -> P),
 ctensor's contract (global.h) is the older one: the first rank of each partial group holds
 the value and the others zeros; that is what is asserted here."""
 import warnings
@@ -34,7 +35,7 @@ def np_local(g):
     return g.to_local().numpy()
 
 
-# ---- §5.1, 1n2d: ones(16, 16) int32 on each rank ---------------------------------------------
+# ---- 1-D boxing, 1n2d: ones(16, 16) int32 on each rank -------------------------------------
 
 @only2
 def test_1n2d_values():
@@ -92,7 +93,7 @@ def test_ones_times_rank_any_world():
     assert np.array_equal(out["S0->P"], in_place)
 
 
-# ---- §4.4 / §5.3, 1n4d: the 2-D mesh --------------------------------------------------------
+# ---- to_global of local tensors / N-D boxing, 1n4d: the 2-D mesh -----------------------------
 
 @only4
 def test_mixed_2d_p_s0_from_local():
@@ -146,7 +147,7 @@ def test_flatten_hierarchy_p_p():
     assert np.array_equal(loc, relabel) or np.array_equal(loc, first)
 
 
-# ---- §5.2, test_eager_boxing: placement changes on 4 ranks ----------------------------------
+# ---- boxing across placements, test_eager_boxing: placement changes on 4 ranks ---------------
 
 def arrays():
     return [np.arange(16, dtype=np.float32).reshape(4, 4) * (r + 1) + 10 * r for r in range(4)]

@@ -1,11 +1,11 @@
 """The placement / sbp / all_device_placement examples of OneFlow's "Tensor Attributes" page
-(shared/seeds/001_8338542ade7652f8.txt), run as written with `import ctensor as flow`.
+(its text copied below), run as written with `import ctensor as flow`.
 
 The page's text is copied verbatim below; the only change is that the expected reprs say
 "ctensor." where the page says "oneflow.". The page's examples name ranks 0..3 ("Runs on 4
 ranks"), so those run only when the world has exactly 4 ranks (on the other sizes rank 3
 does not exist and the placement is refused at construction). The rendered page lost the
-printed results of the sbp example; they are the reprs of oneflow-global.md §3.2. The cuda
+printed results of the sbp example; they are OneFlow's sbp reprs. The cuda
 examples run with the host-emulated accelerator registered as 'cuda' (one device per rank):
 this machine has no GPU, and all_device_placement("cuda") needs devices."""
 import doctest
