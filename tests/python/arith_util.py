@@ -6,7 +6,7 @@ A test case is plain data (`Case`): the op, its alpha / rounding_mode, two opera
 a tensor described by dtype, shape, the view operations that give it its strides, and a seed
 for its values; or a Python scalar), the variant (function, method, operator, out=, in-place,
 in-place operator) and, for out=, the out tensor. `run(lib, case)` realises the operands in
-`lib` (ctensor or torch) and calls it; `arith_compare.check_case(case)` runs both and
+`lib` (ctensor or torch) and calls it; `arith_compare_util.check_case(case)` runs both and
 compares:
 
 * errors: the same exception type and message (torch's words translated to newest PyTorch's,
@@ -14,14 +14,14 @@ compares:
 * results: the same shape, strides, storage offset, dtype and device, the same identity (an
   in-place form returns its self, out= returns out), and the same values: integers and bool
   bitwise; floating values bitwise where PyTorch's result is exactly rounded, else within
-  `ulps` units in the last place of the computation dtype (arith_compare.tolerance says which
+  `ulps` units in the last place of the computation dtype (arith_compare_util.tolerance says which
   is which);
   NaN in the same places;
 * warnings: the same UserWarning texts (out= resizing).
 
 Values are never hard-coded: torch 1.13 computes them. The only expectations written here are
 the named newest-PyTorch rewrites of `torch_error`, `distinct` (warnings) and
-arith_compare.newest_reduced_float.
+arith_compare_util.newest_reduced_float.
 """
 import dataclasses
 import functools

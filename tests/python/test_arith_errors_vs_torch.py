@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import ctensor
 import torch
-from arith_strategies import cases
-from arith_compare import as_torch, check_case, meta_of, values_mismatch
+from arith_strategies_util import cases
+from arith_compare_util import as_torch, check_case, meta_of, values_mismatch
 from arith_util import INTS, NO, Case, run, scalar, tensor
 from test_tensor_common import same
 
@@ -410,7 +410,7 @@ def test_meta_strides_and_dtypes_match_torch(data):
     # torch's meta kernels skip the dtype checks of its cpu kernels; ctensor's meta tensors
     # run them (bool // bool fails on both): there, meta is compared with torch's cpu outcome
     from arith_util import realize, run
-    from arith_compare import int_min_hazard
+    from arith_compare_util import int_min_hazard
     if not int_min_hazard(cpu_case, realize(torch, cpu_case.a), realize(torch, cpu_case.b)):
         cpu = run(torch, cpu_case)
         if cpu.error is not None and "not implemented for" in cpu.error[1]:

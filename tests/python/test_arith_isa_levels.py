@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import torch
-from arith_compare import check_case
+from arith_compare_util import check_case
 from arith_util import DTYPES, OP_FORMS, Case, safe, scalar, tensor
 
 
@@ -123,7 +123,7 @@ def test_instruction_set_levels_agree_bitwise():
     avx2, avx512 where the CPU has it): the levels are interchangeable. Large cases (vector
     bodies and tails, broadcasting, transposed inputs, scalars, every op form). NaNs only need
     to be NaN in the same places (their sign and payload are not compared)."""
-    from arith_compare import values_mismatch
+    from arith_compare_util import values_mismatch
     levels = {isa: _level_results(isa) for isa in ["baseline", "avx2", "avx512"]}
     ref = levels["baseline"]
     problems = []

@@ -13,7 +13,7 @@ import pytest
 
 import ctensor
 import torch
-from arith_compare import (as_torch, check_case, floor_overflow, meta_of, newest_reduced_float,
+from arith_compare_util import (as_torch, check_case, floor_overflow, meta_of, newest_reduced_float,
                            values_mismatch)
 from arith_util import NO, Case, realize, run, scalar, tensor
 

@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 
 import ctensor
 import torch
-from arith_strategies import cases
-from arith_compare import check_case
+from arith_strategies_util import cases
+from arith_compare_util import check_case
 from arith_util import (DTYPES, OP_FORMS, VARIANTS, Case, applicable, dname, int_min_hazard,
                         op_form_id, realize, safe, scalar, tensor)
 
