@@ -7,20 +7,16 @@
 # 1.13), CT_BENCH_JOBS (2).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$here")"
+# here, root and the bench_* build helpers
+source "$(dirname "$0")/common.sh"
 build="${CT_BENCH_BUILD_DIR:-$root/build-bench}"
 n="${CT_BENCH_N:-10000000}"
 reps="${CT_BENCH_REPS:-10}"
 python="${CT_PYTHON:-/usr/bin/python3}"
 jobs="${CT_BENCH_JOBS:-2}"
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_TESTS=OFF \
-        -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=ON >/dev/null
-fi
-# cheap when up to date; rebuilds after source changes
-cmake --build "$build" -j"$jobs" --target bench_convert >/dev/null
+bench_configure OFF
+bench_build bench_convert
 
 # Rounds alternate between ctensor and PyTorch so that both see the same machine state (a
 # shared VM drifts by up to 2x); each table cell is the best round.

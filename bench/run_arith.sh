@@ -3,7 +3,7 @@
 # builds bench_arith (and bench_arith_torch when libtorch-dev is installed, and the Python
 # module for the 1-element `a + b`), then for each thread count times ctensor with a
 # STREAM-like bandwidth probe, PyTorch from Python, libtorch from C++, and prints the table
-# with the issue's targets marked met / not met.
+# with the speed targets marked met / not met.
 #
 # Usage: bench/run_arith.sh [build dir]
 # Environment: CT_BENCH_BUILD_DIR (the build dir when no argument; default <repo>/build-bench),
@@ -13,8 +13,8 @@
 # torch 1.13), CT_BENCH_JOBS (2), CT_BENCH_KEEP (a file to keep the raw result lines in).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$here")"
+# here, root and the bench_* build helpers
+source "$(dirname "$0")/common.sh"
 build="${1:-${CT_BENCH_BUILD_DIR:-$root/build-bench}}"
 n="${CT_BENCH_N:-10000000}"
 n_large="${CT_BENCH_N_LARGE:-100000000}"
@@ -25,31 +25,19 @@ thread_counts="${CT_BENCH_THREADS:-1 2}"
 python="${CT_PYTHON:-/usr/bin/python3}"
 jobs="${CT_BENCH_JOBS:-2}"
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_TESTS=OFF \
-        -DCT_BUILD_PYTHON=ON -DCT_PYTHON="$python" -DCT_BUILD_BENCH=ON >/dev/null
-else
-    cmake -S "$root" -B "$build" >/dev/null # a build dir made before these targets existed
-fi
-build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
-if [ "$build_type" != "Release" ]; then
-    echo "warning: $build is a '$build_type' build, not Release: figures will be off" >&2
-fi
-targets="$(cmake --build "$build" --target help 2>/dev/null || true)"
-has_target() { grep -qE "(^|[ .:])$1(:|$| )" <<<"$targets"; }
-
-# cheap when up to date; rebuilds after source changes
-cmake --build "$build" -j"$jobs" --target bench_arith >/dev/null
+bench_configure ON
+bench_warn_build_type Release
+bench_build bench_arith
 cpp_bench=""
-if has_target bench_arith_torch; then
-    cmake --build "$build" -j"$jobs" --target bench_arith_torch >/dev/null
+if bench_has_target bench_arith_torch; then
+    bench_build bench_arith_torch
     cpp_bench="$build/bench/bench_arith_torch"
 else
     echo "note: libtorch not found at configure time: no C++ at::add column" >&2
 fi
 pythonpath=""
-if has_target ctensor_python; then
-    cmake --build "$build" -j"$jobs" --target ctensor_python >/dev/null
+if bench_has_target ctensor_python; then
+    bench_build ctensor_python
     pythonpath="$build/python"
 else
     echo "note: the Python module is not built in $build (CT_BUILD_PYTHON=OFF): no Python" \

@@ -11,8 +11,8 @@
 # RESULT lines in).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$here")"
+# here, root and the bench_* build helpers
+source "$(dirname "$0")/common.sh"
 build="${1:-${CT_BENCH_BUILD_DIR:-$root/build-bench}}"
 nps="${CT_BENCH_NPS:-2 4}"
 mib="${CT_BENCH_MIB:-1,16,64}"
@@ -21,24 +21,14 @@ scale="${CT_BENCH_ITERS_SCALE:-1.0}"
 limit="${CT_BENCH_TIMEOUT:-900}"
 jobs="${CT_BENCH_JOBS:-2}"
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_TESTS=OFF \
-        -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=ON >/dev/null
-else
-    cmake -S "$root" -B "$build" -DCT_BUILD_BENCH=ON >/dev/null # a dir made before this target
-fi
-build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
-case "$build_type" in
-    Release | RelWithDebInfo) ;;
-    *) echo "warning: $build is a '$build_type' build: figures will be off" >&2 ;;
-esac
-targets="$(cmake --build "$build" --target help 2>/dev/null || true)"
-if ! grep -qE "(^|[ .:])bench_boxing(:|$| )" <<<"$targets"; then
+bench_configure OFF
+bench_warn_build_type Release RelWithDebInfo
+if ! bench_has_target bench_boxing; then
     echo "error: no bench_boxing target in $build: libctensor_dist is not built there" \
         "(MPI not found, or -DCT_BUILD_DIST=OFF)" >&2
     exit 1
 fi
-cmake --build "$build" -j"$jobs" --target bench_boxing >/dev/null
+bench_build bench_boxing
 mpiexec="$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
 mpiexec="${mpiexec:-mpirun}"
 

@@ -8,8 +8,8 @@
 # (/usr/bin/python3, which has torch 1.13), CT_BENCH_JOBS (2).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$here")"
+# here, root and the bench_* build helpers
+source "$(dirname "$0")/common.sh"
 build="${CT_BENCH_BUILD_DIR:-$root/build-bench}"
 n="${CT_BENCH_N:-10000000}"
 reps="${CT_BENCH_REPS:-10}"
@@ -18,13 +18,8 @@ thread_counts="${CT_BENCH_THREADS:-1 2}"
 python="${CT_PYTHON:-/usr/bin/python3}"
 jobs="${CT_BENCH_JOBS:-2}"
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_TESTS=OFF \
-        -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=ON >/dev/null
-else
-    cmake -S "$root" -B "$build" >/dev/null # a build dir made before bench_copy existed
-fi
-cmake --build "$build" -j"$jobs" --target bench_copy >/dev/null
+bench_configure OFF
+bench_build bench_copy
 
 ct_results="$(mktemp)"
 torch_results="$(mktemp)"
