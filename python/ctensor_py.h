@@ -20,6 +20,8 @@
  *  OVERFLOW -> RuntimeError, VALUE -> ValueError, TYPE -> TypeError, INDEX -> IndexError,
  *  NOT_IMPLEMENTED -> NotImplementedError, NOMEM -> MemoryError. */
 PyObject *ctp_raise_status(ct_status status);
+/* The same message as exception class `exc` (the caller chose the class, e.g. BufferError). */
+PyObject *ctp_raise_status_as(PyObject *exc, ct_status status);
 
 /* ---- dtype objects (dtype_object.c) ------------------------------------------------------ */
 

@@ -84,28 +84,15 @@ PyObject *ctp_dist_from_logical(PyObject *local, const ctp_dist_spec *spec) {
     return ctp_global_result(NULL, st, g);
 }
 
-/* full's dtype when none is given, as ct_tensor_full infers it (PyTorch's
- * infer_full_options). */
-static ct_dtype full_dtype(ct_scalar value) {
-    ct_dtype dflt = ct_get_default_dtype();
-    switch (value.kind) {
-    case CT_SCALAR_BOOL:
-        return CT_BOOL;
-    case CT_SCALAR_INT:
-    case CT_SCALAR_UINT:
-        return CT_INT64;
-    case CT_SCALAR_COMPLEX:
-        return dflt == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
-    case CT_SCALAR_FLOAT:
-    default:
-        return dflt;
-    }
-}
-
 PyObject *ctp_dist_constant(int kind, const int64_t *sizes, int64_t ndim, ct_scalar value,
                             ct_dtype dtype, const ctp_dist_spec *spec) {
-    if (dtype == CT_DTYPE_UNDEFINED)
-        dtype = kind == 3 ? full_dtype(value) : ct_get_default_dtype();
+    if (kind == 3) {
+        ct_status inferred = ct_full_dtype(value, dtype, &dtype);
+        if (inferred != CT_OK)
+            return ctp_raise_status(inferred);
+    } else if (dtype == CT_DTYPE_UNDEFINED) {
+        dtype = ct_get_default_dtype();
+    }
     ct_global *g = NULL;
     ct_status st;
     switch (kind) {

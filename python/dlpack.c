@@ -77,8 +77,7 @@ static void destroy_versioned_capsule(PyObject *capsule) {
 static PyObject *raise_export_error(ct_status st) {
     if (st == CT_ERR_NOMEM || st == CT_ERR_MISUSE)
         return ctp_raise_status(st);
-    PyErr_SetString(PyExc_BufferError, ct_last_error());
-    return NULL;
+    return ctp_raise_status_as(PyExc_BufferError, st);
 }
 
 /* ---- Tensor.__dlpack_device__ ----------------------------------------------------------- */

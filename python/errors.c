@@ -30,6 +30,10 @@ PyObject *ctp_raise_status(ct_status status) {
         exc = PyExc_RuntimeError;
         break;
     }
+    return ctp_raise_status_as(exc, status);
+}
+
+PyObject *ctp_raise_status_as(PyObject *exc, ct_status status) {
     const char *msg = ct_last_error();
     if (status == CT_OK || msg == NULL || msg[0] == '\0') {
         /* A C function failed without a message (or the caller passed CT_OK): still raise,

@@ -366,80 +366,11 @@ static PyObject *type_error_to_not_implemented(PyObject *r) {
     return r;
 }
 
-/* The output torch's unary reciprocal(t) would allocate. A unary TensorIterator sees t alone,
- * so its fast setup applies: a t that is contiguous with odd strides on size-1 dims
- * gives plainly contiguous strides, where 1 / t, with a 0-dim operand, goes the general way
- * (t of shape (1,3,1) and strides (9,1,15): (3,1,1), not (3,1,3)). As in the iterator, an
- * int t on the cpu is first converted to float (Note [Converted inputs], src/iter/strides.c),
- * so a non-dense int t is decided on its dense copy. The general path of a lone operand is
- * infer_dense_strides, i.e. empty_like's preserve format. */
-static ct_status reciprocal_output(const ct_tensor *t, ct_tensor **out) {
-    ct_dtype rd = (ct_tensor_is_floating_point(t) || ct_tensor_is_complex(t))
-                      ? ct_tensor_dtype(t)
-                      : ct_get_default_dtype();
-    bool converted = rd != ct_tensor_dtype(t) && ct_tensor_device(t).type == CT_DEVICE_CPU;
-    const ct_tensor *decide = t;
-    ct_tensor *copy = NULL;
-    if (!ct_tensor_is_non_overlapping_and_dense(t)) {
-        ct_status st = ct_tensor_empty_like(t, rd, NULL, CT_MEMFMT_PRESERVE, &copy);
-        if (st != CT_OK || !converted) {
-            *out = copy;
-            return st;
-        }
-        decide = copy; /* the converted copy is dense: the fast setup may apply to it */
-    }
-    ct_memory_format f = ct_tensor_is_contiguous(decide, CT_MEMFMT_CONTIGUOUS)
-                             ? CT_MEMFMT_CONTIGUOUS
-                         : ct_tensor_is_contiguous(decide, CT_MEMFMT_CHANNELS_LAST)
-                             ? CT_MEMFMT_CHANNELS_LAST
-                             : CT_MEMFMT_PRESERVE;
-    if (copy != NULL && f == CT_MEMFMT_PRESERVE) {
-        *out = copy;
-        return CT_OK;
-    }
-    ct_tensor_release(copy);
-    /* dense t and no fast layout: the dense setup keeps t's strides, as preserve does */
-    return ct_tensor_empty_like(t, rd, NULL, f, out);
-}
-
-/* other / t as PyTorch's __rdiv__: t.reciprocal() * other. The reciprocal is 1 / t (a
- * wrapped 1 leaves the dtype to t: an int -> float op gives the default dtype, as
- * reciprocal does), rounded to its dtype before the product, into an output laid out as
- * reciprocal's (reciprocal_output). Other devices keep ct_div's own output and errors. */
+/* other / t as PyTorch's __rdiv__ (ct_rdiv). */
 static PyObject *reflected_div(const operand *self, const operand *other) {
-    operand one = {NULL, 0};
-    if (wrap_scalar(ct_scalar_int(1), &one) < 0)
-        return NULL;
-    ct_tensor *recip = NULL, *r = NULL;
+    ct_tensor *r = NULL;
     drop_stale();
-    ct_status st;
-    ct_device_type dev = ct_tensor_device(self->t).type;
-    if (dev == CT_DEVICE_CPU || dev == CT_DEVICE_META) {
-        st = reciprocal_output(self->t, &recip);
-        if (st == CT_OK)
-            st = ct_div_out(one.t, self->t, CT_ROUNDING_NONE, recip);
-        if (st != CT_OK) {
-            ct_tensor_release(recip);
-            recip = NULL;
-        }
-    } else {
-        st = ct_div(one.t, self->t, CT_ROUNDING_NONE, &recip);
-    }
-    operand_clear(&one);
-    static const char div_missing[] = "\"div_cpu\" not implemented for ";
-    if (st == CT_ERR_NOT_IMPLEMENTED &&
-        strncmp(ct_last_error(), div_missing, sizeof div_missing - 1) == 0) {
-        /* the unary op fails first in PyTorch, under its own name (ComplexHalf); the dtype
-         * is copied out because ct_set_error rewrites the buffer ct_last_error points to */
-        char dtype_name[64];
-        snprintf(dtype_name, sizeof dtype_name, "%s", ct_last_error() + sizeof div_missing - 1);
-        st = ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"reciprocal_cpu\" not implemented for %s",
-                          dtype_name);
-    }
-    if (st == CT_OK) {
-        st = ct_mul(recip, other->t, &r);
-        ct_tensor_release(recip);
-    }
+    ct_status st = ct_rdiv(self->t, other->t, &r);
     return new_result(st, r);
 }
 

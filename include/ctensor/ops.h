@@ -97,6 +97,11 @@ CT_API ct_status ct_sub_out(const ct_tensor *a, const ct_tensor *b, ct_scalar al
                             ct_tensor *out);
 CT_API ct_status ct_sub_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
 CT_API ct_status ct_sub_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out);
+/** torch.rsub(t, value, alpha=alpha), Python's `value - t`: value - alpha * t for a
+ *  Python-style scalar `value` (a wrapped number). New reference in *out. Errors as ct_sub
+ *  (with the wrapped number as its first operand). */
+CT_API ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha,
+                                ct_tensor **out);
 
 /* ---- mul: a * b (bool: logical and) ------------------------------------------------------ */
 
@@ -123,6 +128,22 @@ CT_API ct_status ct_div_out(const ct_tensor *a, const ct_tensor *b, ct_rounding_
 CT_API ct_status ct_div_(ct_tensor *self, const ct_tensor *other, ct_rounding_mode mode);
 CT_API ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
                                ct_tensor **out);
+
+/* ---- reflected division: other / t ------------------------------------------------------ */
+
+/** Python's `other / t` for a tensor t, as PyTorch's Tensor.__rdiv__: t.reciprocal() * other.
+ *  The reciprocal 1 / t is computed in t's dtype when it is floating or complex, else in the
+ *  default dtype, rounded to that dtype before the product, and laid out as
+ *  torch.reciprocal(t) lays out its result (on cpu and meta; other devices keep the
+ *  division's output). `other` is usually a wrapped number (ct_rdiv_scalar) or a 0-dim
+ *  tensor; the product follows ct_mul's rules. New reference in *out.
+ *  Errors: those of ct_div and ct_mul; a dtype without true division is
+ *  CT_ERR_NOT_IMPLEMENTED under the reciprocal's name, as PyTorch fails the unary op first
+ *  ("\"reciprocal_cpu\" not implemented for 'ComplexHalf'"). */
+CT_API ct_status ct_rdiv(const ct_tensor *t, const ct_tensor *other, ct_tensor **out);
+/** ct_rdiv with a Python-style scalar `value` (a wrapped number): `value / t`. New reference
+ *  in *out. Errors as ct_rdiv. */
+CT_API ct_status ct_rdiv_scalar(const ct_tensor *t, ct_scalar value, ct_tensor **out);
 
 CT_EXTERN_C_END
 

@@ -211,6 +211,14 @@ CT_API ct_status ct_tensor_zeros(const int64_t *sizes, int64_t ndim, ct_dtype dt
 CT_API ct_status ct_tensor_ones(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
                                 const ct_device *device, ct_layout layout, ct_tensor **out);
 
+/** The dtype torch.full(size, value, dtype=requested) makes: `requested` itself unless it is
+ *  CT_DTYPE_UNDEFINED (not checked here: the factory that uses it checks it), else the one
+ *  inferred from the value as PyTorch's infer_full_options does: bool for a bool, int64 for
+ *  an integer (signed or not), complex128 for a complex when the default dtype is float64
+ *  and complex64 otherwise, the default dtype for a float. ct_tensor_full and the global
+ *  factories (ct_global_full) infer through it. Returns CT_OK with *out set.
+ *  Errors: CT_ERR_MISUSE for a NULL out. */
+CT_API ct_status ct_full_dtype(ct_scalar value, ct_dtype requested, ct_dtype *out);
 /** torch.full(size, value): dtype UNDEFINED infers bool for a bool, int64 for an integer,
  *  complex128 for a complex when the default dtype is float64 and complex64 otherwise, and
  *  the default dtype for a float (PyTorch's infer_full_options). The value is converted by

@@ -9,18 +9,6 @@
 
 #include "dist/dist_impl.h"
 
-uint64_t ct_hash_bytes(uint64_t h, const void *data, size_t n) {
-    /* FNV-1a, 64-bit; a zero seed starts from the offset basis. */
-    if (h == 0)
-        h = 14695981039346656037ull;
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
     h = ct_hash_bytes(h, &n, sizeof(n));
     for (int64_t i = 0; i < n; i++) {
@@ -29,6 +17,23 @@ uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
         h = ct_hash_bytes(h, v, sizeof(v));
     }
     return h;
+}
+
+uint64_t ct_hash_scalar(uint64_t h, ct_scalar v) {
+    int32_t kind = (int32_t)v.kind;
+    h = ct_hash_bytes(h, &kind, sizeof kind);
+    switch (v.kind) {
+    case CT_SCALAR_BOOL: {
+        uint8_t b = v.v.b ? 1 : 0;
+        return ct_hash_bytes(h, &b, 1);
+    }
+    case CT_SCALAR_INT: return ct_hash_bytes(h, &v.v.i, sizeof v.v.i);
+    case CT_SCALAR_UINT: return ct_hash_bytes(h, &v.v.u, sizeof v.v.u);
+    case CT_SCALAR_FLOAT: return ct_hash_bytes(h, &v.v.f, sizeof v.v.f);
+    default:
+        h = ct_hash_bytes(h, &v.v.c.re, sizeof v.v.c.re);
+        return ct_hash_bytes(h, &v.v.c.im, sizeof v.v.c.im);
+    }
 }
 
 void ct_agree_set_op(ct_agree_record *rec, const char *op) {

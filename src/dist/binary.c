@@ -269,56 +269,39 @@ static ct_status local_op(const opdesc *d, const ct_tensor *x, const ct_tensor *
 
 /* ---- agreement record ------------------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *buf;
-    size_t size, len;
-} sbuf;
-
-static void sb_printf(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *s, const char *fmt, ...) {
-    if (s->len + 1 >= s->size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(s->buf + s->len, s->size - s->len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        s->len += (size_t)n < s->size - s->len ? (size_t)n : s->size - s->len - 1;
-}
-
-static void sb_scalar(sbuf *s, ct_scalar v) {
+static void sb_scalar(ct_sb *s, ct_scalar v) {
     switch (v.kind) {
     case CT_SCALAR_BOOL:
-        sb_printf(s, "%s", v.v.b ? "True" : "False");
+        ct_sb_appendf(s, "%s", v.v.b ? "True" : "False");
         break;
     case CT_SCALAR_INT:
-        sb_printf(s, "%lld", (long long)v.v.i);
+        ct_sb_appendf(s, "%lld", (long long)v.v.i);
         break;
     case CT_SCALAR_UINT:
-        sb_printf(s, "%llu", (unsigned long long)v.v.u);
+        ct_sb_appendf(s, "%llu", (unsigned long long)v.v.u);
         break;
     case CT_SCALAR_FLOAT:
-        sb_printf(s, "%.17g", v.v.f);
+        ct_sb_appendf(s, "%.17g", v.v.f);
         break;
     default:
-        sb_printf(s, "(%.17g%+.17gj)", v.v.c.re, v.v.c.im);
+        ct_sb_appendf(s, "(%.17g%+.17gj)", v.v.c.re, v.v.c.im);
         break;
     }
 }
 
 /* "float32[7, 5] (S(0),) on [0, 1]" (ranks nested as the hierarchy). */
-static void sb_global(sbuf *s, const ct_global *g) {
+static void sb_global(ct_sb *s, const ct_global *g) {
     if (!g) {
-        sb_printf(s, "NULL");
+        ct_sb_appendf(s, "NULL");
         return;
     }
-    sb_printf(s, "%s[", ct_dtype_name(ct_global_dtype(g)));
+    ct_sb_appendf(s, "%s[", ct_dtype_name(ct_global_dtype(g)));
     for (int64_t i = 0; i < ct_global_dim(g); i++)
-        sb_printf(s, "%s%lld", i ? ", " : "", (long long)ct_global_sizes(g)[i]);
+        ct_sb_appendf(s, "%s%lld", i ? ", " : "", (long long)ct_global_sizes(g)[i]);
     const ct_placement *pl = ct_global_placement(g);
     char sbp[96];
     ct_nd_sbp_format_short(ct_global_sbp(g), ct_placement_ndim(pl), sbp, sizeof sbp);
-    sb_printf(s, "] %s on %s", sbp, ct_placement_type_name(pl));
+    ct_sb_appendf(s, "] %s on %s", sbp, ct_placement_type_name(pl));
     const int64_t nd = ct_placement_ndim(pl), n = ct_placement_size(pl);
     const int64_t *h = ct_placement_hierarchy(pl), *ranks = ct_placement_ranks(pl);
     int64_t block[CT_PLACEMENT_MAX_NDIM];
@@ -328,33 +311,13 @@ static void sb_global(sbuf *s, const ct_global *g) {
     for (int64_t i = 0; i < n; i++) {
         for (int64_t k = 0; k < nd; k++)
             if (i % block[k] == 0)
-                sb_printf(s, "[");
-        sb_printf(s, "%lld", (long long)ranks[i]);
+                ct_sb_appendf(s, "[");
+        ct_sb_appendf(s, "%lld", (long long)ranks[i]);
         for (int64_t k = 0; k < nd; k++)
             if ((i + 1) % block[k] == 0)
-                sb_printf(s, "]");
+                ct_sb_appendf(s, "]");
         if (i + 1 < n)
-            sb_printf(s, ", ");
-    }
-}
-
-static uint64_t hash_scalar(uint64_t h, ct_scalar v) {
-    int32_t kind = (int32_t)v.kind;
-    h = ct_hash_bytes(h, &kind, sizeof kind);
-    switch (v.kind) {
-    case CT_SCALAR_BOOL: {
-        uint8_t b = v.v.b ? 1 : 0;
-        return ct_hash_bytes(h, &b, 1);
-    }
-    case CT_SCALAR_INT:
-        return ct_hash_bytes(h, &v.v.i, sizeof v.v.i);
-    case CT_SCALAR_UINT:
-        return ct_hash_bytes(h, &v.v.u, sizeof v.v.u);
-    case CT_SCALAR_FLOAT:
-        return ct_hash_bytes(h, &v.v.f, sizeof v.v.f);
-    default:
-        h = ct_hash_bytes(h, &v.v.c.re, sizeof v.v.c.re);
-        return ct_hash_bytes(h, &v.v.c.im, sizeof v.v.c.im);
+            ct_sb_appendf(s, ", ");
     }
 }
 
@@ -376,28 +339,29 @@ static uint64_t hash_global(uint64_t h, const ct_global *g) {
 static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global *y, bool has_out) {
     ct_agree_record rec;
     memset(&rec, 0, sizeof rec);
-    sbuf s = {rec.what, sizeof rec.what, 0};
-    sb_printf(&s, "%s%s(", op_names[d->kind], d->scalar ? "_scalar" : "");
+    ct_sb s;
+    ct_sb_init_buf(&s, rec.what, sizeof rec.what);
+    ct_sb_appendf(&s, "%s%s(", op_names[d->kind], d->scalar ? "_scalar" : "");
     sb_global(&s, x);
-    sb_printf(&s, ", ");
+    ct_sb_appendf(&s, ", ");
     if (d->scalar)
         sb_scalar(&s, d->s);
     else
         sb_global(&s, y);
     if (has_alpha(d->kind)) {
-        sb_printf(&s, ", alpha=");
+        ct_sb_appendf(&s, ", alpha=");
         sb_scalar(&s, d->alpha);
     }
     if (has_mode(d->kind) && d->mode != CT_ROUNDING_NONE)
-        sb_printf(&s, ", rounding_mode=%s", d->mode == CT_ROUNDING_TRUNC   ? "'trunc'"
+        ct_sb_appendf(&s, ", rounding_mode=%s", d->mode == CT_ROUNDING_TRUNC   ? "'trunc'"
                                             : d->mode == CT_ROUNDING_FLOOR ? "'floor'"
                                                                            : "?");
-    sb_printf(&s, ")");
+    ct_sb_appendf(&s, ")");
 
     int32_t head[4] = {(int32_t)d->kind, d->scalar, (int32_t)d->mode, has_out};
     uint64_t h = ct_hash_bytes(1469598103934665603ull, head, sizeof head);
-    h = hash_scalar(h, d->alpha);
-    h = d->scalar ? hash_scalar(h, d->s) : hash_global(h, y);
+    h = ct_hash_scalar(h, d->alpha);
+    h = d->scalar ? ct_hash_scalar(h, d->s) : hash_global(h, y);
     rec.hash = hash_global(h, x);
     rec.has_local = 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;

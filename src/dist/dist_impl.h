@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h"
+#include "base/strbuf.h"
 #include "ctensor/dist.h"
 #include "ctensor/memformat.h" /* CT_MAX_DIMS */
 #include "ctensor/ops.h"
@@ -108,22 +110,6 @@ ct_status ct_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *
 bool ct_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n);
 bool ct_nd_sbp_has_split(const ct_sbp *sbp, int64_t n);
 
-/** An snprintf window that tracks the full length even when the buffer is too small
- *  (the formats of placement.h and sbp.h return the length needed). */
-typedef struct ct_fmt_buf {
-    char *buf;
-    size_t size, len;
-} ct_fmt_buf;
-
-/** Start writing into buf[0..size) (NULL/0: measure only). */
-void ct_fmt_start(ct_fmt_buf *f, char *buf, size_t size);
-/** Append printf-formatted text. */
-void ct_fmt_add(ct_fmt_buf *f, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
 /* ---- shard.c ------------------------------------------------------------------------------ */
 
 /** Part `i` of `total` split into `n` balanced parts: lower parts get the extra element. */
@@ -196,9 +182,10 @@ void ct_dist_agree_unreserve(void);
  *  follows. Returns `mine` on a failed rank (its message kept) and, on the others, the
  *  worst status with "<what> failed on another rank". */
 ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what);
-/** Helpers to build a record's hash: FNV-1a over bytes, chained. */
-uint64_t ct_hash_bytes(uint64_t h, const void *data, size_t n);
+/** Helpers to build a record's hash over ct_hash_bytes (base/hash.h): an nd-sbp by its
+ *  normalised values, a scalar by its kind and value. */
 uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n);
+uint64_t ct_hash_scalar(uint64_t h, ct_scalar v);
 
 /* ---- global.c ------------------------------------------------------------------------------ */
 

@@ -57,21 +57,6 @@ static ct_status factory_prepare(factory_kind kind, const int64_t *sizes, int64_
     return CT_OK;
 }
 
-static uint64_t hash_scalar(uint64_t h, ct_scalar v) {
-    int32_t kind = (int32_t)v.kind;
-    h = ct_hash_bytes(h, &kind, sizeof(kind));
-    switch (v.kind) {
-    case CT_SCALAR_BOOL: {
-        unsigned char b = v.v.b ? 1 : 0;
-        return ct_hash_bytes(h, &b, 1);
-    }
-    case CT_SCALAR_INT: return ct_hash_bytes(h, &v.v.i, sizeof(v.v.i));
-    case CT_SCALAR_UINT: return ct_hash_bytes(h, &v.v.u, sizeof(v.v.u));
-    case CT_SCALAR_FLOAT: return ct_hash_bytes(h, &v.v.f, sizeof(v.v.f));
-    default: return ct_hash_bytes(h, &v.v.c, sizeof(v.v.c));
-    }
-}
-
 static ct_status factory(factory_kind kind, const char *name, const int64_t *sizes,
                                 int64_t ndim, ct_scalar value, ct_dtype dtype,
                                 const ct_placement *placement, const ct_sbp *sbp, int64_t n_sbp,
@@ -97,7 +82,7 @@ static ct_status factory(factory_kind kind, const char *name, const int64_t *siz
         int64_t head[2] = {(int64_t)dtype, ndim};
         h = ct_hash_bytes(h, head, sizeof(head));
         h = ct_hash_bytes(h, sizes, sizeof(int64_t) * (size_t)ndim);
-        mine.hash = kind == F_FULL ? hash_scalar(h, value) : h;
+        mine.hash = kind == F_FULL ? ct_hash_scalar(h, value) : h;
     }
     ct_agree_record *all = NULL;
     st = ct_global_agree(&mine, &all);

@@ -130,29 +130,28 @@ ct_status ct_global_to_local(const ct_global *global, unsigned flags, ct_tensor 
 /* ---- helpers shared by the collective functions ------------------------------------------ */
 
 void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
-    size_t len = 0;
-    buf[0] = '\0';
-    len += (size_t)snprintf(buf, cap, "[");
-    for (int64_t i = 0; i < n && len < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, i ? ", %lld" : "%lld", (long long)v[i]);
-    if (len < cap)
-        snprintf(buf + len, cap - len, "]");
+    ct_sb s;
+    ct_sb_init_buf(&s, buf, cap);
+    ct_sb_puts(&s, "[");
+    for (int64_t i = 0; i < n; i++)
+        ct_sb_appendf(&s, i ? ", %lld" : "%lld", (long long)v[i]);
+    ct_sb_puts(&s, "]");
 }
 
 /* `what` of an agreement record: "op(placement=..., sbp=(S(0)))", cut to fit. */
 void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
                      const ct_sbp *sbp, int64_t n) {
-    char pl[256], sb[128], all[448];
+    char pl[256], sb[128];
     ct_placement_format(p, NULL, pl, sizeof(pl));
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
-    snprintf(all, sizeof(all), "%s(placement=%s, sbp=%s)", op, pl, sb);
     ct_agree_set_op(rec, op);
-    memcpy(rec->what, all, sizeof(rec->what) - 1);
-    rec->what[sizeof(rec->what) - 1] = '\0';
+    ct_sb s;
+    ct_sb_init_buf(&s, rec->what, sizeof(rec->what));
+    ct_sb_appendf(&s, "%s(placement=%s, sbp=%s)", op, pl, sb);
 }
 
 uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {
-    uint64_t h = ct_hash_bytes(0, op, strlen(op) + 1);
+    uint64_t h = ct_hash_str(0, op);
     uint64_t ph = p->hash;
     h = ct_hash_bytes(h, &ph, sizeof(ph));
     return ct_hash_nd_sbp(h, sbp, n);

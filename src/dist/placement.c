@@ -248,32 +248,32 @@ ct_status ct_placement_local_device(const ct_placement *placement, ct_device *ou
 /* ---- format ---------------------------------------------------------------------------- */
 
 /* Nested Python lists following the hierarchy: axis `k`, ranks from `*next` on. */
-static void fmt_ranks(ct_fmt_buf *f, const ct_placement *p, int64_t k, int64_t *next) {
-    ct_fmt_add(f, "[");
+static void fmt_ranks(ct_sb *f, const ct_placement *p, int64_t k, int64_t *next) {
+    ct_sb_appendf(f, "[");
     for (int64_t i = 0; i < p->hierarchy[k]; i++) {
         if (i > 0)
-            ct_fmt_add(f, ", ");
+            ct_sb_appendf(f, ", ");
         /* (the bound on k also tells the optimiser the recursion stops inside hierarchy[]) */
         if (k + 1 >= p->ndim || k + 1 >= CT_PLACEMENT_MAX_NDIM)
-            ct_fmt_add(f, "%lld", (long long)p->ranks[(*next)++]);
+            ct_sb_appendf(f, "%lld", (long long)p->ranks[(*next)++]);
         else
             fmt_ranks(f, p, k + 1, next);
     }
-    ct_fmt_add(f, "]");
+    ct_sb_appendf(f, "]");
 }
 
 size_t ct_placement_format(const ct_placement *placement, const char *module, char *buf,
                            size_t size) {
-    ct_fmt_buf f;
-    ct_fmt_start(&f, buf, size);
+    ct_sb f;
+    ct_sb_init_buf(&f, buf, size);
     if (!placement)
         return 0;
-    ct_fmt_add(&f, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
+    ct_sb_appendf(&f, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
                ct_placement_type_name(placement));
     int64_t next = 0;
     fmt_ranks(&f, placement, 0, &next);
-    ct_fmt_add(&f, ")");
-    return f.len;
+    ct_sb_appendf(&f, ")");
+    return ct_sb_len(&f);
 }
 
 /* ---- internal ---------------------------------------------------------------------------- */

@@ -48,74 +48,56 @@ bool ct_nd_sbp_equal(const ct_sbp *a, const ct_sbp *b, int64_t n) {
 
 /* ---- formats (snprintf-style: the length needed is returned) ------------------------------ */
 
-void ct_fmt_start(ct_fmt_buf *f, char *buf, size_t size) {
-    f->buf = buf;
-    f->size = size;
-    f->len = 0;
-    if (buf && size > 0)
-        buf[0] = '\0';
-}
-
-void ct_fmt_add(ct_fmt_buf *f, const char *fmt, ...) {
-    size_t avail = f->buf && f->len < f->size ? f->size - f->len : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(avail ? f->buf + f->len : NULL, avail, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        f->len += (size_t)n;
-}
-
-static void fmt_sbp(ct_fmt_buf *f, ct_sbp sbp, const char *module) {
+static void fmt_sbp(ct_sb *f, ct_sbp sbp, const char *module) {
     const char *m = module ? module : "ctensor";
     switch (sbp.kind) {
-    case CT_SBP_SPLIT: ct_fmt_add(f, "%s.sbp.split(dim=%d)", m, (int)sbp.dim); break;
-    case CT_SBP_BROADCAST: ct_fmt_add(f, "%s.sbp.broadcast", m); break;
-    case CT_SBP_PARTIAL_SUM: ct_fmt_add(f, "%s.sbp.partial_sum", m); break;
-    default: ct_fmt_add(f, "%s.sbp.<invalid %d>", m, (int)sbp.kind); break;
+    case CT_SBP_SPLIT: ct_sb_appendf(f, "%s.sbp.split(dim=%d)", m, (int)sbp.dim); break;
+    case CT_SBP_BROADCAST: ct_sb_appendf(f, "%s.sbp.broadcast", m); break;
+    case CT_SBP_PARTIAL_SUM: ct_sb_appendf(f, "%s.sbp.partial_sum", m); break;
+    default: ct_sb_appendf(f, "%s.sbp.<invalid %d>", m, (int)sbp.kind); break;
     }
 }
 
-static void fmt_sbp_short(ct_fmt_buf *f, ct_sbp sbp) {
+static void fmt_sbp_short(ct_sb *f, ct_sbp sbp) {
     switch (sbp.kind) {
-    case CT_SBP_SPLIT: ct_fmt_add(f, "S(%d)", (int)sbp.dim); break;
-    case CT_SBP_BROADCAST: ct_fmt_add(f, "B"); break;
-    case CT_SBP_PARTIAL_SUM: ct_fmt_add(f, "P"); break;
-    default: ct_fmt_add(f, "?"); break;
+    case CT_SBP_SPLIT: ct_sb_appendf(f, "S(%d)", (int)sbp.dim); break;
+    case CT_SBP_BROADCAST: ct_sb_appendf(f, "B"); break;
+    case CT_SBP_PARTIAL_SUM: ct_sb_appendf(f, "P"); break;
+    default: ct_sb_appendf(f, "?"); break;
     }
 }
 
 size_t ct_sbp_format(ct_sbp sbp, const char *module, char *buf, size_t size) {
-    ct_fmt_buf f;
-    ct_fmt_start(&f, buf, size);
+    ct_sb f;
+    ct_sb_init_buf(&f, buf, size);
     fmt_sbp(&f, sbp, module);
-    return f.len;
+    return ct_sb_len(&f);
 }
 
 size_t ct_sbp_format_short(ct_sbp sbp, char *buf, size_t size) {
-    ct_fmt_buf f;
-    ct_fmt_start(&f, buf, size);
+    ct_sb f;
+    ct_sb_init_buf(&f, buf, size);
     fmt_sbp_short(&f, sbp);
-    return f.len;
+    return ct_sb_len(&f);
 }
 
 /* The long form is a Python tuple (a 1-tuple keeps its trailing comma, as Tensor.sbp
  * prints); the short form is OneFlow's NdSbpToString, which has none: "(S(0))". */
 static size_t fmt_tuple(const ct_sbp *sbp, int64_t n, const char *module, bool short_form,
                         char *buf, size_t size) {
-    ct_fmt_buf f;
-    ct_fmt_start(&f, buf, size);
-    ct_fmt_add(&f, "(");
+    ct_sb f;
+    ct_sb_init_buf(&f, buf, size);
+    ct_sb_appendf(&f, "(");
     for (int64_t i = 0; sbp && i < n; i++) {
         if (i > 0)
-            ct_fmt_add(&f, ", ");
+            ct_sb_appendf(&f, ", ");
         if (short_form)
             fmt_sbp_short(&f, sbp[i]);
         else
             fmt_sbp(&f, sbp[i], module);
     }
-    ct_fmt_add(&f, n == 1 && !short_form ? ",)" : ")");
-    return f.len;
+    ct_sb_appendf(&f, n == 1 && !short_form ? ",)" : ")");
+    return ct_sb_len(&f);
 }
 
 size_t ct_nd_sbp_format(const ct_sbp *sbp, int64_t n, const char *module, char *buf, size_t size) {

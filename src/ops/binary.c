@@ -27,18 +27,23 @@ typedef struct binop_spec {
     ct_iter_config cfg;
     ct_binop op;
     bool is_sub;
+    const char *kernel_name; /* the name in "not implemented for" errors; NULL: the op's */
 } binop_spec;
 
 /* The kernels name themselves in "not implemented for" errors as newest PyTorch's CPU
  * kernels do ("add_stub", "mul_cpu", "div_true_cpu", "div_trunc_cpu", "div_floor_cpu"). */
-static const binop_spec ADD = {{"add", true, false, true, true, true}, CT_BINOP_ADD, false};
-static const binop_spec SUB = {{"sub", true, false, true, true, true}, CT_BINOP_ADD, true};
-static const binop_spec MUL = {{"mul", true, false, true, true, true}, CT_BINOP_MUL, false};
-static const binop_spec DIV = {{"div", true, true, true, true, true}, CT_BINOP_DIV, false};
+static const binop_spec ADD = {{"add", true, false, true, true, true}, CT_BINOP_ADD, false, NULL};
+static const binop_spec SUB = {{"sub", true, false, true, true, true}, CT_BINOP_ADD, true, NULL};
+static const binop_spec MUL = {{"mul", true, false, true, true, true}, CT_BINOP_MUL, false, NULL};
+static const binop_spec DIV = {{"div", true, true, true, true, true}, CT_BINOP_DIV, false, NULL};
+/* 1 / t as the unary reciprocal: PyTorch fails it under its own name (ComplexHalf). */
+static const binop_spec RECIPROCAL = {.cfg = {"div", true, true, true, true, true},
+                                      .op = CT_BINOP_DIV,
+                                      .kernel_name = "reciprocal_cpu"};
 static const binop_spec DIV_TRUNC = {{"div", true, false, true, true, true}, CT_BINOP_DIV_TRUNC,
-                                     false};
+                                     false, NULL};
 static const binop_spec DIV_FLOOR = {{"div", true, false, true, true, true}, CT_BINOP_DIV_FLOOR,
-                                     false};
+                                     false, NULL};
 
 /* ---- op-specific checks -------------------------------------------------------------------- */
 
@@ -121,7 +126,7 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     }
     /* meta tensors run nothing, but choosing the kernel is where a dtype without one is
      * refused: every device, meta included, makes that choice and fails as cpu would */
-    return ct_binary_kernel_init_ex(&p->kernel, p->spec->op, NULL, it->common_dtype,
+    return ct_binary_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name, it->common_dtype,
                                     it->dtype[0], it->dtype[1], it->dtype[2], alpha,
                                     p->kernel_flags);
 }
@@ -396,4 +401,91 @@ ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
         *out = NULL;
     const binop_spec *spec = div_spec(mode);
     return spec != NULL ? op_scalar(spec, a, b, ONE, out, "ct_div_scalar") : CT_ERR_MISUSE;
+}
+
+ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha, ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    if (t == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_rsub_scalar: NULL argument");
+    ct_tensor *w;
+    CT_TRY(ct_tensor_wrapped_number(value, &w));
+    ct_status st = op_new(&SUB, w, t, alpha, out, "ct_rsub_scalar");
+    ct_tensor_release(w);
+    return st;
+}
+
+/* The output torch.reciprocal(t) would allocate. A unary TensorIterator sees t alone, so its
+ * fast setup applies: a t that is contiguous with odd strides on size-1 dims gives plainly
+ * contiguous strides, where 1 / t, with a 0-dim operand, goes the general way (t of shape
+ * (1,3,1) and strides (9,1,15): (3,1,1), not (3,1,3)). As in the iterator, an int t on the
+ * cpu is first converted to float (Note [Converted inputs], src/iter/strides.c), so a
+ * non-dense int t is decided on its dense copy. The general path of a lone operand is
+ * infer_dense_strides, i.e. empty_like's preserve format. */
+static ct_status reciprocal_output(const ct_tensor *t, ct_tensor **out) {
+    ct_dtype rd = (ct_dtype_is_floating_point(t->dtype) || ct_dtype_is_complex(t->dtype))
+                      ? t->dtype
+                      : ct_get_default_dtype();
+    bool converted = rd != t->dtype && t->device.type == CT_DEVICE_CPU;
+    const ct_tensor *decide = t;
+    ct_tensor *copy = NULL;
+    if (!ct_tensor_is_non_overlapping_and_dense(t)) {
+        ct_status st = ct_tensor_empty_like(t, rd, NULL, CT_MEMFMT_PRESERVE, &copy);
+        if (st != CT_OK || !converted) {
+            *out = copy;
+            return st;
+        }
+        decide = copy; /* the converted copy is dense: the fast setup may apply to it */
+    }
+    ct_memory_format f = ct_tensor_is_contiguous(decide, CT_MEMFMT_CONTIGUOUS)
+                             ? CT_MEMFMT_CONTIGUOUS
+                         : ct_tensor_is_contiguous(decide, CT_MEMFMT_CHANNELS_LAST)
+                             ? CT_MEMFMT_CHANNELS_LAST
+                             : CT_MEMFMT_PRESERVE;
+    if (copy != NULL && f == CT_MEMFMT_PRESERVE) {
+        *out = copy;
+        return CT_OK;
+    }
+    ct_tensor_release(copy);
+    /* dense t and no fast layout: the dense setup keeps t's strides, as preserve does */
+    return ct_tensor_empty_like(t, rd, NULL, f, out);
+}
+
+ct_status ct_rdiv(const ct_tensor *t, const ct_tensor *other, ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    if (t == NULL || other == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_rdiv: NULL argument");
+    ct_tensor *one, *recip = NULL;
+    CT_TRY(ct_tensor_wrapped_number(ONE, &one));
+    ct_status st;
+    if (t->device.type == CT_DEVICE_CPU || t->device.type == CT_DEVICE_META) {
+        st = reciprocal_output(t, &recip);
+        if (st == CT_OK)
+            st = op_into(&RECIPROCAL, one, t, ONE, recip, false, "ct_rdiv");
+        if (st != CT_OK) {
+            ct_tensor_release(recip);
+            recip = NULL;
+        }
+    } else { /* other devices keep the division's own output */
+        st = op_new(&RECIPROCAL, one, t, ONE, &recip, "ct_rdiv");
+    }
+    ct_tensor_release(one);
+    if (st == CT_OK) {
+        st = ct_mul(recip, other, out);
+        ct_tensor_release(recip);
+    }
+    return st;
+}
+
+ct_status ct_rdiv_scalar(const ct_tensor *t, ct_scalar value, ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    if (t == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_rdiv_scalar: NULL argument");
+    ct_tensor *w;
+    CT_TRY(ct_tensor_wrapped_number(value, &w));
+    ct_status st = ct_rdiv(t, w, out);
+    ct_tensor_release(w);
+    return st;
 }

@@ -23,28 +23,28 @@
 enum { SPARSE_MAX_SUFFIXES = 5 };
 
 /* One "name=tensor(<body>)" part: `column` is where "name=" starts. */
-static ct_status put_part(ct_strbuf *b, const char *label, const ct_tensor *t, int64_t column,
+static ct_status put_part(ct_sb *b, const char *label, const ct_tensor *t, int64_t column,
                           const ct_print_options *o) {
-    ct_strbuf_puts(b, label);
-    ct_strbuf_puts(b, "=tensor(");
+    ct_sb_puts(b, label);
+    ct_sb_puts(b, "=tensor(");
     const int64_t indent = column + (int64_t)strlen(label) + (int64_t)strlen("=tensor(");
     if (t->device.type == CT_DEVICE_META) {
-        ct_strbuf_puts(b, "...");
+        ct_sb_puts(b, "...");
     } else {
         CT_TRY(ct_print_body(b, t, indent, o));
         if (t->numel == 0) { /* "[]" alone would not say which shape is empty */
-            ct_strbuf_puts(b, ", size=");
+            ct_sb_puts(b, ", size=");
             ct_print_shape(b, t->sizes, t->ndim);
         }
     }
-    ct_strbuf_puts(b, ")");
+    ct_sb_puts(b, ")");
     return CT_OK;
 }
 
-static void put_int(ct_strbuf *b, int64_t v) {
+static void put_int(ct_sb *b, int64_t v) {
     char num[32];
     snprintf(num, sizeof num, "%lld", (long long)v);
-    ct_strbuf_puts(b, num);
+    ct_sb_puts(b, num);
 }
 
 ct_status ct_sparse_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
@@ -79,45 +79,45 @@ ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts,
         return st;
     }
 
-    ct_strbuf sx[SPARSE_MAX_SUFFIXES];
+    ct_sb sx[SPARSE_MAX_SUFFIXES];
     size_t n = 0;
     if (t->device.type != CT_DEVICE_CPU) { /* Note [Print tensor device], as print.c */
         char dev[CT_DEVICE_STRING_MAX];
         st = ct_device_str(t->device, dev, sizeof dev);
         if (st != CT_OK)
             goto done;
-        ct_strbuf_init(&sx[n]);
-        ct_strbuf_puts(&sx[n], "device='");
-        ct_strbuf_puts(&sx[n], dev);
-        ct_strbuf_puts(&sx[n++], "'");
+        ct_sb_init(&sx[n]);
+        ct_sb_puts(&sx[n], "device='");
+        ct_sb_puts(&sx[n], dev);
+        ct_sb_puts(&sx[n++], "'");
     }
-    ct_strbuf_init(&sx[n]);
-    ct_strbuf_puts(&sx[n], "size=");
+    ct_sb_init(&sx[n]);
+    ct_sb_puts(&sx[n], "size=");
     ct_print_shape(&sx[n++], t->sizes, t->ndim);
     if (t->device.type != CT_DEVICE_META) {
-        ct_strbuf_init(&sx[n]);
-        ct_strbuf_puts(&sx[n], "nnz=");
+        ct_sb_init(&sx[n]);
+        ct_sb_puts(&sx[n], "nnz=");
         put_int(&sx[n++], nnz);
     }
     if (!ct_print_has_default_dtype(t->dtype)) {
-        ct_strbuf_init(&sx[n]);
-        ct_strbuf_puts(&sx[n], "dtype=");
-        ct_strbuf_puts(&sx[n], o.prefix);
-        ct_strbuf_puts(&sx[n++], ct_dtype_table[t->dtype].name);
+        ct_sb_init(&sx[n]);
+        ct_sb_puts(&sx[n], "dtype=");
+        ct_sb_puts(&sx[n], o.prefix);
+        ct_sb_puts(&sx[n++], ct_dtype_table[t->dtype].name);
     }
-    ct_strbuf_init(&sx[n]);
-    ct_strbuf_puts(&sx[n], "layout=");
-    ct_strbuf_puts(&sx[n], o.prefix);
-    ct_strbuf_puts(&sx[n++], ct_layout_name(t->layout));
+    ct_sb_init(&sx[n]);
+    ct_sb_puts(&sx[n], "layout=");
+    ct_sb_puts(&sx[n], o.prefix);
+    ct_sb_puts(&sx[n++], ct_layout_name(t->layout));
 
-    ct_strbuf b;
-    ct_strbuf_init(&b);
-    ct_strbuf_puts(&b, name);
-    ct_strbuf_puts(&b, "(");
+    ct_sb b;
+    ct_sb_init(&b);
+    ct_sb_puts(&b, name);
+    ct_sb_puts(&b, "(");
     st = put_part(&b, "indices", indices, indent, &o);
     if (st == CT_OK) {
-        ct_strbuf_puts(&b, ",\n");
-        ct_strbuf_fill(&b, ' ', indent);
+        ct_sb_puts(&b, ",\n");
+        ct_sb_fill(&b, ' ', indent);
         st = put_part(&b, "values", values, indent, &o);
     }
     if (st == CT_OK) {
@@ -129,13 +129,13 @@ ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts,
         }
         if (st == CT_OK) {
             ct_print_add_suffixes(&b, texts, n, indent, true, &o);
-            st = ct_strbuf_finish(&b, out);
+            st = ct_sb_finish(&b, out);
         } /* else: the failed append set the message */
     }
-    ct_strbuf_free(&b);
+    ct_sb_free(&b);
 done:
     for (size_t i = 0; i < n; i++)
-        ct_strbuf_free(&sx[i]);
+        ct_sb_free(&sx[i]);
     ct_tensor_release(indices);
     ct_tensor_release(values);
     return st;

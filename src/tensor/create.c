@@ -173,10 +173,10 @@ ct_status ct_tensor_full(const int64_t *sizes, int64_t ndim, ct_scalar value, ct
     CT_TRY(check_out(out, "ct_tensor_full"));
     if (layout == CT_LAYOUT_SPARSE_COO)
         return ct_set_error(CT_ERR_RUNTIME, "full(...) is not implemented for sparse layout");
-    ct_dtype dt = CT_DTYPE_UNDEFINED;
+    ct_dtype dt = CT_DTYPE_UNDEFINED, inferred;
     ct_device dev = cpu_device;
-    CT_TRY(factory_args(out, "ct_tensor_full", layout, dtype, ct_scalar_infer_full_dtype(value),
-                        device, &dt, &dev));
+    CT_TRY(ct_full_dtype(value, CT_DTYPE_UNDEFINED, &inferred));
+    CT_TRY(factory_args(out, "ct_tensor_full", layout, dtype, inferred, device, &dt, &dev));
     return full_impl(sizes, ndim, value, dt, dev, out);
 }
 
@@ -286,7 +286,8 @@ ct_status ct_tensor_scalar_tensor(ct_scalar value, ct_dtype dtype, const ct_devi
                                   ct_tensor **out) {
     CT_TRY(check_out(out, "ct_tensor_scalar_tensor"));
     /* torch.tensor(value): complex takes the default complex dtype (unlike full) */
-    ct_dtype fallback = ct_scalar_infer_full_dtype(value);
+    ct_dtype fallback;
+    CT_TRY(ct_full_dtype(value, CT_DTYPE_UNDEFINED, &fallback));
     if (value.kind == CT_SCALAR_COMPLEX)
         fallback = ct_get_default_complex_dtype();
     ct_dtype dt = CT_DTYPE_UNDEFINED;

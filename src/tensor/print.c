@@ -1,4 +1,4 @@
-/* Printing tensors (include/ctensor/print.h): the print options, the string builder, and
+/* Printing tensors (include/ctensor/print.h): the print options and
  * repr's frame around the values: "tensor(", the values, the suffixes, ")" — PyTorch's
  * _str_intern for dense tensors. The values themselves are laid out in print_format.c. */
 #include <math.h>
@@ -97,81 +97,7 @@ ct_print_options ct_get_printoptions(void) {
     return o;
 }
 
-/* ---- the string builder ---------------------------------------------------------------- */
-
-void ct_strbuf_init(ct_strbuf *b) { *b = (ct_strbuf){0}; }
-
-void ct_strbuf_free(ct_strbuf *b) {
-    ct_free(b->data, b->cap, 1);
-    ct_strbuf_init(b);
-}
-
-static bool reserve(ct_strbuf *b, size_t extra) {
-    if (b->failed)
-        return false;
-    if (extra < b->cap - b->len) /* room for the text and its NUL */
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len <= extra) {
-        if (cap > SIZE_MAX / 2) {
-            ct_set_error(CT_ERR_NOMEM, "out of memory: the printed tensor is too large");
-            b->failed = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    char *p = ct_alloc(cap, 1);
-    if (p == NULL) {
-        b->failed = true;
-        return false;
-    }
-    if (b->len)
-        memcpy(p, b->data, b->len);
-    p[b->len] = '\0';
-    ct_free(b->data, b->cap, 1);
-    b->data = p;
-    b->cap = cap;
-    return true;
-}
-
-void ct_strbuf_put(ct_strbuf *b, const char *s, size_t n) {
-    if (!reserve(b, n))
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void ct_strbuf_puts(ct_strbuf *b, const char *s) { ct_strbuf_put(b, s, strlen(s)); }
-
-void ct_strbuf_fill(ct_strbuf *b, char c, int64_t n) {
-    if (n <= 0 || !reserve(b, (size_t)n))
-        return;
-    memset(b->data + b->len, c, (size_t)n);
-    b->len += (size_t)n;
-    b->data[b->len] = '\0';
-}
-
-ct_status ct_strbuf_finish(ct_strbuf *b, char **out) {
-    *out = NULL;
-    if (!b->failed && b->data == NULL)
-        reserve(b, 0);
-    if (b->failed) {
-        ct_strbuf_free(b);
-        return CT_ERR_NOMEM; /* the message was set when the append failed */
-    }
-    char *s = ct_alloc(b->len + 1, 1);
-    if (s == NULL) {
-        ct_strbuf_free(b);
-        return CT_ERR_NOMEM;
-    }
-    memcpy(s, b->data, b->len + 1);
-    ct_strbuf_free(b);
-    *out = s;
-    return CT_OK;
-}
-
-/* Strings from ct_strbuf_finish are exactly strlen + 1 bytes, so the size is known here. */
+/* Strings from ct_sb_finish are exactly strlen + 1 bytes, so the size is known here. */
 void ct_string_free(char *s) {
     if (s != NULL)
         ct_free(s, strlen(s) + 1, 1);
@@ -179,7 +105,7 @@ void ct_string_free(char *s) {
 
 /* ---- suffixes -------------------------------------------------------------------------- */
 
-void ct_print_add_suffixes(ct_strbuf *b, const char *const *suffixes, size_t n, int64_t indent,
+void ct_print_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int64_t indent,
                            bool force_newline, const ct_print_options *o) {
     /* PyTorch counts the last line two characters long, then each suffix with its ", " */
     size_t last_nl = 0;
@@ -194,17 +120,17 @@ void ct_print_add_suffixes(ct_strbuf *b, const char *const *suffixes, size_t n, 
     for (size_t i = 0; i < n; i++) {
         int64_t len = (int64_t)strlen(suffixes[i]);
         if (force_newline || line + len + 2 > o->linewidth) {
-            ct_strbuf_put(b, ",\n", 2);
-            ct_strbuf_fill(b, ' ', indent);
+            ct_sb_put(b, ",\n", 2);
+            ct_sb_fill(b, ' ', indent);
             line = indent + len;
             force_newline = false;
         } else {
-            ct_strbuf_put(b, ", ", 2);
+            ct_sb_put(b, ", ", 2);
             line += len + 2;
         }
-        ct_strbuf_puts(b, suffixes[i]);
+        ct_sb_puts(b, suffixes[i]);
     }
-    ct_strbuf_put(b, ")", 1);
+    ct_sb_put(b, ")", 1);
 }
 
 bool ct_print_has_default_dtype(ct_dtype dtype) {
@@ -214,16 +140,16 @@ bool ct_print_has_default_dtype(ct_dtype dtype) {
     return dtype == def || dtype == def_complex || dtype == CT_INT64 || dtype == CT_BOOL;
 }
 
-void ct_print_shape(ct_strbuf *b, const int64_t *sizes, int64_t ndim) {
+void ct_print_shape(ct_sb *b, const int64_t *sizes, int64_t ndim) {
     char num[24];
-    ct_strbuf_put(b, "(", 1);
+    ct_sb_put(b, "(", 1);
     for (int64_t i = 0; i < ndim; i++) {
         if (i > 0)
-            ct_strbuf_put(b, ", ", 2);
+            ct_sb_put(b, ", ", 2);
         int n = snprintf(num, sizeof num, "%lld", (long long)sizes[i]);
-        ct_strbuf_put(b, num, (size_t)n);
+        ct_sb_put(b, num, (size_t)n);
     }
-    ct_strbuf_puts(b, ndim == 1 ? ",)" : ")");
+    ct_sb_puts(b, ndim == 1 ? ",)" : ")");
 }
 
 /* ---- repr ------------------------------------------------------------------------------ */
@@ -231,22 +157,22 @@ void ct_print_shape(ct_strbuf *b, const int64_t *sizes, int64_t ndim) {
 enum { MAX_SUFFIXES = 3 };
 
 typedef struct suffixes {
-    ct_strbuf s[MAX_SUFFIXES];
+    ct_sb s[MAX_SUFFIXES];
     size_t n;
 } suffixes;
 
-static ct_strbuf *suffix_new(suffixes *sx) { return &sx->s[sx->n++]; }
+static ct_sb *suffix_new(suffixes *sx) { return &sx->s[sx->n++]; }
 
 static void suffix_dtype(suffixes *sx, ct_dtype dtype, const ct_print_options *o) {
-    ct_strbuf *s = suffix_new(sx);
-    ct_strbuf_puts(s, "dtype=");
-    ct_strbuf_puts(s, o->prefix);
-    ct_strbuf_puts(s, ct_dtype_table[dtype].name);
+    ct_sb *s = suffix_new(sx);
+    ct_sb_puts(s, "dtype=");
+    ct_sb_puts(s, o->prefix);
+    ct_sb_puts(s, ct_dtype_table[dtype].name);
 }
 
 static void suffix_size(suffixes *sx, const ct_tensor *t) {
-    ct_strbuf *s = suffix_new(sx);
-    ct_strbuf_puts(s, "size=");
+    ct_sb *s = suffix_new(sx);
+    ct_sb_puts(s, "size=");
     ct_print_shape(s, t->sizes, t->ndim);
 }
 
@@ -274,10 +200,10 @@ ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts,
     const int64_t indent = (int64_t)strlen(name) + 1; /* values start after "name(" */
     ct_status st = CT_OK;
     suffixes sx = {0};
-    ct_strbuf b;
-    ct_strbuf_init(&b);
-    ct_strbuf_puts(&b, name);
-    ct_strbuf_put(&b, "(", 1);
+    ct_sb b;
+    ct_sb_init(&b);
+    ct_sb_puts(&b, name);
+    ct_sb_put(&b, "(", 1);
 
     /* Note [Print tensor device]: PyTorch names the device of any tensor that is not on
      * its default tensor type's device, which is the cpu here. */
@@ -286,16 +212,16 @@ ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts,
         st = ct_device_str(t->device, dev, sizeof dev);
         if (st != CT_OK)
             goto fail;
-        ct_strbuf *s = suffix_new(&sx);
-        ct_strbuf_puts(s, "device='");
-        ct_strbuf_puts(s, dev);
-        ct_strbuf_puts(s, "'");
+        ct_sb *s = suffix_new(&sx);
+        ct_sb_puts(s, "device='");
+        ct_sb_puts(s, dev);
+        ct_sb_puts(s, "'");
     }
     if (t->device.type == CT_DEVICE_META) {
         suffix_size(&sx, t);
         if (t->dtype != ct_get_default_dtype())
             suffix_dtype(&sx, t->dtype, &o);
-        ct_strbuf_puts(&b, "...");
+        ct_sb_puts(&b, "...");
     } else if (t->numel == 0) {
         /* shapes other than (0,) are spelled out, as NumPy does; and with no element to
          * show the kind, any dtype but the default one is named (int64 included) */
@@ -303,7 +229,7 @@ ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts,
             suffix_size(&sx, t);
         if (t->dtype != ct_get_default_dtype())
             suffix_dtype(&sx, t->dtype, &o);
-        ct_strbuf_puts(&b, "[]");
+        ct_sb_puts(&b, "[]");
     } else {
         if (o.edgeitems == 0) /* newest PyTorch: the values may all be elided */
             suffix_size(&sx, t);
@@ -323,10 +249,10 @@ ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts,
         texts[i] = sx.s[i].data;
     }
     ct_print_add_suffixes(&b, texts, sx.n, indent, false, &o);
-    st = ct_strbuf_finish(&b, out);
+    st = ct_sb_finish(&b, out);
 fail:
     for (size_t i = 0; i < sx.n; i++)
-        ct_strbuf_free(&sx.s[i]);
-    ct_strbuf_free(&b);
+        ct_sb_free(&sx.s[i]);
+    ct_sb_free(&b);
     return st;
 }

@@ -30,7 +30,7 @@ typedef struct formatter {
 } formatter;
 
 typedef struct printer {
-    ct_strbuf *b;
+    ct_sb *b;
     const ct_print_options *o;
     const int64_t *sizes;
     int64_t ndim;
@@ -128,9 +128,9 @@ static void formatter_int(printer *p, size_t n) {
 
 /* ---- writing elements ------------------------------------------------------------------ */
 
-static void put_padded(ct_strbuf *b, const char *s, int64_t len, int64_t width) {
-    ct_strbuf_fill(b, ' ', width - len);
-    ct_strbuf_put(b, s, (size_t)len);
+static void put_padded(ct_sb *b, const char *s, int64_t len, int64_t width) {
+    ct_sb_fill(b, ' ', width - len);
+    ct_sb_put(b, s, (size_t)len);
 }
 
 /* One element, padded to its column (complex: "re+imj" with only the real part padded). */
@@ -147,9 +147,9 @@ static void put_element(printer *p) {
          * sign of its own (negative numbers and -0.) */
         int n = fmt_float(&p->f2, buf, c[1]);
         if (buf[0] != '-')
-            ct_strbuf_put(p->b, "+", 1);
-        ct_strbuf_put(p->b, buf, (size_t)n);
-        ct_strbuf_put(p->b, "j", 1);
+            ct_sb_put(p->b, "+", 1);
+        ct_sb_put(p->b, buf, (size_t)n);
+        ct_sb_put(p->b, "j", 1);
     } else {
         put_padded(p->b, buf, fmt_int(p, buf, i), p->f1.width);
     }
@@ -175,20 +175,20 @@ static void put_vector(printer *p, int64_t indent) {
     int64_t lw = p->o->linewidth;
     int64_t per_line = lw < indent + elem ? 1 : (lw - indent) / elem;
     int64_t items = cut ? 2 * edge + 1 : size;
-    ct_strbuf_put(p->b, "[", 1);
+    ct_sb_put(p->b, "[", 1);
     for (int64_t k = 0; k < items && !p->b->failed; k++) {
         if (k > 0 && k % per_line == 0) {
-            ct_strbuf_put(p->b, ",\n", 2);
-            ct_strbuf_fill(p->b, ' ', indent + 1);
+            ct_sb_put(p->b, ",\n", 2);
+            ct_sb_fill(p->b, ' ', indent + 1);
         } else if (k > 0) {
-            ct_strbuf_put(p->b, ", ", 2);
+            ct_sb_put(p->b, ", ", 2);
         }
         if (cut && k == edge)
-            ct_strbuf_put(p->b, " ...", 4);
+            ct_sb_put(p->b, " ...", 4);
         else
             put_element(p);
     }
-    ct_strbuf_put(p->b, "]", 1);
+    ct_sb_put(p->b, "]", 1);
 }
 
 /* Dim d of ndim: its slices separated by "," plus one newline per remaining inner dim,
@@ -201,19 +201,19 @@ static void put_dim(printer *p, int64_t d, int64_t indent) {
     int64_t size = p->sizes[d], edge = edge_of(p);
     bool cut = dim_is_cut(p->summarize, size, edge);
     int64_t items = cut ? 2 * edge + 1 : size;
-    ct_strbuf_put(p->b, "[", 1);
+    ct_sb_put(p->b, "[", 1);
     for (int64_t k = 0; k < items && !p->b->failed; k++) {
         if (k > 0) {
-            ct_strbuf_put(p->b, ",", 1);
-            ct_strbuf_fill(p->b, '\n', p->ndim - d - 1);
-            ct_strbuf_fill(p->b, ' ', indent + 1);
+            ct_sb_put(p->b, ",", 1);
+            ct_sb_fill(p->b, '\n', p->ndim - d - 1);
+            ct_sb_fill(p->b, ' ', indent + 1);
         }
         if (cut && k == edge)
-            ct_strbuf_put(p->b, "...", 3);
+            ct_sb_put(p->b, "...", 3);
         else
             put_dim(p, d + 1, indent + 1);
     }
-    ct_strbuf_put(p->b, "]", 1);
+    ct_sb_put(p->b, "]", 1);
 }
 
 /* ---- gathering the printed elements ---------------------------------------------------- */
@@ -286,15 +286,15 @@ static vkind kind_of(ct_dtype dtype, ct_dtype *src, ct_dtype *dst) {
 
 /* ---- _tensor_str ----------------------------------------------------------------------- */
 
-ct_status ct_print_body(ct_strbuf *b, const ct_tensor *t, int64_t indent,
+ct_status ct_print_body(ct_sb *b, const ct_tensor *t, int64_t indent,
                         const ct_print_options *o) {
     if (t->numel == 0) {
-        ct_strbuf_puts(b, "[]");
+        ct_sb_puts(b, "[]");
         return CT_OK;
     }
     bool summarize = (double)t->numel > o->threshold;
     if (summarize && o->edgeitems == 0 && t->ndim > 0) { /* newest PyTorch: nothing kept */
-        ct_strbuf_puts(b, "[...]");
+        ct_sb_puts(b, "[...]");
         return CT_OK;
     }
     ct_status st = CT_OK;

@@ -9,42 +9,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strbuf.h"
 #include "ctensor/print.h"
-
-/* A growing string in ct_alloc memory. An allocation failure sets CT_ERR_NOMEM once and
- * makes every later append a no-op, so builders check `failed` only at the end. */
-typedef struct ct_strbuf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} ct_strbuf;
-
-void ct_strbuf_init(ct_strbuf *b);
-void ct_strbuf_free(ct_strbuf *b);
-void ct_strbuf_put(ct_strbuf *b, const char *s, size_t n);
-void ct_strbuf_puts(ct_strbuf *b, const char *s);
-/* n copies of c (n <= 0: nothing). */
-void ct_strbuf_fill(ct_strbuf *b, char c, int64_t n);
-/* Move the text into an exactly sized block for ct_string_free; b is emptied.
- * CT_ERR_NOMEM if any append failed (*out NULL then). */
-ct_status ct_strbuf_finish(ct_strbuf *b, char **out);
 
 /* PyTorch's _tensor_str(t, indent): the bracketed values of a strided cpu or accelerator
  * tensor ("[]" when it has no element). `indent` is the column the opening bracket
  * follows (7 after "tensor("). */
-ct_status ct_print_body(ct_strbuf *b, const ct_tensor *t, int64_t indent,
+ct_status ct_print_body(ct_sb *b, const ct_tensor *t, int64_t indent,
                         const ct_print_options *opts);
 
 /* PyTorch's _add_suffixes: append each suffix after ", " or, when the line would pass
  * the line width (or for the first one when force_newline), after ",\n" and `indent`
  * spaces; then ")". b holds everything printed so far. */
-void ct_print_add_suffixes(ct_strbuf *b, const char *const *suffixes, size_t n, int64_t indent,
+void ct_print_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int64_t indent,
                            bool force_newline, const ct_print_options *opts);
 
 /* Whether a non-empty tensor of this dtype prints without a dtype= suffix. */
 bool ct_print_has_default_dtype(ct_dtype dtype);
 
 /* "(2, 3)", "(3,)", "()": Python's str(tuple(shape)). */
-void ct_print_shape(ct_strbuf *b, const int64_t *sizes, int64_t ndim);
+void ct_print_shape(ct_sb *b, const int64_t *sizes, int64_t ndim);
 
 #endif /* CT_TENSOR_PRINT_IMPL_H */

@@ -84,19 +84,30 @@ bool ct_scalar_is_integral(ct_scalar value, bool include_bool) {
            (include_bool && value.kind == CT_SCALAR_BOOL);
 }
 
-ct_dtype ct_scalar_infer_full_dtype(ct_scalar value) {
+ct_status ct_full_dtype(ct_scalar value, ct_dtype requested, ct_dtype *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_full_dtype: out is NULL");
+    if (requested != CT_DTYPE_UNDEFINED) {
+        *out = requested; /* checked by whoever makes the tensor, with its own message */
+        return CT_OK;
+    }
     switch (value.kind) {
     case CT_SCALAR_BOOL:
-        return CT_BOOL;
+        *out = CT_BOOL;
+        break;
     case CT_SCALAR_INT:
     case CT_SCALAR_UINT:
-        return CT_INT64;
+        *out = CT_INT64;
+        break;
     case CT_SCALAR_COMPLEX:
         /* infer_full_options: complex128 only with a float64 default, else complex64 */
-        return ct_get_default_dtype() == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
+        *out = ct_get_default_dtype() == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
+        break;
     default:
-        return ct_get_default_dtype();
+        *out = ct_get_default_dtype();
+        break;
     }
+    return CT_OK;
 }
 
 /* overflows<To, double>(d) for a floating or integer target. */

@@ -180,7 +180,4 @@ ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim
 
 /* ---- scalar.c ---- */
 
-/* The dtype full()/scalar_tensor() infer for a value when none is given. */
-ct_dtype ct_scalar_infer_full_dtype(ct_scalar value);
-
 #endif /* CT_TENSOR_TENSOR_IMPL_H */

@@ -7,6 +7,8 @@
 
 #include "cmocka_all.h"
 #include "base/alloc_impl.h"
+#include "base/hash.h"
+#include "base/strbuf.h"
 #include "ctensor/ctensor.h"
 
 static void test_error_set_and_clear(void **state) {
@@ -177,6 +179,52 @@ static void test_version(void **state) {
     assert_string_equal(ct_version_string(), expect);
 }
 
+/* A bounded builder keeps the prefix that fits and counts the whole length, as snprintf. */
+static void test_sb_bounded(void **state) {
+    (void)state;
+    char buf[8];
+    ct_sb b;
+    ct_sb_init_buf(&b, buf, sizeof buf);
+    assert_string_equal(ct_sb_str(&b), "");
+    ct_sb_puts(&b, "ab");
+    ct_sb_appendf(&b, "%d-%s", 42, "xyz");
+    ct_sb_fill(&b, '.', 3);
+    assert_string_equal(buf, "ab42-xy");
+    assert_int_equal(ct_sb_len(&b), 11);
+    ct_sb_init_buf(&b, NULL, 0); /* measure only */
+    ct_sb_appendf(&b, "%s", "hello");
+    assert_int_equal(ct_sb_len(&b), 5);
+}
+
+static void test_sb_growing(void **state) {
+    (void)state;
+    ct_sb b = {0};
+    for (int i = 0; i < 200; i++)
+        ct_sb_appendf(&b, "%03d,", i);
+    ct_sb_fill(&b, 'x', 2);
+    assert_int_equal(ct_sb_len(&b), 802);
+    assert_memory_equal(ct_sb_str(&b), "000,001,", 8);
+    assert_string_equal(ct_sb_str(&b) + 796, "199,xx");
+    char *s = NULL;
+    assert_int_equal(ct_sb_finish(&b, &s), CT_OK);
+    assert_int_equal(strlen(s), 802);
+    ct_string_free(s);
+    ct_sb_init(&b);
+    assert_int_equal(ct_sb_finish(&b, &s), CT_OK);
+    assert_string_equal(s, "");
+    ct_string_free(s);
+}
+
+/* FNV-1a's published values: the digest is the same on every rank and every run. */
+static void test_hash_fnv1a(void **state) {
+    (void)state;
+    assert_true(ct_hash_bytes(0, "", 0) == 0xcbf29ce484222325ull);
+    assert_true(ct_hash_bytes(0, "a", 1) == 0xaf63dc4c8601ec8cull);
+    assert_true(ct_hash_bytes(ct_hash_bytes(0, "a", 1), "b", 1) == ct_hash_bytes(0, "ab", 2));
+    assert_true(ct_hash_str(0, "ab") == ct_hash_bytes(0, "ab", 3));
+    assert_true(ct_hash_u64(7, 1) != ct_hash_u64(7, 2));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_set_and_clear),
@@ -187,6 +235,9 @@ int main(void) {
         cmocka_unit_test(test_default_allocator),
         cmocka_unit_test(test_cpu_levels),
         cmocka_unit_test(test_version),
+        cmocka_unit_test(test_sb_bounded),
+        cmocka_unit_test(test_sb_growing),
+        cmocka_unit_test(test_hash_fnv1a),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

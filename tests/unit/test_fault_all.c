@@ -278,6 +278,19 @@ static ct_status op_div_(ct_tensor **o) {
 static ct_status op_div_scalar(ct_tensor **o) {
     return ct_div_scalar(i31, ct_scalar_int(2), CT_ROUNDING_FLOOR, o);
 }
+static ct_status op_rsub_scalar(ct_tensor **o) {
+    return ct_rsub_scalar(h23, ct_scalar_int(2), ONE, o);
+}
+static ct_status op_rdiv(ct_tensor **o) { return ct_rdiv(i31, z0, o); }
+static ct_status op_rdiv_scalar(ct_tensor **o) {
+    return ct_rdiv_scalar(cl4, ct_scalar_float(2.5), o);
+}
+static ct_status op_full_dtype(ct_tensor **o) {
+    /* no allocation: the inferred dtype makes the tensor */
+    ct_dtype d = CT_DTYPE_UNDEFINED;
+    CT_TRY(ct_full_dtype(ct_scalar_complex(1, 1), CT_DTYPE_UNDEFINED, &d));
+    return ct_tensor_full(SHAPE(2), ct_scalar_complex(1, 1), d, &CPU, CT_LAYOUT_STRIDED, o);
+}
 
 /* ---- sparse ---- */
 
@@ -494,6 +507,10 @@ static const fault_case cases[] = {
     CASE_ON(op_div_out, prep_empty),
     CASE_NONE(op_div_, prep_f23),
     CASE(op_div_scalar),
+    CASE(op_rsub_scalar),
+    CASE(op_rdiv),
+    CASE(op_rdiv_scalar),
+    CASE(op_full_dtype),
     CASE(op_coo),
     CASE(op_coo_zeros),
     CASE(op_coalesce),
