@@ -13,6 +13,7 @@
 #define CTENSOR_DIST_PY_H
 
 #include "ctensor/dist.h"
+#include "ctensor/ops.h"
 #include "ctensor_py.h"
 
 /* ---- environment (dist_env.c) -------------------------------------------------------------- */
@@ -138,14 +139,15 @@ int ctp_global_init(PyObject *module);
 int ctp_dist_any_global(PyObject *self, PyObject *args, PyObject *kwargs);
 
 /** ctensor.add / sub / mul / div and aliases (method = 0) or the methods of Tensor and
- *  GlobalTensor (method = 1, `self` the tensor) when some operand is global. `op` is 0 add,
- *  1 sub, 2 mul, 3 div (tensor_arith.c's order); `name` the Python name ("subtract_"). */
-PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+ *  GlobalTensor (method = 1, `self` the tensor) when some operand is global. `op` is the
+ *  ops.def row (CT_OP_DIV for div, whose rounding_mode argument picks the mode); `name`
+ *  the Python name ("subtract_"). */
+PyObject *ctp_global_arith_call(ct_op op, const char *name, int method, int inplace, PyObject *self,
                                 PyObject *args, PyObject *kwargs);
 
-/** The operators with a GlobalTensor on either side: d is 0 +, 1 -, 2 *, 3 /, 4 //
- *  (tensor_arith.c's dunder order). NotImplemented for operands it does not take. */
-PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b);
+/** The operators with a GlobalTensor on either side: d is the ops.def row whose symbol
+ *  the operator is (CT_OP_DIV_FLOOR for //). NotImplemented for operands it does not take. */
+PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b);
 
 /** The number slots and the arithmetic methods of GlobalTensor. */
 extern PyNumberMethods ctp_global_as_number;

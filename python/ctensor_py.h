@@ -453,10 +453,6 @@ int ctp_arith_init(PyObject *module);
  *  else 0. The handler keeps such an exception per thread until this is called. */
 int ctp_warning_error(void);
 
-/** self + alpha * other where self or other is a sparse COO tensor (sparse.c): the sparse
- *  layer's result or PyTorch's error. New reference, or NULL with an exception set. */
-PyObject *ctp_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
-
 /* ---- random generators (tensor_random.c) ------------------------------------------------- */
 
 extern PyTypeObject ctp_generator_type;

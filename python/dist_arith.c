@@ -11,9 +11,17 @@
 
 #include "ctensor_dist_py.h"
 
-/* tensor_arith.c's op and operator orders */
-enum { GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV };
-enum { D_ADD, D_SUB, D_MUL, D_DIV, D_FLOORDIV };
+/* Python's operator of each op row (ops.def), for messages and reflected method names. */
+#define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
+              pyfunc)                                                                            \
+    [CT_OP_##E] = {symbol, dunder},
+static const struct {
+    const char *symbol, *dunder;
+} operators[] = {
+#include "ctensor/ops.def"
+};
+#undef CT_OP
+_Static_assert(sizeof operators / sizeof operators[0] == CT_NUM_OPS, "one entry per op row");
 
 enum { K_OTHER = 0, K_GLOBAL = 1, K_NUMBER = 2, K_LOCAL = 3 };
 
@@ -57,23 +65,23 @@ static int classify(PyObject *obj, operand *o) {
 static bool is_one(ct_scalar s) { return s.kind == CT_SCALAR_INT && s.v.i == 1; }
 
 /* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER). */
-static PyObject *compute(int op, const operand *a, int ka, const operand *b, int kb,
+static PyObject *compute(ct_op op, const operand *a, int ka, const operand *b, int kb,
                          ct_scalar alpha, ct_rounding_mode mode) {
     ct_global *r = NULL, *tmp = NULL;
     ct_status st;
     if (ka == K_GLOBAL && kb == K_GLOBAL) {
-        st = op == GOP_ADD   ? ct_global_add(a->g, b->g, alpha, &r)
-             : op == GOP_SUB ? ct_global_sub(a->g, b->g, alpha, &r)
-             : op == GOP_MUL ? ct_global_mul(a->g, b->g, &r)
+        st = op == CT_OP_ADD   ? ct_global_add(a->g, b->g, alpha, &r)
+             : op == CT_OP_SUB ? ct_global_sub(a->g, b->g, alpha, &r)
+             : op == CT_OP_MUL ? ct_global_mul(a->g, b->g, &r)
                              : ct_global_div(a->g, b->g, mode, &r);
     } else if (ka == K_GLOBAL) {
-        st = op == GOP_ADD   ? ct_global_add_scalar(a->g, b->s, alpha, &r)
-             : op == GOP_SUB ? ct_global_sub_scalar(a->g, b->s, alpha, &r)
-             : op == GOP_MUL ? ct_global_mul_scalar(a->g, b->s, &r)
+        st = op == CT_OP_ADD   ? ct_global_add_scalar(a->g, b->s, alpha, &r)
+             : op == CT_OP_SUB ? ct_global_sub_scalar(a->g, b->s, alpha, &r)
+             : op == CT_OP_MUL ? ct_global_mul_scalar(a->g, b->s, &r)
                              : ct_global_div_scalar(a->g, b->s, mode, &r);
     } else { /* a number on the left */
         switch (op) {
-        case GOP_ADD: /* a + alpha * b */
+        case CT_OP_ADD: /* a + alpha * b */
             if (is_one(alpha)) {
                 st = ct_global_add_scalar(b->g, a->s, alpha, &r);
             } else {
@@ -83,10 +91,10 @@ static PyObject *compute(int op, const operand *a, int ka, const operand *b, int
                 ct_global_release(tmp);
             }
             break;
-        case GOP_SUB:
+        case CT_OP_SUB:
             st = ct_global_rsub_scalar(b->g, a->s, alpha, &r);
             break;
-        case GOP_MUL:
+        case CT_OP_MUL:
             st = ct_global_mul_scalar(b->g, a->s, &r);
             break;
         default:
@@ -99,25 +107,22 @@ static PyObject *compute(int op, const operand *a, int ka, const operand *b, int
 
 /* ---- operators ---------------------------------------------------------------------------- */
 
-static const char *const gop_names[] = {"add", "sub", "mul", "div"};
-static const int dunder_ops[] = {GOP_ADD, GOP_SUB, GOP_MUL, GOP_DIV, GOP_DIV};
-
 /* Whether `other` (the right operand) may take over through its reflected operator d if
  * GlobalTensor returned NotImplemented: only a class written in Python that defines it. A
  * built-in or extension type (str * x, [1] * x, a NumPy array) knows nothing of global
  * tensors: it would raise on this rank alone, or read the value with a collective the other
  * ranks never enter, so such operands fail here, through the agreement. */
-static int defines_reflected(int d, PyObject *other) {
-    static const char *const names[] = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__",
-                                        "__rfloordiv__"};
+static int defines_reflected(ct_op d, PyObject *other) {
     if (Py_IS_TYPE(other, &ctp_global_type) ||
         !PyType_HasFeature(Py_TYPE(other), Py_TPFLAGS_HEAPTYPE))
         return 0;
-    return PyObject_HasAttrString((PyObject *)Py_TYPE(other), names[d]);
+    char name[32];
+    snprintf(name, sizeof name, "__r%s__", operators[d].dunder);
+    return PyObject_HasAttrString((PyObject *)Py_TYPE(other), name);
 }
 
-static PyObject *binary(int d, PyObject *a, PyObject *b) {
-    static const char *const symbols[] = {"+", "-", "*", "/", "//"};
+/* An operator: `d` is the op row whose symbol it is. */
+static PyObject *binary(ct_op d, PyObject *a, PyObject *b) {
     operand x = {0}, y = {0};
     int kx = classify(a, &x);
     if (kx < 0)
@@ -134,26 +139,25 @@ static PyObject *binary(int d, PyObject *a, PyObject *b) {
         if (kx == K_GLOBAL && defines_reflected(d, b))
             Py_RETURN_NOTIMPLEMENTED;
         return PyErr_Format(PyExc_TypeError, "unsupported operand type(s) for %s: '%.100s' and "
-                            "'%.100s'", symbols[d], Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name);
+                            "'%.100s'", operators[d].symbol, Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name);
     }
     if (kx == K_LOCAL || ky == K_LOCAL)
         return mixed_error();
-    return compute(dunder_ops[d], &x, kx, &y, ky, ct_scalar_int(1),
-                   d == D_FLOORDIV ? CT_ROUNDING_FLOOR : CT_ROUNDING_NONE);
+    return compute(d, &x, kx, &y, ky, ct_scalar_int(1), ct_op_rounding(d));
 }
 
-PyObject *ctp_global_binary(int d, PyObject *a, PyObject *b) {
+PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b) {
     uint64_t mark = ctp_dist_mark();
     PyObject *r = binary(d, a, b);
-    return r != NULL ? r : ctp_dist_failed(gop_names[dunder_ops[d]], mark);
+    return r != NULL ? r : ctp_dist_failed(ct_op_name(d), mark);
 }
 
-static PyObject *nb_add(PyObject *a, PyObject *b) { return ctp_global_binary(D_ADD, a, b); }
-static PyObject *nb_sub(PyObject *a, PyObject *b) { return ctp_global_binary(D_SUB, a, b); }
-static PyObject *nb_mul(PyObject *a, PyObject *b) { return ctp_global_binary(D_MUL, a, b); }
-static PyObject *nb_div(PyObject *a, PyObject *b) { return ctp_global_binary(D_DIV, a, b); }
+static PyObject *nb_add(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_ADD, a, b); }
+static PyObject *nb_sub(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_SUB, a, b); }
+static PyObject *nb_mul(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_MUL, a, b); }
+static PyObject *nb_div(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_DIV, a, b); }
 static PyObject *nb_floordiv(PyObject *a, PyObject *b) {
-    return ctp_global_binary(D_FLOORDIV, a, b);
+    return ctp_global_binary(CT_OP_DIV_FLOOR, a, b);
 }
 
 static PyObject *inplace_error(const char *what) {
@@ -165,37 +169,37 @@ static PyObject *inplace_error(const char *what) {
 }
 
 /* The operators x op= y: the error, shared with the other ranks. */
-static PyObject *inplace_operator(int d, const char *what) {
+static PyObject *inplace_operator(ct_op d, const char *what) {
     uint64_t mark = ctp_dist_mark();
     inplace_error(what);
-    return ctp_dist_failed(gop_names[dunder_ops[d]], mark);
+    return ctp_dist_failed(ct_op_name(d), mark);
 }
 
 /* x += y would otherwise quietly rebind x to x + y; global tensors have no in-place form. */
 static PyObject *nb_iadd(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_operator(D_ADD, "+=");
+    return inplace_operator(CT_OP_ADD, "+=");
 }
 static PyObject *nb_isub(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_operator(D_SUB, "-=");
+    return inplace_operator(CT_OP_SUB, "-=");
 }
 static PyObject *nb_imul(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_operator(D_MUL, "*=");
+    return inplace_operator(CT_OP_MUL, "*=");
 }
 static PyObject *nb_idiv(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_operator(D_DIV, "/=");
+    return inplace_operator(CT_OP_DIV, "/=");
 }
 static PyObject *nb_ifloordiv(PyObject *a, PyObject *b) {
     (void)a;
     (void)b;
-    return inplace_operator(D_FLOORDIV, "//=");
+    return inplace_operator(CT_OP_DIV_FLOOR, "//=");
 }
 
 PyNumberMethods ctp_global_as_number = {
@@ -262,11 +266,11 @@ typedef struct {
     PyObject *input, *other, *alpha, *rounding_mode, *out;
 } call_args;
 
-static int bind(const char *name, int op, int method, PyObject *self, PyObject *args,
+static int bind(const char *name, ct_op op, int method, PyObject *self, PyObject *args,
                 PyObject *kwargs, call_args *c) {
     memset(c, 0, sizeof *c);
-    const int takes_alpha = op == GOP_ADD || op == GOP_SUB;
-    const int takes_mode = op == GOP_DIV && strncmp(name, "true_divide", 11) != 0;
+    const int takes_alpha = ct_op_has_alpha(op);
+    const int takes_mode = op == CT_OP_DIV && strncmp(name, "true_divide", 11) != 0;
     Py_ssize_t npos = PyTuple_GET_SIZE(args), nmax = method ? 1 : 2;
     if (npos > nmax) {
         PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given",
@@ -319,7 +323,7 @@ static int bind(const char *name, int op, int method, PyObject *self, PyObject *
     return 0;
 }
 
-static PyObject *arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+static PyObject *arith_call(ct_op op, const char *name, int method, int inplace, PyObject *self,
                             PyObject *args, PyObject *kwargs) {
     call_args c;
     if (bind(name, op, method, self, args, kwargs, &c) < 0)
@@ -366,11 +370,11 @@ static PyObject *arith_call(int op, const char *name, int method, int inplace, P
     return compute(op, &a, ka, &b, kb, alpha, mode);
 }
 
-PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplace, PyObject *self,
+PyObject *ctp_global_arith_call(ct_op op, const char *name, int method, int inplace, PyObject *self,
                                 PyObject *args, PyObject *kwargs) {
     uint64_t mark = ctp_dist_mark();
     PyObject *r = arith_call(op, name, method, inplace, self, args, kwargs);
-    return r != NULL ? r : ctp_dist_failed(gop_names[op], mark);
+    return r != NULL ? r : ctp_dist_failed(ct_op_name(op), mark);
 }
 
 /* ---- GlobalTensor methods ---------------------------------------------------------------------- */
@@ -380,14 +384,14 @@ PyObject *ctp_global_arith_call(int op, const char *name, int method, int inplac
         return ctp_global_arith_call(op, name, 1, inplace, self, args, kwargs);                    \
     }
 
-GLOBAL_METHOD(g_add, GOP_ADD, "add", 0)
-GLOBAL_METHOD(g_sub, GOP_SUB, "sub", 0)
-GLOBAL_METHOD(g_mul, GOP_MUL, "mul", 0)
-GLOBAL_METHOD(g_div, GOP_DIV, "div", 0)
-GLOBAL_METHOD(g_add_, GOP_ADD, "add_", 1)
-GLOBAL_METHOD(g_sub_, GOP_SUB, "sub_", 1)
-GLOBAL_METHOD(g_mul_, GOP_MUL, "mul_", 1)
-GLOBAL_METHOD(g_div_, GOP_DIV, "div_", 1)
+GLOBAL_METHOD(g_add, CT_OP_ADD, "add", 0)
+GLOBAL_METHOD(g_sub, CT_OP_SUB, "sub", 0)
+GLOBAL_METHOD(g_mul, CT_OP_MUL, "mul", 0)
+GLOBAL_METHOD(g_div, CT_OP_DIV, "div", 0)
+GLOBAL_METHOD(g_add_, CT_OP_ADD, "add_", 1)
+GLOBAL_METHOD(g_sub_, CT_OP_SUB, "sub_", 1)
+GLOBAL_METHOD(g_mul_, CT_OP_MUL, "mul_", 1)
+GLOBAL_METHOD(g_div_, CT_OP_DIV, "div_", 1)
 
 #define KW METH_VARARGS | METH_KEYWORDS
 

@@ -1,8 +1,8 @@
 /* The Python surface of sparse COO tensors (include/ctensor/sparse.h): the module function
  * ctensor.sparse_coo_tensor, the sparse methods of ctensor.Tensor (coalesce, indices,
- * values, to_dense, to_sparse, ...), sparse addition (ctp_sparse_add, which `+`, add() and
- * ctensor.add() of the arithmetic layer, tensor_arith.c, call when an operand is sparse),
- * and repr() of sparse tensors through ct_sparse_repr_named.
+ * values, to_dense, to_sparse, ...) and repr() of sparse tensors through
+ * ct_sparse_repr_named. Arithmetic on sparse operands is the C layer's (ct_binary routes
+ * them to the sparse layer); tensor_arith.c calls it as for any tensor.
  *
  * This file owns none of the Tensor type: like dlpack.c, it adds its methods to the type's
  * dictionary once the type is ready (skipping any the Tensor files define themselves), and
@@ -15,8 +15,9 @@
  *  - to_sparse(sparse_dim) of a sparse tensor with that sparse_dim returns it (newest; 1.13
  *    raises NotImplementedError), sparse_dim()/dense_dim() of a strided tensor are 0/dim()
  *    (newest; 1.13 raises).
- *  - Only addition: the other operators answer NotImplemented for sparse operands (Python's
- *    TypeError), and in-place `+=` rebinds to the out-of-place sum.
+ *  - Only addition (what the sparse layer registers): the other operators answer
+ *    NotImplemented for sparse operands (Python's TypeError), and in-place `+=` rebinds to
+ *    the out-of-place sum.
  */
 #include <string.h>
 
@@ -246,26 +247,6 @@ static PyObject *tensor_to_sparse(PyObject *self, PyObject *args, PyObject *kwar
         st = ct_sparse_to_sparse_dim(ctp_tensor_get(self), sd, &r);
     }
     return ctp_tensor_result(self, st, r);
-}
-
-/* ---- addition -------------------------------------------------------------------------- */
-
-/* self + alpha * other where an operand is sparse: `+`, add() and ctensor.add() of the
- * arithmetic layer (tensor_arith.c) come here when they see a sparse operand. A Python
- * number (a wrapped number) is a 0-dim dense tensor to PyTorch, and sparse + dense is
- * refused; `number + sparse` reaches here as sparse + number, as PyTorch's __radd__ is
- * self.add(other). */
-PyObject *ctp_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
-    if (ct_sparse_is_sparse(self) && ct_tensor_is_wrapped_number(other)) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "add(sparse, dense) is not supported. Use add(dense, sparse) instead.");
-        return NULL;
-    }
-    ct_tensor *r = NULL;
-    ct_status st = ct_sparse_add(self, other, alpha, &r);
-    if (st != CT_OK)
-        return ctp_raise_status(st);
-    return ctp_tensor_wrap(r);
 }
 
 /* ---- repr ------------------------------------------------------------------------------ */

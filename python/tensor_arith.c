@@ -21,10 +21,13 @@
  *    ignores that hidden overload when it words an error.
  *  - Global tensors (CT_HAVE_DIST): a call or operator with a GlobalTensor operand goes to
  *    dist_arith.c, which raises for a local tensor mixed with a global one.
- *  - Sparse COO operands: `+`, add() and ctensor.add() go to the sparse layer (sparse.c,
- *    ct_sparse_add); the in-place operators fall back to the out-of-place ones for them (so
- *    `s += t` rebinds s); the other operators answer NotImplemented and the other functions
- *    raise NotImplementedError.
+ *  - Every operation is one C call, ct_binary / ct_binary_out / ct_binary_ with the op of
+ *    ctensor/ops.def, which routes sparse COO operands itself. An operator whose form the C
+ *    layer does not implement for the operands' layouts (ct_binary_supports: `-` on sparse
+ *    tensors) answers NotImplemented; the in-place operators then fall back to the
+ *    out-of-place ones (so `s += t` rebinds s). The functions raise the C layer's error.
+ *  - ops.def rows marked pyfunc get a function ctensor.<name> with the generic signature
+ *    (input, other, *, alpha=1 when the op takes alpha).
  *
  * Warnings: the C library calls the handler installed here (ct_set_warning_handler), which
  * issues a UserWarning. When a warnings filter turns it into an exception, the exception is
@@ -38,7 +41,6 @@
 
 #include "ctensor/ops.h"
 #include "ctensor/parallel.h"
-#include "ctensor/sparse.h"
 #include "ctensor/warning.h"
 #include "ctensor_py.h"
 #ifdef CT_HAVE_DIST
@@ -269,93 +271,29 @@ static int scalar_param(PyObject *obj, operand *o) {
     return tensor_param(obj, o);
 }
 
-static inline int is_sparse(const ct_tensor *t) {
-    return ct_tensor_layout(t) == CT_LAYOUT_SPARSE_COO;
-}
-
 /* ---- the operations ---------------------------------------------------------------------- */
 
-typedef enum arith_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } arith_op;
-
-static const char *const op_names[] = {"add", "sub", "mul", "div"};
-
 typedef struct arith_spec {
-    arith_op op;
-    ct_scalar alpha;       /* add, sub */
-    ct_rounding_mode mode; /* div */
+    ct_op op;
+    ct_scalar alpha; /* ops with alpha */
 } arith_spec;
 
-static ct_status run_new(const arith_spec *s, const ct_tensor *a, const ct_tensor *b,
-                         ct_tensor **r) {
-    switch (s->op) {
-    case OP_ADD:
-        return ct_add(a, b, s->alpha, r);
-    case OP_SUB:
-        return ct_sub(a, b, s->alpha, r);
-    case OP_MUL:
-        return ct_mul(a, b, r);
-    case OP_DIV:
-    default:
-        return ct_div(a, b, s->mode, r);
-    }
-}
-
-static ct_status run_out(const arith_spec *s, const ct_tensor *a, const ct_tensor *b,
-                         ct_tensor *out) {
-    switch (s->op) {
-    case OP_ADD:
-        return ct_add_out(a, b, s->alpha, out);
-    case OP_SUB:
-        return ct_sub_out(a, b, s->alpha, out);
-    case OP_MUL:
-        return ct_mul_out(a, b, out);
-    case OP_DIV:
-    default:
-        return ct_div_out(a, b, s->mode, out);
-    }
-}
-
-static ct_status run_inplace(const arith_spec *s, ct_tensor *self, const ct_tensor *other) {
-    switch (s->op) {
-    case OP_ADD:
-        return ct_add_(self, other, s->alpha);
-    case OP_SUB:
-        return ct_sub_(self, other, s->alpha);
-    case OP_MUL:
-        return ct_mul_(self, other);
-    case OP_DIV:
-    default:
-        return ct_div_(self, other, s->mode);
-    }
-}
-
-static PyObject *sparse_not_implemented(const char *fname) {
-    return PyErr_Format(PyExc_NotImplementedError,
-                        "%s(): sparse COO operands are supported by add() and `+` only", fname);
-}
-
 /* a op b into a new tensor, into `out` (an object, or NULL), or into `self_obj` (in-place,
- * a being its tensor). Sparse operands go to the sparse layer for add. */
-static PyObject *compute(const char *fname, const arith_spec *s, const operand *a, const operand *b,
-                         PyObject *out, PyObject *self_obj) {
-    if (is_sparse(a->t) || is_sparse(b->t)) {
-        if (s->op != OP_ADD || out != NULL || self_obj != NULL)
-            return sparse_not_implemented(fname);
-        return ctp_sparse_add(a->t, b->t, s->alpha);
-    }
+ * a being its tensor). */
+static PyObject *compute(const arith_spec *s, const operand *a, const operand *b, PyObject *out,
+                         PyObject *self_obj) {
     drop_stale();
     if (self_obj != NULL)
-        return target_result(run_inplace(s, a->t, b->t), self_obj);
+        return target_result(ct_binary_(s->op, a->t, b->t, s->alpha), self_obj);
     if (out != NULL)
-        return target_result(run_out(s, a->t, b->t, ctp_tensor_get(out)), out);
+        return target_result(ct_binary_out(s->op, a->t, b->t, s->alpha, ctp_tensor_get(out)),
+                             out);
     ct_tensor *r = NULL;
-    ct_status st = run_new(s, a->t, b->t, &r);
+    ct_status st = ct_binary(s->op, a->t, b->t, s->alpha, &r);
     return new_result(st, r);
 }
 
 /* ---- operators --------------------------------------------------------------------------- */
-
-typedef enum dunder_op { D_ADD, D_SUB, D_MUL, D_DIV, D_FLOORDIV } dunder_op;
 
 /* PyTorch wraps every operator in TypeError_to_NotImplemented_. */
 static PyObject *type_error_to_not_implemented(PyObject *r) {
@@ -374,10 +312,11 @@ static PyObject *reflected_div(const operand *self, const operand *other) {
     return new_result(st, r);
 }
 
-static PyObject *binary_slow(dunder_op d, PyObject *a, PyObject *b) {
+/* An operator: `d` is the op whose symbol it is (ops.def), CT_OP_DIV_FLOOR for `//`. */
+static PyObject *binary_slow(ct_op d, PyObject *a, PyObject *b) {
 #ifdef CT_HAVE_DIST
     if (ctp_global_check(a) || ctp_global_check(b)) /* a local tensor with a global one */
-        return ctp_global_binary((int)d, a, b);
+        return ctp_global_binary(d, a, b);
 #endif
     const int reflected = !ctp_tensor_check(a);
     PyObject *self_obj = reflected ? b : a;
@@ -387,54 +326,29 @@ static PyObject *binary_slow(dunder_op d, PyObject *a, PyObject *b) {
     int k = operator_operand(reflected ? a : b, &other);
     if (k <= 0)
         return type_error_to_not_implemented(k < 0 ? NULL : Py_NewRef(Py_NotImplemented));
-    PyObject *r;
-    if (is_sparse(self.t) || is_sparse(other.t)) {
-        /* `+` only; t + number reaches ct_sparse_add as sparse + a dense 0-dim tensor */
-        r = d == D_ADD ? ctp_sparse_add(self.t, other.t, ct_scalar_int(1))
-                       : Py_NewRef(Py_NotImplemented);
-        operand_clear(&other);
-        return type_error_to_not_implemented(r);
-    }
-    arith_spec s = {OP_ADD, ct_scalar_int(1), CT_ROUNDING_NONE};
+    arith_spec s = {d, ct_scalar_int(1)};
     const operand *x = &self, *y = &other;
-    switch (d) {
-    case D_ADD: /* other + t is t.add(other) */
-        break;
-    case D_SUB: /* other - t is rsub(t, other) = sub(other, t) */
-        s.op = OP_SUB;
-        if (reflected) {
-            x = &other;
-            y = &self;
-        }
-        break;
-    case D_MUL:
-        s.op = OP_MUL;
-        break;
-    case D_DIV:
-        s.op = OP_DIV;
-        break;
-    case D_FLOORDIV: /* floor_divide(t, other), floor_divide(other, t) */
-    default:
-        s.op = OP_DIV;
-        s.mode = CT_ROUNDING_FLOOR;
-        if (reflected) {
-            x = &other;
-            y = &self;
-        }
-        break;
+    /* other + t is t.add(other), other * t t.mul(other); other - t is rsub(t, other) =
+     * sub(other, t), other // t floor_divide(other, t) */
+    if (reflected && (d == CT_OP_SUB || d == CT_OP_DIV_FLOOR)) {
+        x = &other;
+        y = &self;
     }
-    if (d == D_DIV && reflected)
+    PyObject *r;
+    if (!ct_binary_supports(d, CT_OP_FORM_NEW, x->t, y->t))
+        r = Py_NewRef(Py_NotImplemented);
+    else if (d == CT_OP_DIV && reflected)
         r = reflected_div(&self, &other);
     else
-        r = compute(op_names[s.op], &s, x, y, NULL, NULL);
+        r = compute(&s, x, y, NULL, NULL);
     operand_clear(&other);
     return type_error_to_not_implemented(r);
 }
 
-static PyObject *inplace_slow(dunder_op d, PyObject *a, PyObject *b) {
+static PyObject *inplace_slow(ct_op d, PyObject *a, PyObject *b) {
 #ifdef CT_HAVE_DIST
     if (ctp_global_check(b))
-        return ctp_global_binary((int)d, a, b);
+        return ctp_global_binary(d, a, b);
 #endif
     operand self = {ctp_tensor_get(a), 0}, other;
     if (self.t == NULL)
@@ -442,21 +356,18 @@ static PyObject *inplace_slow(dunder_op d, PyObject *a, PyObject *b) {
     int k = operator_operand(b, &other);
     if (k <= 0)
         return type_error_to_not_implemented(k < 0 ? NULL : Py_NewRef(Py_NotImplemented));
-    if (is_sparse(self.t) || is_sparse(other.t)) {
+    if (!ct_binary_supports(d, CT_OP_FORM_INPLACE, self.t, other.t)) {
         /* Python falls back to the out-of-place operator, as before in-place existed */
         operand_clear(&other);
         Py_RETURN_NOTIMPLEMENTED;
     }
-    static const arith_op ops[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_DIV};
-    arith_spec s = {ops[d], ct_scalar_int(1),
-                    d == D_FLOORDIV ? CT_ROUNDING_FLOOR : CT_ROUNDING_NONE};
-    drop_stale();
-    PyObject *r = target_result(run_inplace(&s, self.t, other.t), a);
+    arith_spec s = {d, ct_scalar_int(1)};
+    PyObject *r = compute(&s, &self, &other, NULL, a);
     operand_clear(&other);
     return type_error_to_not_implemented(r);
 }
 
-/* The fast path: two exact ctensor.Tensor objects, strided. */
+/* The fast path: two exact ctensor.Tensor objects whose layouts the op takes. */
 #define EXACT_TENSORS(a, b) (Py_IS_TYPE(a, &ctp_tensor_type) && Py_IS_TYPE(b, &ctp_tensor_type))
 #define TENSOR_OF(o) (((ctp_tensor_object *)(o))->tensor)
 
@@ -469,65 +380,65 @@ static inline PyObject *fast_result(ct_status st, ct_tensor *r) {
 static PyObject *nb_add(PyObject *a, PyObject *b) {
     if (EXACT_TENSORS(a, b)) {
         const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (!is_sparse(x) && !is_sparse(y)) {
+        if (ct_binary_supports(CT_OP_ADD, CT_OP_FORM_NEW, x, y)) {
             ct_tensor *r = NULL;
             drop_stale();
             ct_status st = ct_add(x, y, ct_scalar_int(1), &r);
             return fast_result(st, r);
         }
     }
-    return binary_slow(D_ADD, a, b);
+    return binary_slow(CT_OP_ADD, a, b);
 }
 
 static PyObject *nb_subtract(PyObject *a, PyObject *b) {
     if (EXACT_TENSORS(a, b)) {
         const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (!is_sparse(x) && !is_sparse(y)) {
+        if (ct_binary_supports(CT_OP_SUB, CT_OP_FORM_NEW, x, y)) {
             ct_tensor *r = NULL;
             drop_stale();
             ct_status st = ct_sub(x, y, ct_scalar_int(1), &r);
             return fast_result(st, r);
         }
     }
-    return binary_slow(D_SUB, a, b);
+    return binary_slow(CT_OP_SUB, a, b);
 }
 
 static PyObject *nb_multiply(PyObject *a, PyObject *b) {
     if (EXACT_TENSORS(a, b)) {
         const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (!is_sparse(x) && !is_sparse(y)) {
+        if (ct_binary_supports(CT_OP_MUL, CT_OP_FORM_NEW, x, y)) {
             ct_tensor *r = NULL;
             drop_stale();
             ct_status st = ct_mul(x, y, &r);
             return fast_result(st, r);
         }
     }
-    return binary_slow(D_MUL, a, b);
+    return binary_slow(CT_OP_MUL, a, b);
 }
 
 static PyObject *nb_true_divide(PyObject *a, PyObject *b) {
     if (EXACT_TENSORS(a, b)) {
         const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (!is_sparse(x) && !is_sparse(y)) {
+        if (ct_binary_supports(CT_OP_DIV, CT_OP_FORM_NEW, x, y)) {
             ct_tensor *r = NULL;
             drop_stale();
             ct_status st = ct_div(x, y, CT_ROUNDING_NONE, &r);
             return fast_result(st, r);
         }
     }
-    return binary_slow(D_DIV, a, b);
+    return binary_slow(CT_OP_DIV, a, b);
 }
 
-static PyObject *nb_floor_divide(PyObject *a, PyObject *b) { return binary_slow(D_FLOORDIV, a, b); }
+static PyObject *nb_floor_divide(PyObject *a, PyObject *b) { return binary_slow(CT_OP_DIV_FLOOR, a, b); }
 
-static PyObject *nb_inplace_add(PyObject *a, PyObject *b) { return inplace_slow(D_ADD, a, b); }
-static PyObject *nb_inplace_subtract(PyObject *a, PyObject *b) { return inplace_slow(D_SUB, a, b); }
-static PyObject *nb_inplace_multiply(PyObject *a, PyObject *b) { return inplace_slow(D_MUL, a, b); }
+static PyObject *nb_inplace_add(PyObject *a, PyObject *b) { return inplace_slow(CT_OP_ADD, a, b); }
+static PyObject *nb_inplace_subtract(PyObject *a, PyObject *b) { return inplace_slow(CT_OP_SUB, a, b); }
+static PyObject *nb_inplace_multiply(PyObject *a, PyObject *b) { return inplace_slow(CT_OP_MUL, a, b); }
 static PyObject *nb_inplace_true_divide(PyObject *a, PyObject *b) {
-    return inplace_slow(D_DIV, a, b);
+    return inplace_slow(CT_OP_DIV, a, b);
 }
 static PyObject *nb_inplace_floor_divide(PyObject *a, PyObject *b) {
-    return inplace_slow(D_FLOORDIV, a, b);
+    return inplace_slow(CT_OP_DIV_FLOOR, a, b);
 }
 
 void ctp_arith_number_slots(PyNumberMethods *nb) {
@@ -759,7 +670,7 @@ static const ctp_signature m_true_divide_sigs[] = {
 /* What one function or method is: its op, its parser, and whether it is a method and
  * in-place. */
 typedef struct arith_entry {
-    arith_op op;
+    ct_op op; /* div's rows: CT_OP_DIV, the rounding mode picks the row */
     arith_parser parser;
     int method, inplace;
 } arith_entry;
@@ -834,7 +745,7 @@ static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args
     const arith_parser *p = &e->parser;
 #ifdef CT_HAVE_DIST
     if (ctp_dist_any_global(e->method ? self : NULL, args, kwargs))
-        return ctp_global_arith_call((int)e->op, p->name, e->method, e->inplace, self, args,
+        return ctp_global_arith_call(e->op, p->name, e->method, e->inplace, self, args,
                                      kwargs);
 #endif
     int k = parse(p, args, kwargs, parsed);
@@ -844,7 +755,7 @@ static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args
     roles_of(k < p->nsigs ? &p->sigs[k] : p->hidden, parsed, &arg);
     PyObject *input = e->method ? self : arg.input;
 
-    arith_spec s = {e->op, ct_scalar_int(1), CT_ROUNDING_NONE};
+    arith_spec s = {e->op, ct_scalar_int(1)};
     operand a = {NULL, 0}, b = {NULL, 0};
     PyObject *r = NULL;
     if (tensor_param(input, &a) < 0)
@@ -853,9 +764,17 @@ static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args
         goto done;
     if (arg.alpha != NULL && alpha_param(arg.alpha, &s.alpha) < 0)
         goto done;
-    if (e->op == OP_DIV && rounding_mode_of(arg.rounding_mode, &s.mode) < 0)
-        goto done;
-    r = compute(p->name, &s, &a, &b, arg.out, e->inplace ? self : NULL);
+    if (arg.rounding_mode != NULL) {
+        ct_rounding_mode mode;
+        ct_status st;
+        if (rounding_mode_of(arg.rounding_mode, &mode) < 0)
+            goto done;
+        if ((st = ct_op_div(mode, &s.op)) != CT_OK) {
+            ctp_raise_status(st);
+            goto done;
+        }
+    }
+    r = compute(&s, &a, &b, arg.out, e->inplace ? self : NULL);
 done:
     operand_clear(&a);
     operand_clear(&b);
@@ -870,31 +789,31 @@ done:
         return arith_call(&cname##_entry, self, args, kwargs);                                     \
     }
 
-ARITH_FUNCTION(fn_add, OP_ADD, "add", fn_add_sigs, &fn_add_hidden, 0, 0)
-ARITH_FUNCTION(fn_sub, OP_SUB, "sub", fn_add_sigs, &fn_add_hidden, 0, 0)
-ARITH_FUNCTION(fn_subtract, OP_SUB, "subtract", fn_subtract_sigs, NULL, 0, 0)
-ARITH_FUNCTION(fn_mul, OP_MUL, "mul", fn_mul_sigs, NULL, 0, 0)
-ARITH_FUNCTION(fn_multiply, OP_MUL, "multiply", fn_multiply_sigs, NULL, 0, 0)
-ARITH_FUNCTION(fn_div, OP_DIV, "div", fn_div_sigs, NULL, 0, 0)
-ARITH_FUNCTION(fn_divide, OP_DIV, "divide", fn_divide_sigs, NULL, 0, 0)
-ARITH_FUNCTION(fn_true_divide, OP_DIV, "true_divide", fn_true_divide_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_add, CT_OP_ADD, "add", fn_add_sigs, &fn_add_hidden, 0, 0)
+ARITH_FUNCTION(fn_sub, CT_OP_SUB, "sub", fn_add_sigs, &fn_add_hidden, 0, 0)
+ARITH_FUNCTION(fn_subtract, CT_OP_SUB, "subtract", fn_subtract_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_mul, CT_OP_MUL, "mul", fn_mul_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_multiply, CT_OP_MUL, "multiply", fn_multiply_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_div, CT_OP_DIV, "div", fn_div_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_divide, CT_OP_DIV, "divide", fn_divide_sigs, NULL, 0, 0)
+ARITH_FUNCTION(fn_true_divide, CT_OP_DIV, "true_divide", fn_true_divide_sigs, NULL, 0, 0)
 
-ARITH_FUNCTION(m_add, OP_ADD, "add", m_add_sigs, &m_add_hidden, 1, 0)
-ARITH_FUNCTION(m_add_, OP_ADD, "add_", m_add_sigs, &m_add_hidden, 1, 1)
-ARITH_FUNCTION(m_sub, OP_SUB, "sub", m_add_sigs, &m_add_hidden, 1, 0)
-ARITH_FUNCTION(m_sub_, OP_SUB, "sub_", m_add_sigs, &m_add_hidden, 1, 1)
-ARITH_FUNCTION(m_subtract, OP_SUB, "subtract", m_subtract_sigs, NULL, 1, 0)
-ARITH_FUNCTION(m_subtract_, OP_SUB, "subtract_", m_subtract_sigs, NULL, 1, 1)
-ARITH_FUNCTION(m_mul, OP_MUL, "mul", m_mul_sigs, NULL, 1, 0)
-ARITH_FUNCTION(m_mul_, OP_MUL, "mul_", m_mul_sigs, NULL, 1, 1)
-ARITH_FUNCTION(m_multiply, OP_MUL, "multiply", m_multiply_sigs, NULL, 1, 0)
-ARITH_FUNCTION(m_multiply_, OP_MUL, "multiply_", m_multiply_sigs, NULL, 1, 1)
-ARITH_FUNCTION(m_div, OP_DIV, "div", m_div_sigs, NULL, 1, 0)
-ARITH_FUNCTION(m_div_, OP_DIV, "div_", m_div_sigs, NULL, 1, 1)
-ARITH_FUNCTION(m_divide, OP_DIV, "divide", m_divide_sigs, NULL, 1, 0)
-ARITH_FUNCTION(m_divide_, OP_DIV, "divide_", m_divide_sigs, NULL, 1, 1)
-ARITH_FUNCTION(m_true_divide, OP_DIV, "true_divide", m_true_divide_sigs, NULL, 1, 0)
-ARITH_FUNCTION(m_true_divide_, OP_DIV, "true_divide_", m_true_divide_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_add, CT_OP_ADD, "add", m_add_sigs, &m_add_hidden, 1, 0)
+ARITH_FUNCTION(m_add_, CT_OP_ADD, "add_", m_add_sigs, &m_add_hidden, 1, 1)
+ARITH_FUNCTION(m_sub, CT_OP_SUB, "sub", m_add_sigs, &m_add_hidden, 1, 0)
+ARITH_FUNCTION(m_sub_, CT_OP_SUB, "sub_", m_add_sigs, &m_add_hidden, 1, 1)
+ARITH_FUNCTION(m_subtract, CT_OP_SUB, "subtract", m_subtract_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_subtract_, CT_OP_SUB, "subtract_", m_subtract_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_mul, CT_OP_MUL, "mul", m_mul_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_mul_, CT_OP_MUL, "mul_", m_mul_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_multiply, CT_OP_MUL, "multiply", m_multiply_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_multiply_, CT_OP_MUL, "multiply_", m_multiply_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_div, CT_OP_DIV, "div", m_div_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_div_, CT_OP_DIV, "div_", m_div_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_divide, CT_OP_DIV, "divide", m_divide_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_divide_, CT_OP_DIV, "divide_", m_divide_sigs, NULL, 1, 1)
+ARITH_FUNCTION(m_true_divide, CT_OP_DIV, "true_divide", m_true_divide_sigs, NULL, 1, 0)
+ARITH_FUNCTION(m_true_divide_, CT_OP_DIV, "true_divide_", m_true_divide_sigs, NULL, 1, 1)
 
 /* ---- threads ----------------------------------------------------------------------------- */
 

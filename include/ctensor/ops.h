@@ -31,7 +31,8 @@
  *    whose backend cannot run host kernels: CT_ERR_NOT_IMPLEMENTED.
  *  - New results follow their inputs' memory layout: channels_last stays
  *    channels_last, a transposed input gives a transposed result.
- *  - Only strided tensors; sparse COO arithmetic lives in sparse.h.
+ *  - Sparse COO operands go to the sparse layer (sparse.h) for what it implements (add);
+ *    the other ops refuse them (ct_binary_supports).
  *
  * Dtypes: every dtype except the float8 family and float4_e2m1fn_x2; bool has no sub and no
  * rounding-mode division, complex has no rounding-mode division, and complex32 has no
@@ -68,6 +69,66 @@ typedef enum ct_rounding_mode {
     CT_ROUNDING_TRUNC = 1, /**< round toward zero; integers stay integers */
     CT_ROUNDING_FLOOR = 2, /**< round toward -inf (Python's //); integers stay integers */
 } ct_rounding_mode;
+
+/* ---- the op table ------------------------------------------------------------------------
+ * Every op is a row of ctensor/ops.def; ct_op names it. The generic entry points below
+ * take an op and route by layout: strided operands to the element-wise iterator, sparse
+ * COO operands to the sparse layer (sparse.h) where it implements the op. The named
+ * functions (ct_add, ...) are these with the op filled in. */
+
+/** What shape of op a row is. */
+typedef enum ct_op_kind {
+    CT_OP_KIND_BINARY = 0, /**< element-wise, two operands (a op alpha * b where it has alpha) */
+} ct_op_kind;
+
+/** The ops, in ops.def's row order. */
+typedef enum ct_op {
+#define CT_OP(E, ...) CT_OP_##E,
+#include "ctensor/ops.def"
+#undef CT_OP
+    CT_NUM_OPS
+} ct_op;
+
+/** The op's name as PyTorch's messages say it ("add"; "div" for every rounding mode); NULL
+ *  for an invalid op. */
+CT_API const char *ct_op_name(ct_op op);
+/** Whether the op takes alpha (add, sub). false for an invalid op. */
+CT_API bool ct_op_has_alpha(ct_op op);
+/** The rounding mode a row implements (CT_ROUNDING_NONE for every op but div's rows);
+ *  CT_ROUNDING_NONE for an invalid op. */
+CT_API ct_rounding_mode ct_op_rounding(ct_op op);
+/** The div row of a rounding mode: CT_OP_DIV, CT_OP_DIV_TRUNC or CT_OP_DIV_FLOOR. Errors:
+ *  CT_ERR_MISUSE "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found
+ *  rounding mode value 7" (*out untouched). */
+CT_API ct_status ct_op_div(ct_rounding_mode mode, ct_op *out);
+
+/** The form of a call: a new result, out=, or in-place. */
+typedef enum ct_op_form {
+    CT_OP_FORM_NEW = 0,     /**< torch.op(a, b) */
+    CT_OP_FORM_OUT = 1,     /**< torch.op(a, b, out=out) */
+    CT_OP_FORM_INPLACE = 2, /**< a.op_(b) */
+} ct_op_form;
+
+/** Whether ct_binary (form NEW), ct_binary_out (OUT) or ct_binary_ (INPLACE) has an
+ *  implementation for op on operands of these layouts: every op and form for two strided
+ *  operands; with a sparse COO operand, what the sparse layer registered (add, new result,
+ *  see ct_sparse_add). It says nothing about the operands' other properties (dtypes,
+ *  sizes): the call itself checks those. false for NULL operands or an invalid op. */
+CT_API bool ct_binary_supports(ct_op op, ct_op_form form, const ct_tensor *a, const ct_tensor *b);
+
+/** op(a, b) into a new tensor: a op alpha * b (alpha ignored by ops without it; pass
+ *  ct_scalar_int(1)), with the operands exchanged first for rows that swap. Errors: those of
+ *  the named function (ct_add, ...) for strided operands, of the sparse layer's function
+ *  (ct_sparse_add) for sparse COO ones; CT_ERR_NOT_IMPLEMENTED "sub(): sparse COO operands
+ *  are supported by add() only" where ct_binary_supports is false; CT_ERR_MISUSE for an
+ *  invalid op. New reference in *out. */
+CT_API ct_status ct_binary(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                           ct_tensor **out);
+/** op(a, b, out=out). Errors as ct_binary. */
+CT_API ct_status ct_binary_out(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                               ct_tensor *out);
+/** self.op_(other). Errors as ct_binary. */
+CT_API ct_status ct_binary_(ct_op op, ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
 
 /* ---- add: a + alpha * b ----------------------------------------------------------------
  * alpha: a float alpha with an integral result dtype → CT_ERR_RUNTIME "For integral input

@@ -27,13 +27,15 @@
 #include "ctensor/scalar.h"
 #include "ctensor/status.h"
 
+/* The inner loops, one per CT_OP_KERNEL row of ctensor/ops.def: ADD is a + alpha * b (sub is
+ * add with -alpha), MUL a * b (bool: and), DIV true division (floating and complex math
+ * dtypes only), DIV_TRUNC C division on integers and trunc(a / b) on floats, DIV_FLOOR
+ * Python's floor division. */
 typedef enum ct_binop {
-    CT_BINOP_ADD = 0,       /* a + alpha * b (alpha 1: a + b); sub is add with -alpha */
-    CT_BINOP_MUL = 1,       /* a * b (bool: and) */
-    CT_BINOP_DIV = 2,       /* true division (floating and complex math dtypes only) */
-    CT_BINOP_DIV_TRUNC = 3, /* integers: C division; floats: trunc(a / b) */
-    CT_BINOP_DIV_FLOOR = 4, /* integers and floats: Python's floor division */
-    CT_NUM_BINOPS = 5
+#define CT_OP_KERNEL(E, cpu_name) CT_BINOP_##E,
+#include "ctensor/ops.def"
+#undef CT_OP_KERNEL
+    CT_NUM_BINOPS
 } ct_binop;
 
 /* Kernel error codes returned by loops (0 = success). */

@@ -90,15 +90,15 @@ ct_binary_math_loop ct_binary_math_loop_reference(ct_binop op, ct_dtype math) {
     return table_entry(&ct_binary_loops_reference, op, math);
 }
 
-/* The names of the newest PyTorch's CPU dispatch (ufunc codegen for add, BinaryOpsKernel.cpp
- * for the others), used when the caller passes no name. */
-static const char *const default_names[CT_NUM_BINOPS] = {
-    [CT_BINOP_ADD] = "add_stub",
-    [CT_BINOP_MUL] = "mul_cpu",
-    [CT_BINOP_DIV] = "div_cpu", /* div_true_kernel dispatches under "div_cpu" */
-    [CT_BINOP_DIV_TRUNC] = "div_trunc_cpu",
-    [CT_BINOP_DIV_FLOOR] = "div_floor_cpu",
+/* The names of the newest PyTorch's CPU dispatch (ops.def's kernel rows), used when the
+ * caller passes no name. */
+static const char *const default_names[] = {
+#define CT_OP_KERNEL(E, cpu_name) [CT_BINOP_##E] = cpu_name,
+#include "ctensor/ops.def"
+#undef CT_OP_KERNEL
 };
+_Static_assert(sizeof default_names / sizeof default_names[0] == CT_NUM_BINOPS,
+               "one name per kernel row of ops.def");
 
 static bool dtype_ok(ct_dtype d) { return (int)d >= 0 && (int)d < CT_NUM_DTYPES; }
 

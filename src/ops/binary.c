@@ -18,32 +18,62 @@
 #include "dtype/table_impl.h"
 #include "iter/iter.h"
 #include "kernels/binary.h"
+#include "ops/dispatch.h"
 #include "tensor/tensor_impl.h"
 
 /* Elements per thread chunk (ct_iter_run); also the fast path's upper bound. */
 #define GRAIN 32768
 
+/* One row of ctensor/ops.def, as the iterator path and the fast path need it. */
 typedef struct binop_spec {
     ct_iter_config cfg;
     ct_binop op;
-    bool is_sub;
-    const char *kernel_name; /* the name in "not implemented for" errors; NULL: the op's */
+    bool has_alpha;    /* alpha is checked against the computation dtype and passed on */
+    bool negate_alpha; /* the kernel gets -alpha (sub, rsub), and bool operands are refused */
+    bool swap;         /* the operands are exchanged before anything else (rsub) */
+    const char *kernel_name; /* the name in "not implemented for" errors; NULL: the kernel's */
 } binop_spec;
 
-/* The kernels name themselves in "not implemented for" errors as newest PyTorch's CPU
- * kernels do ("add_stub", "mul_cpu", "div_true_cpu", "div_trunc_cpu", "div_floor_cpu"). */
-static const binop_spec ADD = {{"add", true, false, true, true, true}, CT_BINOP_ADD, false, NULL};
-static const binop_spec SUB = {{"sub", true, false, true, true, true}, CT_BINOP_ADD, true, NULL};
-static const binop_spec MUL = {{"mul", true, false, true, true, true}, CT_BINOP_MUL, false, NULL};
-static const binop_spec DIV = {{"div", true, true, true, true, true}, CT_BINOP_DIV, false, NULL};
+/* Every row's iterator config is TensorIterator's binary op (or binary float op, when it
+ * turns integers into floats); the kernels name themselves in "not implemented for" errors
+ * as newest PyTorch's CPU kernels do (ops.def's kernel rows). */
+#define CT_OP(E, name_, kind, kernel, alpha, negate, to_float, rounding, swap_, symbol, dunder, \
+              pyfunc) \
+    [CT_OP_##E] = {.cfg = {.name = name_,                                                          \
+                           .promote_inputs = true,                                                 \
+                           .int_to_float = (to_float),                                             \
+                           .check_out_cast = true,                                                 \
+                           .allow_cpu_scalars = true,                                              \
+                           .check_overlap = true},                                                 \
+                   .op = CT_BINOP_##kernel,                                                        \
+                   .has_alpha = (alpha),                                                           \
+                   .negate_alpha = (negate),                                                       \
+                   .swap = (swap_)},
+static const binop_spec SPECS[] = {
+#include "ctensor/ops.def"
+};
+#undef CT_OP
+_Static_assert(sizeof SPECS / sizeof SPECS[0] == CT_NUM_OPS, "one spec per op row of ops.def");
+
+/* ops.def's rounding column, for ct_op_div. */
+#define CT_OP(E, name_, kind, kernel, alpha, negate, to_float, rounding, swap_, symbol, dunder, \
+              pyfunc) \
+    [CT_OP_##E] = CT_ROUNDING_##rounding,
+static const ct_rounding_mode ROUNDING[] = {
+#include "ctensor/ops.def"
+};
+#undef CT_OP
+_Static_assert(sizeof ROUNDING / sizeof ROUNDING[0] == CT_NUM_OPS, "one mode per op row");
+
 /* 1 / t as the unary reciprocal: PyTorch fails it under its own name (ComplexHalf). */
-static const binop_spec RECIPROCAL = {.cfg = {"div", true, true, true, true, true},
+static const binop_spec RECIPROCAL = {.cfg = {.name = "div",
+                                              .promote_inputs = true,
+                                              .int_to_float = true,
+                                              .check_out_cast = true,
+                                              .allow_cpu_scalars = true,
+                                              .check_overlap = true},
                                       .op = CT_BINOP_DIV,
                                       .kernel_name = "reciprocal_cpu"};
-static const binop_spec DIV_TRUNC = {{"div", true, false, true, true, true}, CT_BINOP_DIV_TRUNC,
-                                     false, NULL};
-static const binop_spec DIV_FLOOR = {{"div", true, false, true, true, true}, CT_BINOP_DIV_FLOOR,
-                                     false, NULL};
 
 /* ---- op-specific checks -------------------------------------------------------------------- */
 
@@ -119,9 +149,9 @@ typedef struct prepared {
 static ct_status prepare(void *ctx, const ct_iter *it) {
     prepared *p = ctx;
     ct_scalar alpha = p->alpha;
-    if (p->spec->op == CT_BINOP_ADD) {
+    if (p->spec->has_alpha) {
         CT_TRY(alpha_check(it->common_dtype, alpha));
-        if (p->spec->is_sub)
+        if (p->spec->negate_alpha)
             alpha = negate_alpha(alpha);
     }
     /* meta tensors run nothing, but choosing the kernel is where a dtype without one is
@@ -228,7 +258,7 @@ static ct_status run_fast(const binop_spec *spec, const ct_tensor *a, const ct_t
                           ct_scalar alpha, ct_tensor **result, bool *handled) {
     *handled = false;
     /* add with an alpha goes through the prepared kernel, which converts alpha */
-    if ((spec->op == CT_BINOP_ADD && !alpha_is_one(alpha)) ||
+    if ((spec->has_alpha && !alpha_is_one(alpha)) ||
         ct_binary_math_dtype(a->dtype) != a->dtype)
         return CT_OK;
     ct_binary_math_loop loop = ct_binary_math_loop_get(spec->op, a->dtype);
@@ -237,8 +267,8 @@ static ct_status run_fast(const binop_spec *spec, const ct_tensor *a, const ct_t
     /* sub is add with alpha -1 (bool never gets here: sub_check refused it); complex add
      * multiplies alpha * b even for alpha 1, as the prepared kernel (and PyTorch) does */
     ct_kernel_value unit, *alpha_value = NULL;
-    if (spec->is_sub || (spec->op == CT_BINOP_ADD && ct_dtype_is_complex(a->dtype))) {
-        if (unit_of(a->dtype, spec->is_sub ? -1 : 1, &unit) != CT_OK)
+    if (spec->negate_alpha || (spec->op == CT_BINOP_ADD && ct_dtype_is_complex(a->dtype))) {
+        if (unit_of(a->dtype, spec->negate_alpha ? -1 : 1, &unit) != CT_OK)
             return CT_OK;
         alpha_value = &unit;
     }
@@ -281,13 +311,39 @@ static ct_status check_args(const ct_tensor *a, const ct_tensor *b, const void *
     return CT_OK;
 }
 
+static bool op_valid(ct_op op) { return (unsigned)op < (unsigned)CT_NUM_OPS; }
+
+static bool is_sparse(const ct_tensor *t) { return t->layout == CT_LAYOUT_SPARSE_COO; }
+
+/* An op with a sparse COO operand: the sparse layer's implementation, or the refusal. */
+static ct_status sparse_call(ct_op op, ct_op_form form, const ct_tensor *a, const ct_tensor *b,
+                             ct_scalar alpha, ct_tensor *target, ct_tensor **out) {
+    ct_op_layout_fn fn = ct_op_sparse_impl(op, form);
+    if (fn == NULL)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "%s%s(): sparse COO operands are not supported%s",
+                            SPECS[op].cfg.name, form == CT_OP_FORM_INPLACE ? "_" : "",
+                            form == CT_OP_FORM_OUT ? " with out=" : "");
+    return fn(op, a, b, alpha, target, out);
+}
+
 /* A new result (torch.op(a, b)). */
-static ct_status op_new(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b,
-                        ct_scalar alpha, ct_tensor **out, const char *fn) {
+static ct_status op_new(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                        ct_tensor **out, const char *fn) {
     if (out != NULL)
         *out = NULL;
     CT_TRY(check_args(a, b, out, fn));
-    if (spec->is_sub)
+    if (!op_valid(op))
+        return ct_set_error(CT_ERR_MISUSE, "%s: invalid op %d", fn, (int)op);
+    if (is_sparse(a) || is_sparse(b))
+        return sparse_call(op, CT_OP_FORM_NEW, a, b, alpha, NULL, out);
+    const binop_spec *spec = &SPECS[op];
+    if (spec->swap) {
+        const ct_tensor *t = a;
+        a = b;
+        b = t;
+    }
+    if (spec->negate_alpha)
         CT_TRY(sub_check(a, b));
     if (fast_ok(spec, a, b)) {
         bool handled;
@@ -298,109 +354,152 @@ static ct_status op_new(const binop_spec *spec, const ct_tensor *a, const ct_ten
     return run_iter(spec, NULL, false, a, b, alpha, out);
 }
 
-/* out= (inplace false) or self op= other (inplace true, out == a). */
-static ct_status op_into(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b,
-                         ct_scalar alpha, ct_tensor *out, bool inplace, const char *fn) {
+/* out= (form OUT) or self op= other (form INPLACE, out == a). */
+static ct_status op_into(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                         ct_tensor *out, ct_op_form form, const char *fn) {
     CT_TRY(check_args(a, b, out, fn));
-    if (spec->is_sub)
+    if (!op_valid(op))
+        return ct_set_error(CT_ERR_MISUSE, "%s: invalid op %d", fn, (int)op);
+    if (is_sparse(a) || is_sparse(b) || is_sparse(out))
+        return sparse_call(op, form, a, b, alpha, out, NULL);
+    const binop_spec *spec = &SPECS[op];
+    if (spec->swap) {
+        /* self would be the second operand: no such in-place op in PyTorch */
+        if (form == CT_OP_FORM_INPLACE)
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s_(): there is no in-place form",
+                                spec->cfg.name);
+        const ct_tensor *t = a;
+        a = b;
+        b = t;
+    }
+    if (spec->negate_alpha)
         CT_TRY(sub_check(a, b));
-    return run_iter(spec, out, inplace, a, b, alpha, NULL);
+    return run_iter(spec, out, form == CT_OP_FORM_INPLACE, a, b, alpha, NULL);
 }
 
 /* op(a, scalar) with the scalar as a wrapped number. */
-static ct_status op_scalar(const binop_spec *spec, const ct_tensor *a, ct_scalar b,
-                           ct_scalar alpha, ct_tensor **out, const char *fn) {
+static ct_status op_scalar(ct_op op, const ct_tensor *a, ct_scalar b, ct_scalar alpha,
+                           ct_tensor **out, const char *fn) {
     if (out != NULL)
         *out = NULL;
     if (a == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
     ct_tensor *w;
     CT_TRY(ct_tensor_wrapped_number(b, &w));
-    ct_status st = op_new(spec, a, w, alpha, out, fn);
+    ct_status st = op_new(op, a, w, alpha, out, fn);
     ct_tensor_release(w);
     return st;
 }
 
+/* ---- the op table's entry points ------------------------------------------------------------ */
+
+const char *ct_op_name(ct_op op) { return op_valid(op) ? SPECS[op].cfg.name : NULL; }
+
+ct_rounding_mode ct_op_rounding(ct_op op) { return op_valid(op) ? ROUNDING[op] : CT_ROUNDING_NONE; }
+
+bool ct_op_has_alpha(ct_op op) { return op_valid(op) && SPECS[op].has_alpha; }
+
+ct_status ct_op_div(ct_rounding_mode mode, ct_op *out) {
+    for (int op = 0; op < CT_NUM_OPS; op++)
+        if (strcmp(SPECS[op].cfg.name, "div") == 0 && ROUNDING[op] == mode) {
+            if (out != NULL)
+                *out = (ct_op)op;
+            return CT_OK;
+        }
+    return ct_set_error(CT_ERR_MISUSE,
+                        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                        "but found rounding mode value %d",
+                        (int)mode);
+}
+
+bool ct_binary_supports(ct_op op, ct_op_form form, const ct_tensor *a, const ct_tensor *b) {
+    if (a == NULL || b == NULL || !op_valid(op) || (unsigned)form > CT_OP_FORM_INPLACE)
+        return false;
+    if (is_sparse(a) || is_sparse(b))
+        return ct_op_sparse_impl(op, form) != NULL;
+    return !(SPECS[op].swap && form == CT_OP_FORM_INPLACE);
+}
+
+ct_status ct_binary(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                    ct_tensor **out) {
+    return op_new(op, a, b, alpha, out, "ct_binary");
+}
+ct_status ct_binary_out(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                        ct_tensor *out) {
+    return op_into(op, a, b, alpha, out, CT_OP_FORM_OUT, "ct_binary_out");
+}
+ct_status ct_binary_(ct_op op, ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
+    return op_into(op, self, other, alpha, self, CT_OP_FORM_INPLACE, "ct_binary_");
+}
+
+/* ---- the named ops -------------------------------------------------------------------------- */
+
 ct_status ct_add(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor **out) {
-    return op_new(&ADD, a, b, alpha, out, "ct_add");
+    return op_new(CT_OP_ADD, a, b, alpha, out, "ct_add");
 }
 ct_status ct_add_out(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor *out) {
-    return op_into(&ADD, a, b, alpha, out, false, "ct_add_out");
+    return op_into(CT_OP_ADD, a, b, alpha, out, CT_OP_FORM_OUT, "ct_add_out");
 }
 ct_status ct_add_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
-    return op_into(&ADD, self, other, alpha, self, true, "ct_add_");
+    return op_into(CT_OP_ADD, self, other, alpha, self, CT_OP_FORM_INPLACE, "ct_add_");
 }
 ct_status ct_add_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out) {
-    return op_scalar(&ADD, a, b, alpha, out, "ct_add_scalar");
+    return op_scalar(CT_OP_ADD, a, b, alpha, out, "ct_add_scalar");
 }
 
 ct_status ct_sub(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor **out) {
-    return op_new(&SUB, a, b, alpha, out, "ct_sub");
+    return op_new(CT_OP_SUB, a, b, alpha, out, "ct_sub");
 }
 ct_status ct_sub_out(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha, ct_tensor *out) {
-    return op_into(&SUB, a, b, alpha, out, false, "ct_sub_out");
+    return op_into(CT_OP_SUB, a, b, alpha, out, CT_OP_FORM_OUT, "ct_sub_out");
 }
 ct_status ct_sub_(ct_tensor *self, const ct_tensor *other, ct_scalar alpha) {
-    return op_into(&SUB, self, other, alpha, self, true, "ct_sub_");
+    return op_into(CT_OP_SUB, self, other, alpha, self, CT_OP_FORM_INPLACE, "ct_sub_");
 }
 ct_status ct_sub_scalar(const ct_tensor *a, ct_scalar b, ct_scalar alpha, ct_tensor **out) {
-    return op_scalar(&SUB, a, b, alpha, out, "ct_sub_scalar");
+    return op_scalar(CT_OP_SUB, a, b, alpha, out, "ct_sub_scalar");
 }
 
 static const ct_scalar ONE = {CT_SCALAR_INT, {.i = 1}};
 
 ct_status ct_mul(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
-    return op_new(&MUL, a, b, ONE, out, "ct_mul");
+    return op_new(CT_OP_MUL, a, b, ONE, out, "ct_mul");
 }
 ct_status ct_mul_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
-    return op_into(&MUL, a, b, ONE, out, false, "ct_mul_out");
+    return op_into(CT_OP_MUL, a, b, ONE, out, CT_OP_FORM_OUT, "ct_mul_out");
 }
 ct_status ct_mul_(ct_tensor *self, const ct_tensor *other) {
-    return op_into(&MUL, self, other, ONE, self, true, "ct_mul_");
+    return op_into(CT_OP_MUL, self, other, ONE, self, CT_OP_FORM_INPLACE, "ct_mul_");
 }
 ct_status ct_mul_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out) {
-    return op_scalar(&MUL, a, b, ONE, out, "ct_mul_scalar");
-}
-
-/* The spec of a rounding mode; NULL (error set) for an invalid one. */
-static const binop_spec *div_spec(ct_rounding_mode mode) {
-    switch (mode) {
-    case CT_ROUNDING_NONE:
-        return &DIV;
-    case CT_ROUNDING_TRUNC:
-        return &DIV_TRUNC;
-    case CT_ROUNDING_FLOOR:
-        return &DIV_FLOOR;
-    default:
-        (void)ct_set_error(CT_ERR_MISUSE,
-                           "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           "but found rounding mode value %d",
-                           (int)mode);
-        return NULL;
-    }
+    return op_scalar(CT_OP_MUL, a, b, ONE, out, "ct_mul_scalar");
 }
 
 ct_status ct_div(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode, ct_tensor **out) {
     if (out != NULL)
         *out = NULL;
-    const binop_spec *spec = div_spec(mode);
-    return spec != NULL ? op_new(spec, a, b, ONE, out, "ct_div") : CT_ERR_MISUSE;
+    ct_op op;
+    CT_TRY(ct_op_div(mode, &op));
+    return op_new(op, a, b, ONE, out, "ct_div");
 }
 ct_status ct_div_out(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
                      ct_tensor *out) {
-    const binop_spec *spec = div_spec(mode);
-    return spec != NULL ? op_into(spec, a, b, ONE, out, false, "ct_div_out") : CT_ERR_MISUSE;
+    ct_op op;
+    CT_TRY(ct_op_div(mode, &op));
+    return op_into(op, a, b, ONE, out, CT_OP_FORM_OUT, "ct_div_out");
 }
 ct_status ct_div_(ct_tensor *self, const ct_tensor *other, ct_rounding_mode mode) {
-    const binop_spec *spec = div_spec(mode);
-    return spec != NULL ? op_into(spec, self, other, ONE, self, true, "ct_div_") : CT_ERR_MISUSE;
+    ct_op op;
+    CT_TRY(ct_op_div(mode, &op));
+    return op_into(op, self, other, ONE, self, CT_OP_FORM_INPLACE, "ct_div_");
 }
 ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
                         ct_tensor **out) {
     if (out != NULL)
         *out = NULL;
-    const binop_spec *spec = div_spec(mode);
-    return spec != NULL ? op_scalar(spec, a, b, ONE, out, "ct_div_scalar") : CT_ERR_MISUSE;
+    ct_op op;
+    CT_TRY(ct_op_div(mode, &op));
+    return op_scalar(op, a, b, ONE, out, "ct_div_scalar");
 }
 
 ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha, ct_tensor **out) {
@@ -410,7 +509,7 @@ ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha, c
         return ct_set_error(CT_ERR_MISUSE, "ct_rsub_scalar: NULL argument");
     ct_tensor *w;
     CT_TRY(ct_tensor_wrapped_number(value, &w));
-    ct_status st = op_new(&SUB, w, t, alpha, out, "ct_rsub_scalar");
+    ct_status st = op_new(CT_OP_SUB, w, t, alpha, out, "ct_rsub_scalar");
     ct_tensor_release(w);
     return st;
 }
@@ -462,13 +561,13 @@ ct_status ct_rdiv(const ct_tensor *t, const ct_tensor *other, ct_tensor **out) {
     if (t->device.type == CT_DEVICE_CPU || t->device.type == CT_DEVICE_META) {
         st = reciprocal_output(t, &recip);
         if (st == CT_OK)
-            st = op_into(&RECIPROCAL, one, t, ONE, recip, false, "ct_rdiv");
+            st = run_iter(&RECIPROCAL, recip, false, one, t, ONE, NULL);
         if (st != CT_OK) {
             ct_tensor_release(recip);
             recip = NULL;
         }
     } else { /* other devices keep the division's own output */
-        st = op_new(&RECIPROCAL, one, t, ONE, &recip, "ct_rdiv");
+        st = run_iter(&RECIPROCAL, NULL, false, one, t, ONE, &recip);
     }
     ct_tensor_release(one);
     if (st == CT_OK) {

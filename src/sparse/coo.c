@@ -71,6 +71,7 @@ ct_status ct_sparse_arg(const ct_tensor *t, const char *op, const ct_sparse_coo 
 ct_status ct_sparse_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
                          int64_t sparse_dim, bool coalesced, ct_tensor **out) {
     *out = NULL;
+    ct_sparse_register_ops(); /* before the first sparse tensor can reach an op */
     ct_sparse_coo *p = ct_alloc(sizeof *p, _Alignof(ct_sparse_coo));
     if (p == NULL) {
         ct_tensor_release(indices);

@@ -35,6 +35,9 @@ const char *ct_sparse_backend_name(const ct_tensor *t, char *buf, size_t size);
 
 /* Build a sparse tensor from indices [sparse_dim, nnz] and values [nnz, ...] that the caller
  * has checked. CONSUMES both references (released on failure too). */
+/* Fill the sparse slots of the op table (ops/dispatch.h): add, new result. Once per process;
+ * ct_sparse_make calls it, so every sparse tensor finds them filled. */
+void ct_sparse_register_ops(void);
 ct_status ct_sparse_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
                          int64_t sparse_dim, bool coalesced, ct_tensor **out);
 

@@ -1,0 +1,22 @@
+/* Per-op, per-layout implementations (the way device backends register): the public op
+ * entry points (ct_binary and the named ops of ops.h) run strided operands themselves and
+ * look other layouts up here. A higher layer fills its slots the first time it makes a
+ * tensor of its layout (the sparse layer: ct_sparse_make), so every such tensor finds its
+ * slots filled and no lower layer calls a higher one. Slots are written with release
+ * stores and read with acquire loads; registering twice stores the same function. */
+#ifndef CT_OPS_DISPATCH_H
+#define CT_OPS_DISPATCH_H
+
+#include "ctensor/ops.h"
+
+/* op(a, b) in one form: `target` is the out= tensor (FORM_OUT) or self (FORM_INPLACE, == a),
+ * NULL for FORM_NEW, where the result goes to *out. Operands are non-NULL. */
+typedef ct_status (*ct_op_layout_fn)(ct_op op, const ct_tensor *a, const ct_tensor *b,
+                                     ct_scalar alpha, ct_tensor *target, ct_tensor **out);
+
+/* Fill the sparse COO slot of (op, form). Invalid op or form: ignored. */
+void ct_op_register_sparse(ct_op op, ct_op_form form, ct_op_layout_fn fn);
+/* The sparse COO slot of (op, form); NULL when empty or invalid. */
+ct_op_layout_fn ct_op_sparse_impl(ct_op op, ct_op_form form);
+
+#endif /* CT_OPS_DISPATCH_H */
