@@ -1,0 +1,146 @@
+/* The op table's entry points route by layout (ops.h): ct_add and ct_binary on sparse COO
+ * operands reach the sparse layer, giving what the Python operators and functions give
+ * (tests/python/test_sparse_module.py's expectations, PyTorch 1.13's values); forms and ops
+ * the sparse layer does not implement are refused, and ct_binary_supports says so, which is
+ * how the binding answers NotImplemented for `s - t`. */
+#include "tensor_test_util.h"
+
+#define EXPECT_ERR(call, kind, msg)                                                                \
+    do {                                                                                           \
+        ct_status e_st_ = (call);                                                                  \
+        if (e_st_ != (kind))                                                                       \
+            fail_msg("%s: got %s (%s), want %s", #call, ct_status_name(e_st_), ct_last_error(),    \
+                     ct_status_name(kind));                                                        \
+        if (strcmp(ct_last_error(), (msg)) != 0)                                                   \
+            fail_msg("%s: message\n  got  '%s'\n  want '%s'", #call, ct_last_error(), (msg));      \
+    } while (0)
+
+static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
+    ct_tensor *t = NULL;
+    OK(ct_tensor_from_data(dt, sizes, ndim, data, NULL, &t));
+    return t;
+}
+
+/* sparse_coo_tensor(i, v, sizes); consumes i and v */
+static ct_tensor *coo(ct_tensor *i, ct_tensor *v, const int64_t *sizes, int64_t ndim) {
+    ct_tensor *s = NULL;
+    OK(ct_sparse_coo_tensor(i, v, sizes, ndim, NULL, &s));
+    ct_tensor_release(i);
+    ct_tensor_release(v);
+    return s;
+}
+
+/* A = sparse([[0, 1]], [1, 2], (3,)), B = sparse([[2, 1, 2]], [10, 20, 30], (3,)) */
+static ct_tensor *sparse_a(void) {
+    return coo(tens(CT_INT64, SHAPE(1, 2), (int64_t[]){0, 1}),
+               tens(CT_INT64, SHAPE(2), (int64_t[]){1, 2}), SHAPE(3));
+}
+static ct_tensor *sparse_b(void) {
+    return coo(tens(CT_INT64, SHAPE(1, 3), (int64_t[]){2, 1, 2}),
+               tens(CT_INT64, SHAPE(3), (int64_t[]){10, 20, 30}), SHAPE(3));
+}
+
+static void expect_dense_i64(const ct_tensor *t, const int64_t *want, int64_t n) {
+    ct_tensor *d = NULL;
+    OK(ct_sparse_to_dense(t, &d));
+    assert_int_equal(ct_tensor_dtype(d), CT_INT64);
+    assert_int_equal(ct_tensor_numel(d), n);
+    assert_memory_equal(ct_tensor_data_ptr(d), want, (size_t)n * sizeof(int64_t));
+    ct_tensor_release(d);
+}
+
+static void test_add_routes_sparse(void **state) {
+    (void)state;
+    ct_tensor *a = sparse_a(), *b = sparse_b(), *r = NULL, *z = NULL;
+    /* A + B and A.add(B, alpha=2): sparse results, as ct_sparse_add */
+    OK(ct_add(a, b, ct_scalar_int(1), &r));
+    assert_int_equal(ct_tensor_layout(r), CT_LAYOUT_SPARSE_COO);
+    expect_dense_i64(r, (int64_t[]){1, 22, 40}, 3);
+    ct_tensor_release(r);
+    OK(ct_binary(CT_OP_ADD, a, b, ct_scalar_int(2), &r));
+    expect_dense_i64(r, (int64_t[]){1, 42, 80}, 3);
+    ct_tensor_release(r);
+    /* zeros(3, long) + A: a strided result */
+    OK(ct_tensor_zeros(SHAPE(3), CT_INT64, NULL, CT_LAYOUT_STRIDED, &z));
+    OK(ct_add(z, a, ct_scalar_int(1), &r));
+    assert_int_equal(ct_tensor_layout(r), CT_LAYOUT_STRIDED);
+    assert_memory_equal(ct_tensor_data_ptr(r), ((int64_t[]){1, 2, 0}), 3 * sizeof(int64_t));
+    ct_tensor_release(r);
+    /* A + zeros and A + 1 are refused, as PyTorch */
+    EXPECT_ERR(ct_add(a, z, ct_scalar_int(1), &r), CT_ERR_RUNTIME,
+               "add(sparse, dense) is not supported. Use add(dense, sparse) instead.");
+    assert_null(r);
+    EXPECT_ERR(ct_add_scalar(a, ct_scalar_int(1), ct_scalar_int(1), &r), CT_ERR_RUNTIME,
+               "add(sparse, dense) is not supported. Use add(dense, sparse) instead.");
+    assert_null(r);
+    ct_tensor_release(z);
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+}
+
+static void test_unsupported_sparse_forms(void **state) {
+    (void)state;
+    ct_tensor *a = sparse_a(), *b = sparse_b(), *r = NULL;
+    /* what the sparse layer registered: add, new result */
+    assert_true(ct_binary_supports(CT_OP_ADD, CT_OP_FORM_NEW, a, b));
+    assert_false(ct_binary_supports(CT_OP_ADD, CT_OP_FORM_INPLACE, a, b));
+    assert_false(ct_binary_supports(CT_OP_ADD, CT_OP_FORM_OUT, a, b));
+    for (int op = 0; op < CT_NUM_OPS; op++)
+        if (op != CT_OP_ADD)
+            assert_false(ct_binary_supports((ct_op)op, CT_OP_FORM_NEW, a, b));
+    /* Python: `A - B` is TypeError (NotImplemented), sub() NotImplementedError */
+    EXPECT_ERR(ct_sub(a, b, ct_scalar_int(1), &r), CT_ERR_NOT_IMPLEMENTED,
+               "sub(): sparse COO operands are not supported");
+    assert_null(r);
+    EXPECT_ERR(ct_mul(a, b, &r), CT_ERR_NOT_IMPLEMENTED,
+               "mul(): sparse COO operands are not supported");
+    EXPECT_ERR(ct_div(a, b, CT_ROUNDING_FLOOR, &r), CT_ERR_NOT_IMPLEMENTED,
+               "div(): sparse COO operands are not supported");
+    /* `A += B` rebinds in Python (in-place is NotImplemented); add_() and out= raise */
+    EXPECT_ERR(ct_add_(a, b, ct_scalar_int(1)), CT_ERR_NOT_IMPLEMENTED,
+               "add_(): sparse COO operands are not supported");
+    EXPECT_ERR(ct_add_out(a, b, ct_scalar_int(1), a), CT_ERR_NOT_IMPLEMENTED,
+               "add(): sparse COO operands are not supported with out=");
+    expect_dense_i64(a, (int64_t[]){1, 2, 0}, 3); /* untouched */
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+}
+
+static void test_table(void **state) {
+    (void)state;
+    ct_op op = CT_OP_ADD;
+    assert_string_equal(ct_op_name(CT_OP_SUB), "sub");
+    assert_string_equal(ct_op_name(CT_OP_DIV_FLOOR), "div");
+    assert_null(ct_op_name(CT_NUM_OPS));
+    assert_true(ct_op_has_alpha(CT_OP_ADD));
+    assert_false(ct_op_has_alpha(CT_OP_MUL));
+    OK(ct_op_div(CT_ROUNDING_TRUNC, &op));
+    assert_int_equal(op, CT_OP_DIV_TRUNC);
+    assert_int_equal(ct_op_rounding(CT_OP_DIV_FLOOR), CT_ROUNDING_FLOOR);
+    EXPECT_ERR(ct_op_div((ct_rounding_mode)7, &op), CT_ERR_MISUSE,
+               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+               "rounding mode value 7");
+    /* the generic entry points are the named ones */
+    ct_tensor *x = tens(CT_INT32, SHAPE(2), (int32_t[]){7, -7}), *y = NULL, *r = NULL;
+    y = tens(CT_INT32, SHAPE(2), (int32_t[]){2, 2});
+    OK(ct_binary(CT_OP_DIV_FLOOR, x, y, ct_scalar_int(1), &r));
+    assert_memory_equal(ct_tensor_data_ptr(r), ((int32_t[]){3, -4}), 2 * sizeof(int32_t));
+    OK(ct_binary_(CT_OP_SUB, r, y, ct_scalar_int(2)));
+    assert_memory_equal(ct_tensor_data_ptr(r), ((int32_t[]){-1, -8}), 2 * sizeof(int32_t));
+    OK(ct_binary_out(CT_OP_MUL, x, y, ct_scalar_int(1), r));
+    assert_memory_equal(ct_tensor_data_ptr(r), ((int32_t[]){14, -14}), 2 * sizeof(int32_t));
+    ct_tensor_release(r);
+    assert_int_equal(ct_binary(CT_NUM_OPS, x, y, ct_scalar_int(1), &r), CT_ERR_MISUSE);
+    assert_null(r);
+    ct_tensor_release(x);
+    ct_tensor_release(y);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_routes_sparse),
+        cmocka_unit_test(test_unsupported_sparse_forms),
+        cmocka_unit_test(test_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
