@@ -815,6 +815,65 @@ ARITH_FUNCTION(m_divide_, CT_OP_DIV, "divide_", m_divide_sigs, NULL, 1, 1)
 ARITH_FUNCTION(m_true_divide, CT_OP_DIV, "true_divide", m_true_divide_sigs, NULL, 1, 0)
 ARITH_FUNCTION(m_true_divide_, CT_OP_DIV, "true_divide_", m_true_divide_sigs, NULL, 1, 1)
 
+/* ---- functions generated from the op table ------------------------------------------------ */
+
+/* The generic signature of an ops.def row marked pyfunc: (input, other, *, alpha=1) when the
+ * op takes alpha, else (input, other). */
+static const ctp_signature generic_alpha_sig = {
+    3, {{TON, "input"}, {TON, "other"}, {NUM, "*alpha=1"}}};
+static const ctp_signature generic_sig = {2, {{TON, "input"}, {TON, "other"}}};
+
+static PyObject *generic_call(ct_op op, PyObject *args, PyObject *kwargs) {
+    const ctp_signature *sig = ct_op_has_alpha(op) ? &generic_alpha_sig : &generic_sig;
+    PyObject *parsed[CTP_MAX_PARAMS];
+    if (ctp_parse_args(ct_op_name(op), sig, 1, args, kwargs, parsed) < 0)
+        return NULL;
+    roles arg;
+    roles_of(sig, parsed, &arg);
+    arith_spec s = {op, ct_scalar_int(1)};
+    operand a = {NULL, 0}, b = {NULL, 0};
+    PyObject *r = NULL;
+    if (tensor_param(arg.input, &a) >= 0 && tensor_param(arg.other, &b) >= 0 &&
+        (arg.alpha == NULL || alpha_param(arg.alpha, &s.alpha) >= 0))
+        r = compute(&s, &a, &b, NULL, NULL);
+    operand_clear(&a);
+    operand_clear(&b);
+    return r;
+}
+
+/* One C function per row (PyMethodDef has no closure); rows without pyfunc are not added. */
+#define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
+              pyfunc)                                                                            \
+    static PyObject *generated_##E(PyObject *module, PyObject *args, PyObject *kwargs) {          \
+        (void)module;                                                                              \
+        return generic_call(CT_OP_##E, args, kwargs);                                              \
+    }
+#include "ctensor/ops.def"
+#undef CT_OP
+
+#define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
+              pyfunc)                                                                            \
+    {{name, CTP_KW_FUNC(generated_##E), METH_VARARGS | METH_KEYWORDS,                              \
+      name "(input, other, ...) -> Tensor\n\nctensor/ops.def's " #E " row."},                      \
+     pyfunc},
+static const struct {
+    PyMethodDef def;
+    int added;
+} generated[] = {
+#include "ctensor/ops.def"
+};
+#undef CT_OP
+_Static_assert(sizeof generated / sizeof generated[0] == CT_NUM_OPS, "one entry per op row");
+
+static int add_generated(PyObject *module) {
+    static PyMethodDef defs[CT_NUM_OPS + 1]; /* NULL-terminated; the module keeps pointers */
+    int n = 0;
+    for (int i = 0; i < CT_NUM_OPS; i++)
+        if (generated[i].added)
+            defs[n++] = generated[i].def;
+    return n > 0 ? PyModule_AddFunctions(module, defs) : 0;
+}
+
 /* ---- threads ----------------------------------------------------------------------------- */
 
 /* torch.set_num_threads(int): RuntimeError "set_num_threads expects an int, but got str"
@@ -892,7 +951,7 @@ PyMethodDef ctp_tensor_arith_methods[] = {
 };
 
 int ctp_arith_init(PyObject *module) {
-    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0)
+    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0 || add_generated(module) < 0)
         return -1;
     ct_set_warning_handler(warning_handler, NULL);
     return 0;
