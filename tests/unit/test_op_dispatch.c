@@ -136,11 +136,35 @@ static void test_table(void **state) {
     ct_tensor_release(y);
 }
 
+/* torch.rsub(input, other, alpha) = other - alpha * input, a table row */
+static void test_rsub(void **state) {
+    (void)state;
+    ct_tensor *x = tens(CT_INT64, SHAPE(2), (int64_t[]){1, 2}), *r = NULL;
+    ct_tensor *y = tens(CT_INT64, SHAPE(2), (int64_t[]){10, 20});
+    ct_tensor *t = tens(CT_BOOL, SHAPE(1), (bool[]){true});
+    OK(ct_binary(CT_OP_RSUB, x, y, ct_scalar_int(2), &r));
+    assert_memory_equal(ct_tensor_data_ptr(r), ((int64_t[]){8, 16}), 2 * sizeof(int64_t));
+    OK(ct_binary_out(CT_OP_RSUB, x, y, ct_scalar_int(1), r));
+    assert_memory_equal(ct_tensor_data_ptr(r), ((int64_t[]){9, 18}), 2 * sizeof(int64_t));
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_binary(CT_OP_RSUB, x, y, ct_scalar_float(1.5), &r), CT_ERR_RUNTIME,
+               "For integral input tensors, argument alpha must not be a floating point number.");
+    EXPECT_ERR(ct_binary(CT_OP_RSUB, t, t, ct_scalar_int(1), &r), CT_ERR_RUNTIME,
+               "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+               "`^` or `logical_xor()` operator instead.");
+    /* PyTorch has no rsub_ */
+    assert_false(ct_binary_supports(CT_OP_RSUB, CT_OP_FORM_INPLACE, x, y));
+    ct_tensor_release(t);
+    ct_tensor_release(x);
+    ct_tensor_release(y);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_routes_sparse),
         cmocka_unit_test(test_unsupported_sparse_forms),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_rsub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
