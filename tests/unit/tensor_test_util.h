@@ -36,6 +36,17 @@ static inline void assert_i64s(const int64_t *got, int64_t n_got, const int64_t 
                      (long long)want[i]);
 }
 
+/* `call` fails with status `kind` and exactly the message `msg`. */
+#define EXPECT_ERR(call, kind, msg)                                                                \
+    do {                                                                                           \
+        ct_status e_st_ = (call);                                                                  \
+        if (e_st_ != (kind))                                                                       \
+            fail_msg("%s: got %s (%s), want %s", #call, ct_status_name(e_st_), ct_last_error(),    \
+                     ct_status_name(kind));                                                        \
+        if (strcmp(ct_last_error(), (msg)) != 0)                                                   \
+            fail_msg("%s: message\n  got  '%s'\n  want '%s'", #call, ct_last_error(), (msg));      \
+    } while (0)
+
 #define assert_sizes(t, ...) assert_i64s(ct_tensor_sizes(t), ct_tensor_dim(t), SHAPE(__VA_ARGS__))
 #define assert_strides(t, ...)                                                                     \
     assert_i64s(ct_tensor_strides(t), ct_tensor_dim(t), SHAPE(__VA_ARGS__))

@@ -5,16 +5,6 @@
  * how the binding answers NotImplemented for `s - t`. */
 #include "tensor_test_util.h"
 
-#define EXPECT_ERR(call, kind, msg)                                                                \
-    do {                                                                                           \
-        ct_status e_st_ = (call);                                                                  \
-        if (e_st_ != (kind))                                                                       \
-            fail_msg("%s: got %s (%s), want %s", #call, ct_status_name(e_st_), ct_last_error(),    \
-                     ct_status_name(kind));                                                        \
-        if (strcmp(ct_last_error(), (msg)) != 0)                                                   \
-            fail_msg("%s: message\n  got  '%s'\n  want '%s'", #call, ct_last_error(), (msg));      \
-    } while (0)
-
 static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
     ct_tensor *t = NULL;
     OK(ct_tensor_from_data(dt, sizes, ndim, data, NULL, &t));

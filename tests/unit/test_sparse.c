@@ -35,16 +35,6 @@ static int teardown(void **state) {
 
 /* ---- helpers ---- */
 
-#define EXPECT_ERR(call, kind, msg)                                                                \
-    do {                                                                                           \
-        ct_status e_st_ = (call);                                                                  \
-        if (e_st_ != (kind))                                                                       \
-            fail_msg("%s: got %s (%s), want %s", #call, ct_status_name(e_st_), ct_last_error(),    \
-                     ct_status_name(kind));                                                        \
-        if (strcmp(ct_last_error(), (msg)) != 0)                                                   \
-            fail_msg("%s: message\n  got  '%s'\n  want '%s'", #call, ct_last_error(), (msg));      \
-    } while (0)
-
 static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
     ct_tensor *t = NULL;
     OK(ct_tensor_from_data(dt, sizes, ndim, data, &CPU, &t));
@@ -866,7 +856,6 @@ static void test_add_dense_paths(void **state) {
 }
 
 /* ---- allocation failures ---- */
-
 
 static ct_tensor *f_ind, *f_val, *f_sparse, *f_sparse_nc, *f_dense, *f_npu, *f_dense_npu;
 
