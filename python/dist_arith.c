@@ -13,7 +13,7 @@
 
 /* Python's operator of each op row (ops.def), for messages and reflected method names. */
 #define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
-              pyfunc)                                                                            \
+              pyfunc, partial)                                                                            \
     [CT_OP_##E] = {symbol, dunder},
 static const struct {
     const char *symbol, *dunder;

@@ -843,7 +843,7 @@ static PyObject *generic_call(ct_op op, PyObject *args, PyObject *kwargs) {
 
 /* One C function per row (PyMethodDef has no closure); rows without pyfunc are not added. */
 #define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
-              pyfunc)                                                                            \
+              pyfunc, partial)                                                                            \
     static PyObject *generated_##E(PyObject *module, PyObject *args, PyObject *kwargs) {          \
         (void)module;                                                                              \
         return generic_call(CT_OP_##E, args, kwargs);                                              \
@@ -852,7 +852,7 @@ static PyObject *generic_call(ct_op op, PyObject *args, PyObject *kwargs) {
 #undef CT_OP
 
 #define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
-              pyfunc)                                                                            \
+              pyfunc, partial)                                                                            \
     {{name, CTP_KW_FUNC(generated_##E), METH_VARARGS | METH_KEYWORDS,                              \
       name "(input, other, ...) -> Tensor\n\nctensor/ops.def's " #E " row."},                      \
      pyfunc},

@@ -107,9 +107,21 @@ static void push(cand *c, int *nc, ct_sbp x, ct_sbp y, ct_sbp z) {
     (*nc)++;
 }
 
+/* Which operands each op is linear in (ops.def's partial column): what a partial_sum
+ * operand may stay. */
+typedef enum partial_rule { PARTIAL_NONE, PARTIAL_SUM, PARTIAL_EACH, PARTIAL_LEFT } partial_rule;
+#define CT_OP(E, name, kind, kernel, alpha, negate, to_float, rounding, swap, symbol, dunder,      \
+              pyfunc, partial)                                                                   \
+    [CT_OP_##E] = PARTIAL_##partial,
+static const partial_rule PARTIAL[] = {
+#include "ctensor/ops.def"
+};
+#undef CT_OP
+_Static_assert(sizeof PARTIAL / sizeof PARTIAL[0] == CT_NUM_OPS, "one rule per op row");
+
 /* Candidates for op(x, y) in OneFlow's order: splits by ascending output dim, then
  * partial ones, then all-broadcast. Returns the count. */
-static int binary_candidates(ct_global_binop op, const ct_global *x, const ct_global *y,
+static int binary_candidates(ct_op op, const ct_global *x, const ct_global *y,
                              const int64_t *os, int64_t on, cand *c) {
     const int64_t xn = ct_global_dim(x), yn = ct_global_dim(y);
     const int64_t *xs = ct_global_sizes(x), *ys = ct_global_sizes(y);
@@ -125,14 +137,15 @@ static int binary_candidates(ct_global_binop op, const ct_global *x, const ct_gl
      * partial is a logical or, which survives only a bool result (add = or, mul = and);
      * summing its 0/1 values in another dtype would count the trues. */
     const bool z_bool = ct_global_dtype(x) == CT_BOOL && ct_global_dtype(y) == CT_BOOL &&
-                        (op == CT_GLOBAL_ADD || op == CT_GLOBAL_MUL);
+                        (op == CT_OP_ADD || op == CT_OP_MUL);
     const bool x_p = ct_global_dtype(x) != CT_BOOL || z_bool;
     const bool y_p = ct_global_dtype(y) != CT_BOOL || z_bool;
-    if ((op == CT_GLOBAL_ADD || op == CT_GLOBAL_SUB) && x_p && y_p)
+    const partial_rule rule = PARTIAL[op];
+    if (rule == PARTIAL_SUM && x_p && y_p)
         push(c, &nc, sbp_p(), sbp_p(), sbp_p());
-    if ((op == CT_GLOBAL_MUL || op == CT_GLOBAL_DIV) && x_p)
+    if ((rule == PARTIAL_EACH || rule == PARTIAL_LEFT) && x_p)
         push(c, &nc, sbp_p(), sbp_b(), sbp_p());
-    if (op == CT_GLOBAL_MUL && y_p)
+    if (rule == PARTIAL_EACH && y_p)
         push(c, &nc, sbp_b(), sbp_p(), sbp_p());
     push(c, &nc, sbp_b(), sbp_b(), sbp_b());
     return nc;
@@ -165,11 +178,11 @@ static ct_status broadcast_shape(const ct_global *x, const ct_global *y, int64_t
  * deriving signatures per axis with the 1-D cost model on each axis. An axis of
  * size 1 is costed as if it had 2 ranks, so that the choice does not depend on the world
  * size (any choice is valid there, every sbp meaning the same data). */
-ct_status ct_global_binary_signature(ct_global_binop op, const ct_global *a, const ct_global *b,
+ct_status ct_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
                                      ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out) {
     if (!a || !b || !sbp_a || !sbp_b || !sbp_out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_binary_signature: NULL argument");
-    if ((int)op < CT_GLOBAL_ADD || (int)op > CT_GLOBAL_DIV_ROUND)
+    if ((int)op < 0 || (int)op >= CT_NUM_OPS)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_binary_signature: invalid op %d", (int)op);
     const ct_placement *pl = ct_global_placement(a);
     if (ct_placement_ndim(pl) != ct_placement_ndim(ct_global_placement(b)))
@@ -205,66 +218,27 @@ ct_status ct_global_binary_signature(ct_global_binop op, const ct_global *a, con
 
 /* ---- operation descriptions --------------------------------------------------------------- */
 
-typedef enum opkind {
-    OP_ADD,
-    OP_SUB,
-    OP_MUL,
-    OP_DIV,
-    OP_RSUB, /* scalar forms only */
-    OP_RDIV,
-} opkind;
-
-static const char *const op_names[] = {"add", "sub", "mul", "div", "rsub", "rdiv"};
-
 typedef struct opdesc {
-    opkind kind;
-    bool scalar;         /* tensor-scalar form: `s` is the other operand */
-    ct_scalar s;         /* the scalar operand */
-    ct_scalar alpha;     /* add, sub, rsub */
-    ct_rounding_mode mode; /* div, rdiv */
+    ct_op op;        /* the ops.def row (div's rows carry the rounding mode) */
+    bool scalar;     /* tensor-scalar form: `s` is the other operand */
+    bool reflected;  /* scalar forms only: s op x (rdiv); rsub is a row of its own */
+    ct_scalar s;     /* the scalar operand */
+    ct_scalar alpha; /* rows with alpha */
+    char name[16];   /* "add", "rdiv": for messages and the agreement */
 } opdesc;
 
-static bool has_alpha(opkind k) {
-    return k == OP_ADD || k == OP_SUB || k == OP_RSUB;
-}
-static bool has_mode(opkind k) {
-    return k == OP_DIV || k == OP_RDIV;
-}
-
-/* The core op on local tensors; y is ignored for scalar forms. */
+/* The core op on local tensors; y is ignored for scalar forms, where the scalar is a
+ * wrapped number on the right (on the left when reflected). */
 static ct_status local_op(const opdesc *d, const ct_tensor *x, const ct_tensor *y, ct_tensor **out) {
-    if (d->scalar) {
-        ct_tensor *w = NULL;
-        ct_status st;
-        switch (d->kind) {
-        case OP_ADD:
-            return ct_add_scalar(x, d->s, d->alpha, out);
-        case OP_SUB:
-            return ct_sub_scalar(x, d->s, d->alpha, out);
-        case OP_MUL:
-            return ct_mul_scalar(x, d->s, out);
-        case OP_DIV:
-            return ct_div_scalar(x, d->s, d->mode, out);
-        default:
-            /* s - alpha * x and s / x: the scalar as the left wrapped number. */
-            st = ct_tensor_wrapped_number(d->s, &w);
-            if (st != CT_OK)
-                return st;
-            st = d->kind == OP_RSUB ? ct_sub(w, x, d->alpha, out) : ct_div(w, x, d->mode, out);
-            ct_tensor_release(w);
-            return st;
-        }
-    }
-    switch (d->kind) {
-    case OP_ADD:
-        return ct_add(x, y, d->alpha, out);
-    case OP_SUB:
-        return ct_sub(x, y, d->alpha, out);
-    case OP_MUL:
-        return ct_mul(x, y, out);
-    default:
-        return ct_div(x, y, d->mode, out);
-    }
+    if (!d->scalar)
+        return ct_binary(d->op, x, y, d->alpha, out);
+    ct_tensor *w = NULL;
+    ct_status st = ct_tensor_wrapped_number(d->s, &w);
+    if (st != CT_OK)
+        return st;
+    st = d->reflected ? ct_binary(d->op, w, x, d->alpha, out) : ct_binary(d->op, x, w, d->alpha, out);
+    ct_tensor_release(w);
+    return st;
 }
 
 /* ---- agreement record ------------------------------------------------------------------- */
@@ -341,31 +315,30 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
     memset(&rec, 0, sizeof rec);
     ct_sb s;
     ct_sb_init_buf(&s, rec.what, sizeof rec.what);
-    ct_sb_appendf(&s, "%s%s(", op_names[d->kind], d->scalar ? "_scalar" : "");
+    ct_sb_appendf(&s, "%s%s(", d->name, d->scalar ? "_scalar" : "");
     sb_global(&s, x);
     ct_sb_appendf(&s, ", ");
     if (d->scalar)
         sb_scalar(&s, d->s);
     else
         sb_global(&s, y);
-    if (has_alpha(d->kind)) {
+    if (ct_op_has_alpha(d->op)) {
         ct_sb_appendf(&s, ", alpha=");
         sb_scalar(&s, d->alpha);
     }
-    if (has_mode(d->kind) && d->mode != CT_ROUNDING_NONE)
-        ct_sb_appendf(&s, ", rounding_mode=%s", d->mode == CT_ROUNDING_TRUNC   ? "'trunc'"
-                                            : d->mode == CT_ROUNDING_FLOOR ? "'floor'"
-                                                                           : "?");
+    ct_rounding_mode mode = ct_op_rounding(d->op);
+    if (mode != CT_ROUNDING_NONE)
+        ct_sb_appendf(&s, ", rounding_mode=%s", mode == CT_ROUNDING_TRUNC ? "'trunc'" : "'floor'");
     ct_sb_appendf(&s, ")");
 
-    int32_t head[4] = {(int32_t)d->kind, d->scalar, (int32_t)d->mode, has_out};
+    int32_t head[4] = {(int32_t)d->op, d->scalar, d->reflected, has_out};
     uint64_t h = ct_hash_bytes(1469598103934665603ull, head, sizeof head);
     h = ct_hash_scalar(h, d->alpha);
     h = d->scalar ? ct_hash_scalar(h, d->s) : hash_global(h, y);
     rec.hash = hash_global(h, x);
     rec.has_local = 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
-    ct_agree_set_op(&rec, op_names[d->kind]);
+    ct_agree_set_op(&rec, d->name);
 
     MPI_Comm world;
     ct_status st = ct_dist_world(&world);
@@ -507,7 +480,7 @@ static ct_status member_op(const opdesc *d, const ct_global *x, const ct_global 
         ct_tensor_release(r);
         return ct_set_error(CT_ERR_RUNTIME, "internal error: %s of local components gave a "
                                             "result that is not this rank's part of the output",
-                            op_names[d->kind]);
+                            d->name);
     }
     if (!ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS)) {
         ct_tensor *c = NULL;
@@ -522,11 +495,13 @@ static ct_status member_op(const opdesc *d, const ct_global *x, const ct_global 
 }
 
 /* Scalar forms: the operand's nd-sbp, with partial axes reduced to broadcast unless the op
- * is linear in the operand (mul, true div) and the sum survives the result dtype (a bool
- * partial is a logical or: it stays partial only for a bool result). */
+ * is linear in the operand alone (mul; true div with the tensor on the left) and the sum
+ * survives the result dtype (a bool partial is a logical or: it stays partial only for a
+ * bool result). */
 static void scalar_signature(const opdesc *d, const ct_global *x, ct_dtype z_dtype, ct_sbp *out) {
     const int64_t nh = ct_placement_ndim(ct_global_placement(x));
-    bool linear = (d->kind == OP_MUL || (d->kind == OP_DIV && d->mode == CT_ROUNDING_NONE)) &&
+    const partial_rule rule = PARTIAL[d->op];
+    bool linear = (rule == PARTIAL_EACH || (rule == PARTIAL_LEFT && !d->reflected)) &&
                   (ct_global_dtype(x) != CT_BOOL || z_dtype == CT_BOOL);
     for (int64_t k = 0; k < nh; k++) {
         out[k] = ct_global_sbp(x)[k];
@@ -543,7 +518,7 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
         return st;
     /* After agreement every rank has the same NULL arguments. */
     if (!x || (!d->scalar && !y) || !out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_%s%s: NULL argument", op_names[d->kind],
+        return ct_set_error(CT_ERR_MISUSE, "ct_global_%s%s: NULL argument", d->name,
                             d->scalar ? "_scalar" : "");
     const ct_placement *pl = ct_global_placement(x);
     if (!d->scalar && (st = same_placement(pl, ct_global_placement(y))) != CT_OK)
@@ -561,12 +536,7 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
         scalar_signature(d, x, z_dtype, sx);
         memcpy(sz, sx, sizeof sx);
     } else {
-        ct_global_binop op = d->kind == OP_ADD   ? CT_GLOBAL_ADD
-                             : d->kind == OP_SUB ? CT_GLOBAL_SUB
-                             : d->kind == OP_MUL ? CT_GLOBAL_MUL
-                             : d->mode == CT_ROUNDING_NONE ? CT_GLOBAL_DIV
-                                                           : CT_GLOBAL_DIV_ROUND;
-        st = ct_global_binary_signature(op, x, y, sx, sy, sz);
+        st = ct_global_binary_signature(d->op, x, y, sx, sy, sz);
         if (st != CT_OK)
             return st;
     }
@@ -602,80 +572,88 @@ done:
 
 /* ---- public functions --------------------------------------------------------------------- */
 
-static opdesc desc(opkind kind, bool scalar) {
+/* A description of op with the defaults (alpha 1). An invalid rounding mode falls back to
+ * true division here; the public functions check it first. */
+static opdesc desc(ct_op op, bool scalar, bool reflected) {
     opdesc d;
     memset(&d, 0, sizeof d);
-    d.kind = kind;
+    d.op = op;
     d.scalar = scalar;
+    d.reflected = reflected;
     d.s = ct_scalar_int(0);
     d.alpha = ct_scalar_int(1);
-    d.mode = CT_ROUNDING_NONE;
+    snprintf(d.name, sizeof d.name, "%s%s", reflected ? "r" : "", ct_op_name(op));
     return d;
 }
 
-ct_status ct_global_add(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out) {
-    opdesc d = desc(OP_ADD, false);
+static ct_status run_tensors(ct_op op, const ct_global *a, const ct_global *b, ct_scalar alpha,
+                             ct_global **out) {
+    opdesc d = desc(op, false, false);
     d.alpha = alpha;
     return run(&d, a, b, out);
+}
+
+static ct_status run_scalar(ct_op op, bool reflected, const ct_global *a, ct_scalar b,
+                            ct_scalar alpha, ct_global **out) {
+    opdesc d = desc(op, true, reflected);
+    d.s = b;
+    d.alpha = alpha;
+    return run(&d, a, NULL, out);
+}
+
+/* div's row for `mode`; a bad mode is an argument error, reported through the agreement. */
+static ct_status div_row(ct_rounding_mode mode, ct_op *op, ct_global **out) {
+    if (out)
+        *out = NULL;
+    ct_status st = ct_op_div(mode, op);
+    return st == CT_OK ? st : ct_global_fail("div", st);
+}
+
+ct_status ct_global_add(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out) {
+    return run_tensors(CT_OP_ADD, a, b, alpha, out);
 }
 
 ct_status ct_global_sub(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out) {
-    opdesc d = desc(OP_SUB, false);
-    d.alpha = alpha;
-    return run(&d, a, b, out);
+    return run_tensors(CT_OP_SUB, a, b, alpha, out);
 }
 
 ct_status ct_global_mul(const ct_global *a, const ct_global *b, ct_global **out) {
-    opdesc d = desc(OP_MUL, false);
-    return run(&d, a, b, out);
+    return run_tensors(CT_OP_MUL, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_div(const ct_global *a, const ct_global *b, ct_rounding_mode mode,
                         ct_global **out) {
-    opdesc d = desc(OP_DIV, false);
-    d.mode = mode;
-    return run(&d, a, b, out);
+    ct_op op;
+    ct_status st = div_row(mode, &op, out);
+    return st != CT_OK ? st : run_tensors(op, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_add_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
-    opdesc d = desc(OP_ADD, true);
-    d.s = b;
-    d.alpha = alpha;
-    return run(&d, a, NULL, out);
+    return run_scalar(CT_OP_ADD, false, a, b, alpha, out);
 }
 
 ct_status ct_global_sub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
-    opdesc d = desc(OP_SUB, true);
-    d.s = b;
-    d.alpha = alpha;
-    return run(&d, a, NULL, out);
+    return run_scalar(CT_OP_SUB, false, a, b, alpha, out);
 }
 
 ct_status ct_global_mul_scalar(const ct_global *a, ct_scalar b, ct_global **out) {
-    opdesc d = desc(OP_MUL, true);
-    d.s = b;
-    return run(&d, a, NULL, out);
+    return run_scalar(CT_OP_MUL, false, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_div_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
                                ct_global **out) {
-    opdesc d = desc(OP_DIV, true);
-    d.s = b;
-    d.mode = mode;
-    return run(&d, a, NULL, out);
+    ct_op op;
+    ct_status st = div_row(mode, &op, out);
+    return st != CT_OK ? st : run_scalar(op, false, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_rsub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
-    opdesc d = desc(OP_RSUB, true);
-    d.s = b;
-    d.alpha = alpha;
-    return run(&d, a, NULL, out);
+    return run_scalar(CT_OP_RSUB, false, a, b, alpha, out);
 }
 
 ct_status ct_global_rdiv_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
                                 ct_global **out) {
-    opdesc d = desc(OP_RDIV, true);
-    d.s = b;
-    d.mode = mode;
-    return run(&d, a, NULL, out);
+    ct_op op;
+    ct_status st = div_row(mode, &op, out);
+    return st != CT_OK ? st : run_scalar(op, true, a, b, ct_scalar_int(1), out);
 }

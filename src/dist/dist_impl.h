@@ -273,17 +273,9 @@ ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_
 
 /* ---- binary.c ------------------------------------------------------------------------------- */
 
-typedef enum ct_global_binop {
-    CT_GLOBAL_ADD,
-    CT_GLOBAL_SUB,
-    CT_GLOBAL_MUL,
-    CT_GLOBAL_DIV,       /* true division */
-    CT_GLOBAL_DIV_ROUND, /* trunc / floor: not linear */
-} ct_global_binop;
-
 /** The signature chosen for op(a, b): the sbp each operand is boxed to and the output's, per
  *  hierarchy axis (global.h's rule). Pure: no communication. */
-ct_status ct_global_binary_signature(ct_global_binop op, const ct_global *a, const ct_global *b,
+ct_status ct_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
                                      ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out);
 
 #endif /* CT_DIST_DIST_IMPL_H */

@@ -38,7 +38,7 @@ typedef struct binop_spec {
  * turns integers into floats); the kernels name themselves in "not implemented for" errors
  * as newest PyTorch's CPU kernels do (ops.def's kernel rows). */
 #define CT_OP(E, name_, kind, kernel, alpha, negate, to_float, rounding, swap_, symbol, dunder, \
-              pyfunc) \
+              pyfunc, partial) \
     [CT_OP_##E] = {.cfg = {.name = name_,                                                          \
                            .promote_inputs = true,                                                 \
                            .int_to_float = (to_float),                                             \
@@ -57,7 +57,7 @@ _Static_assert(sizeof SPECS / sizeof SPECS[0] == CT_NUM_OPS, "one spec per op ro
 
 /* ops.def's rounding column, for ct_op_div. */
 #define CT_OP(E, name_, kind, kernel, alpha, negate, to_float, rounding, swap_, symbol, dunder, \
-              pyfunc) \
+              pyfunc, partial) \
     [CT_OP_##E] = CT_ROUNDING_##rounding,
 static const ct_rounding_mode ROUNDING[] = {
 #include "ctensor/ops.def"
@@ -503,15 +503,7 @@ ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
 }
 
 ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha, ct_tensor **out) {
-    if (out != NULL)
-        *out = NULL;
-    if (t == NULL || out == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_rsub_scalar: NULL argument");
-    ct_tensor *w;
-    CT_TRY(ct_tensor_wrapped_number(value, &w));
-    ct_status st = op_new(CT_OP_SUB, w, t, alpha, out, "ct_rsub_scalar");
-    ct_tensor_release(w);
-    return st;
+    return op_scalar(CT_OP_RSUB, t, value, alpha, out, "ct_rsub_scalar");
 }
 
 /* The output torch.reciprocal(t) would allocate. A unary TensorIterator sees t alone, so its

@@ -455,7 +455,7 @@ static void test_matrix_2d(void **state) {
 
 /* ct_global_binary_signature(op, x as sx, y as sy) on pl gives (wx, wy) -> wz; NULL wx / wy
  * skip those checks. Pure metadata: the same on every rank. */
-static void expect_signature(ct_global_binop op, const ct_tensor *x, const ct_tensor *y,
+static void expect_signature(ct_op op, const ct_tensor *x, const ct_tensor *y,
                              const ct_placement *pl, const ct_sbp *sx, const ct_sbp *sy,
                              const ct_sbp *wx, const ct_sbp *wy, const ct_sbp *wz) {
     const int64_t nh = ct_placement_ndim(pl);
@@ -481,21 +481,21 @@ static void test_signature(void **state) {
     ct_tensor *t1 = ref_tensor(s1, 1, CT_FLOAT32, 0, false);
     ct_tensor *t31 = ref_tensor(s31, 2, CT_FLOAT32, 0, false);
     /* (7,5) S(1) + (5,) S(0): output dim 1 is dim 0 of the 1-D operand. */
-    expect_signature(CT_GLOBAL_ADD, t75, t5, p1, &S1, &S0, &S1, &S0, &S1);
+    expect_signature(CT_OP_ADD, t75, t5, p1, &S1, &S0, &S1, &S0, &S1);
     /* (1,) S(0) * (3,1) S(1) -> S(1) without boxing (and the value is right); B, B stays B. */
-    expect_signature(CT_GLOBAL_MUL, t1, t31, p1, &S0, &S1, &S0, &S1, &S1);
+    expect_signature(CT_OP_MUL, t1, t31, p1, &S0, &S1, &S0, &S1, &S1);
     run_case(&OPS[3], t1, t31, p1, &S0, &S1, false);
-    expect_signature(CT_GLOBAL_MUL, t1, t31, p1, &B, &B, &B, &B, &B);
+    expect_signature(CT_OP_MUL, t1, t31, p1, &B, &B, &B, &B, &B);
     /* Only true division keeps a partial numerator. */
-    expect_signature(CT_GLOBAL_DIV, t75, t75, p1, &P, &B, &P, &B, &P);
-    expect_signature(CT_GLOBAL_DIV_ROUND, t75, t75, p1, &P, &B, NULL, NULL, &S0);
-    expect_signature(CT_GLOBAL_MUL, t75, t75, p1, &P, &P, &S0, &S0, &S0); /* tie -> split */
+    expect_signature(CT_OP_DIV, t75, t75, p1, &P, &B, &P, &B, &P);
+    expect_signature(CT_OP_DIV_FLOOR, t75, t75, p1, &P, &B, NULL, NULL, &S0);
+    expect_signature(CT_OP_MUL, t75, t75, p1, &P, &P, &S0, &S0, &S0); /* tie -> split */
     if (W == 4) {
         ct_placement *p2 = mesh_2x2();
         const ct_sbp x1[2] = {P, S1}, y1[2] = {B, S1}, z1[2] = {P, S1};
         const ct_sbp x2[2] = {S0, P}, y2[2] = {B, P}, z2[2] = {S0, P};
-        expect_signature(CT_GLOBAL_MUL, t75, t75, p2, x1, y1, x1, y1, z1);
-        expect_signature(CT_GLOBAL_ADD, t75, t75, p2, x2, y2, z2, z2, z2);
+        expect_signature(CT_OP_MUL, t75, t75, p2, x1, y1, x1, y1, z1);
+        expect_signature(CT_OP_ADD, t75, t75, p2, x2, y2, z2, z2, z2);
         ct_placement_release(p2);
     }
     ct_tensor_release(t75);
