@@ -3,21 +3,12 @@
  * (tests/python/test_sparse_module.py's expectations, PyTorch 1.13's values); forms and ops
  * the sparse layer does not implement are refused, and ct_binary_supports says so, which is
  * how the binding answers NotImplemented for `s - t`. */
-#include "tensor_test_util.h"
+#include "sparse_test_util.h"
 
 static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
     ct_tensor *t = NULL;
     OK(ct_tensor_from_data(dt, sizes, ndim, data, NULL, &t));
     return t;
-}
-
-/* sparse_coo_tensor(i, v, sizes); consumes i and v */
-static ct_tensor *coo(ct_tensor *i, ct_tensor *v, const int64_t *sizes, int64_t ndim) {
-    ct_tensor *s = NULL;
-    OK(ct_sparse_coo_tensor(i, v, sizes, ndim, NULL, &s));
-    ct_tensor_release(i);
-    ct_tensor_release(v);
-    return s;
 }
 
 /* A = sparse([[0, 1]], [1, 2], (3,)), B = sparse([[2, 1, 2]], [10, 20, 30], (3,)) */

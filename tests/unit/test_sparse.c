@@ -6,7 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
-#include "tensor_test_util.h"
+#include "sparse_test_util.h"
 
 #include "base/error_impl.h"
 
@@ -39,15 +39,6 @@ static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const vo
     ct_tensor *t = NULL;
     OK(ct_tensor_from_data(dt, sizes, ndim, data, &CPU, &t));
     return t;
-}
-
-/* sparse_coo_tensor(i, v, sizes) with default options; consumes i and v */
-static ct_tensor *coo(ct_tensor *i, ct_tensor *v, const int64_t *sizes, int64_t ndim) {
-    ct_tensor *s = NULL;
-    OK(ct_sparse_coo_tensor(i, v, sizes, ndim, NULL, &s));
-    ct_tensor_release(i);
-    ct_tensor_release(v);
-    return s;
 }
 
 /* a cpu contiguous copy */

@@ -4,7 +4,7 @@
  * tests/python/test_sparse_module.py compares many more reprs with 1.13 directly. */
 #define _POSIX_C_SOURCE 200809L
 #include "fault_alloc.h"
-#include "tensor_test_util.h"
+#include "sparse_test_util.h"
 
 #include "ctensor/sparse.h"
 
@@ -13,15 +13,6 @@ static ct_tensor *mk(ct_dtype dt, const int64_t *sizes, int64_t nd, const void *
     ct_tensor *t = NULL;
     OK(ct_tensor_from_data(dt, sizes, nd, data, dev, &t));
     return t;
-}
-
-/* A sparse tensor from int64 indices [sparse_dim, nnz] and values; releases both parts. */
-static ct_tensor *coo(ct_tensor *i, ct_tensor *v, const int64_t *sizes, int64_t nd) {
-    ct_tensor *s = NULL;
-    OK(ct_sparse_coo_tensor(i, v, sizes, nd, NULL, &s));
-    ct_tensor_release(i);
-    ct_tensor_release(v);
-    return s;
 }
 
 static void expect_named(ct_tensor *t, const ct_print_options *o, const char *name,
