@@ -62,15 +62,16 @@ CT_API uint8_t ct_float_to_float8(ct_dtype format, float x);
 /** Decode a float8 bit pattern (NaN for a dtype that is not a float8 format). */
 CT_API float ct_float8_to_float(ct_dtype format, uint8_t bits);
 
-/** Encode `n` values as E2M1 nibbles into ceil(n/2) bytes: value 2k in the low nibble of
+/** Encode the `n` floats at `src` as E2M1 nibbles into ceil(n/2) bytes at `dst` (destination
+ *  first, as ct_convert and memcpy): value 2k in the low nibble of
  *  byte k, value 2k+1 in its high nibble (0 when n is odd). Rounds to nearest even and
  *  saturates to +-6 (the format has no inf).
  *  Errors: CT_ERR_VALUE "float4_e2m1fn_x2 cannot represent NaN" (nothing written);
  *  CT_ERR_MISUSE for NULL pointers with n > 0. */
-CT_API ct_status ct_float4_pack(const float *src, size_t n, uint8_t *dst);
+CT_API ct_status ct_float4_pack(uint8_t *dst, const float *src, size_t n);
 /** Decode `n` E2M1 values from ceil(n/2) bytes, in the order ct_float4_pack writes them.
  *  Errors: CT_ERR_MISUSE for NULL pointers with n > 0. */
-CT_API ct_status ct_float4_unpack(const uint8_t *src, size_t n, float *dst);
+CT_API ct_status ct_float4_unpack(float *dst, const uint8_t *src, size_t n);
 
 /* ---- arrays ---------------------------------------------------------------------------- */
 

@@ -180,7 +180,7 @@ ct_status ct_scalar_to_dtype(ct_scalar value, ct_dtype dtype, void *out) {
         /* two values per byte: the same value in both nibbles */
         float f[2];
         f[0] = f[1] = (float)as_double(value);
-        return ct_float4_pack(f, 2, out);
+        return ct_float4_pack(out, f, 2);
     }
     unsigned char b = 0;
     const void *src = &value.v;

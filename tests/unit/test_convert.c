@@ -388,10 +388,10 @@ static void test_float4_pack_unpack(void **state) {
                                    -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
     uint8_t packed[8];
     float back[16];
-    assert_int_equal(ct_float4_pack(vals, 16, packed), CT_OK);
+    assert_int_equal(ct_float4_pack(packed, vals, 16), CT_OK);
     for (int i = 0; i < 8; i++) /* element 2k in the low nibble: codes 2k, 2k+1 */
         assert_int_equal(packed[i], (uint8_t)((2 * i) | ((2 * i + 1) << 4)));
-    assert_int_equal(ct_float4_unpack(packed, 16, back), CT_OK);
+    assert_int_equal(ct_float4_unpack(back, packed, 16), CT_OK);
     assert_memory_equal(back, vals, sizeof vals);
     /* rounding: ties to even, saturation at 6 */
     static const struct {
@@ -405,29 +405,29 @@ static void test_float4_pack_unpack(void **state) {
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         uint8_t b = 0xAA;
-        assert_int_equal(ct_float4_pack(&r[i].x, 1, &b), CT_OK);
+        assert_int_equal(ct_float4_pack(&b, &r[i].x, 1), CT_OK);
         assert_int_equal(b, r[i].code); /* odd n: the high nibble is 0 */
     }
     float two[2] = {1.0f, -2.0f};
-    assert_int_equal(ct_float4_pack(two, 2, packed), CT_OK);
+    assert_int_equal(ct_float4_pack(packed, two, 2), CT_OK);
     assert_int_equal(packed[0], 0xC2);
     float three[3];
     uint8_t in[2] = {0x72, 0xF5};
-    assert_int_equal(ct_float4_unpack(in, 3, three), CT_OK);
+    assert_int_equal(ct_float4_unpack(three, in, 3), CT_OK);
     assert_true(three[0] == 1.0f && three[1] == 6.0f && three[2] == 3.0f);
     /* errors: NaN (nothing written), NULL */
     float withnan[3] = {1.0f, NAN, 2.0f};
     memset(packed, 0x5A, sizeof packed);
-    assert_status_msg(ct_float4_pack(withnan, 3, packed), CT_ERR_VALUE,
+    assert_status_msg(ct_float4_pack(packed, withnan, 3), CT_ERR_VALUE,
                       "float4_e2m1fn_x2 cannot represent NaN");
     assert_int_equal(packed[0], 0x5A);
     assert_int_equal(packed[1], 0x5A);
-    assert_int_equal(ct_float4_pack(NULL, 1, packed), CT_ERR_MISUSE);
-    assert_int_equal(ct_float4_pack(vals, 1, NULL), CT_ERR_MISUSE);
-    assert_int_equal(ct_float4_unpack(NULL, 1, back), CT_ERR_MISUSE);
-    assert_int_equal(ct_float4_unpack(packed, 1, NULL), CT_ERR_MISUSE);
-    assert_int_equal(ct_float4_pack(NULL, 0, NULL), CT_OK);
-    assert_int_equal(ct_float4_unpack(NULL, 0, NULL), CT_OK);
+    assert_int_equal(ct_float4_pack(packed, NULL, 1), CT_ERR_MISUSE);
+    assert_int_equal(ct_float4_pack(NULL, vals, 1), CT_ERR_MISUSE);
+    assert_int_equal(ct_float4_unpack(back, NULL, 1), CT_ERR_MISUSE);
+    assert_int_equal(ct_float4_unpack(NULL, packed, 1), CT_ERR_MISUSE);
+    assert_int_equal(ct_float4_pack(NULL, NULL, 0), CT_OK);
+    assert_int_equal(ct_float4_unpack(NULL, NULL, 0), CT_OK);
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */

@@ -28,7 +28,7 @@ static float decode_e2m1(uint8_t nibble) {
     return (nibble & 0x8u) ? -v : v;
 }
 
-ct_status ct_float4_pack(const float *src, size_t n, uint8_t *dst) {
+ct_status ct_float4_pack(uint8_t *dst, const float *src, size_t n) {
     ct_status st = CT_OK;
     if (n == 0)
         return CT_OK;
@@ -46,7 +46,7 @@ fail:
     return st;
 }
 
-ct_status ct_float4_unpack(const uint8_t *src, size_t n, float *dst) {
+ct_status ct_float4_unpack(float *dst, const uint8_t *src, size_t n) {
     ct_status st = CT_OK;
     if (n == 0)
         return CT_OK;
