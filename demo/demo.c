@@ -168,8 +168,8 @@ static int print_division(void) {
     int64_t n = 5, failures = 0;
     ct_tensor *a = NULL, *b = NULL, *zero = NULL;
     printf("\nDivision: a = [7, -7, 7, -7, INT32_MIN], b = [2, 2, -2, -2, -1] (int32)\n\n");
-    if (ct_tensor_from_data(CT_INT32, &n, 1, num, NULL, &a) != CT_OK ||
-        ct_tensor_from_data(CT_INT32, &n, 1, den, NULL, &b) != CT_OK) {
+    if (ct_tensor_from_data(&n, 1, CT_INT32, num, NULL, &a) != CT_OK ||
+        ct_tensor_from_data(&n, 1, CT_INT32, den, NULL, &b) != CT_OK) {
         printf("  error: %s\n", ct_last_error());
         failures++;
         goto done;

@@ -64,7 +64,7 @@ static ct_tensor *decode_operand(fz_reader *r, ct_storage *st) {
     }
     if (ctl & 0x40)
         off = -off; /* must be refused */
-    if (ct_tensor_from_storage(st, dt, sz, (ctl & 0x20) ? NULL : str, nd, off, &t) != CT_OK)
+    if (ct_tensor_from_storage(st, sz, (ctl & 0x20) ? NULL : str, nd, off, dt, &t) != CT_OK)
         return NULL;
     if ((ctl & 0x10) && nd > 0) {
         ct_tensor *v = NULL; /* wrapped number or transposed view, now and then */

@@ -178,11 +178,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     memset(buf, 0x5a, nbytes);
-    if (ct_tensor_from_storage(storage, dt, sz, (ctl & 2) ? NULL : st, nd, off, &t) != CT_OK) {
+    if (ct_tensor_from_storage(storage, sz, (ctl & 2) ? NULL : st, nd, off, dt, &t) != CT_OK) {
         /* Fall back to a 1-D byte view of everything, to exercise the view chain anyway. */
         int64_t all = (int64_t)nbytes;
         t = NULL;
-        if (ct_tensor_from_storage(storage, CT_UINT8, &all, NULL, 1, 0, &t) != CT_OK)
+        if (ct_tensor_from_storage(storage, &all, NULL, 1, 0, CT_UINT8, &t) != CT_OK)
             abort();
     }
     for (int step = 0; step < 6 && r.n > 0 && t; step++) {

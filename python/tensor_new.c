@@ -395,7 +395,7 @@ static PyObject *from_numpy(PyObject *obj, ct_dtype dtype, const ct_device *devi
     /* The wrapping storage only lives during the copy below: no finalizer is needed. */
     ct_status st = ct_storage_wrap(cpu, view.buf, nbytes, NULL, NULL, &storage);
     if (st == CT_OK)
-        st = ct_tensor_from_storage(storage, src, sizes, strides, view.ndim, 0, &wrapped);
+        st = ct_tensor_from_storage(storage, sizes, strides, view.ndim, 0, src, &wrapped);
     ct_storage_release(storage);
     if (st == CT_OK)
         st = ct_tensor_to(wrapped, dtype == CT_DTYPE_UNDEFINED ? src : dtype, &dev, true,

@@ -131,7 +131,7 @@ static PyObject *gen_get_state(PyObject *self, PyObject *unused) {
     int64_t n = 16;
     ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     ct_tensor *r = NULL;
-    ct_status st = ct_tensor_from_data(CT_UINT8, &n, 1, bytes, &cpu, &r);
+    ct_status st = ct_tensor_from_data(&n, 1, CT_UINT8, bytes, &cpu, &r);
     return st == CT_OK ? ctp_tensor_wrap(r) : ctp_raise_status(st);
 }
 

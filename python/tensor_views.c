@@ -97,7 +97,7 @@ static PyObject *view_dtype(PyObject *self, ct_dtype dtype) {
         offset /= ratio;
     }
     ct_status st =
-        ct_tensor_from_storage(ct_tensor_storage(t), dtype, sizes, strides, n, offset, &r);
+        ct_tensor_from_storage(ct_tensor_storage(t), sizes, strides, n, offset, dtype, &r);
     return ctp_tensor_result(NULL, st, r);
 }
 

@@ -98,16 +98,17 @@ CT_API void ct_tensor_release(ct_tensor *tensor);
 /** The current number of references (for tests and debugging; 0 for NULL). */
 CT_API int64_t ct_tensor_refcount(const ct_tensor *tensor);
 
-/** A strided tensor over `storage` (PyTorch's set_ / as_strided on a storage): `strides`
- *  NULL means contiguous strides. The tensor's device is the storage's. New reference.
+/** A strided tensor over `storage` (PyTorch's set_ / as_strided on a storage), geometry
+ *  first, then dtype: `strides` NULL means contiguous strides. The tensor's device is the
+ *  storage's. New reference in *out.
  *  Errors: CT_ERR_RUNTIME "setStorage: sizes [2, 3], strides [3, 1], storage offset 0, and
  *  itemsize 4 requiring a storage size of 24 are out of bounds for storage of size 20";
  *  "as_strided: Negative strides are not supported at the moment, got strides: [-1]";
  *  "Tensor: invalid storage offset -1"; negative sizes; overflow; CT_ERR_MISUSE for NULL
- *  storage or an invalid dtype. */
-CT_API ct_status ct_tensor_from_storage(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
+ *  storage, NULL out or an invalid dtype. */
+CT_API ct_status ct_tensor_from_storage(ct_storage *storage, const int64_t *sizes,
                                         const int64_t *strides, int64_t ndim,
-                                        int64_t storage_offset, ct_tensor **out);
+                                        int64_t storage_offset, ct_dtype dtype, ct_tensor **out);
 
 /* ---- attributes (all total: a NULL tensor gives 0 / NULL / false) --------------------- */
 
@@ -269,7 +270,7 @@ CT_API ct_status ct_tensor_arange(ct_scalar start, ct_scalar end, ct_scalar step
  *  in C order, in the dtype's storage format (convert.h). `dtype` must be concrete.
  *  Errors: as ct_tensor_empty; CT_ERR_MISUSE for CT_DTYPE_UNDEFINED or NULL data with
  *  numel > 0. New reference in *out. */
-CT_API ct_status ct_tensor_from_data(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
+CT_API ct_status ct_tensor_from_data(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
                                      const void *data, const ct_device *device, ct_tensor **out);
 
 /** A 0-dim tensor holding `value` (torch.tensor(value, dtype=...)): dtype UNDEFINED infers

@@ -259,7 +259,7 @@ ct_status ct_tensor_full_like(const ct_tensor *t, ct_scalar value, ct_dtype dtyp
 
 /* ---- from host data and scalars ---------------------------------------------------------- */
 
-ct_status ct_tensor_from_data(ct_dtype dtype, const int64_t *sizes, int64_t ndim, const void *data,
+ct_status ct_tensor_from_data(const int64_t *sizes, int64_t ndim, ct_dtype dtype, const void *data,
                               const ct_device *device, ct_tensor **out) {
     CT_TRY(check_out(out, "ct_tensor_from_data"));
     if (!ct_dtype_valid(dtype))
@@ -294,7 +294,7 @@ ct_status ct_tensor_scalar_tensor(ct_scalar value, ct_dtype dtype, const ct_devi
     CT_TRY(resolve_dtype(dtype, fallback, &dt));
     unsigned char elem[16];
     CT_TRY(ct_scalar_to_dtype(value, dt, elem));
-    return ct_tensor_from_data(dt, NULL, 0, elem, device, out);
+    return ct_tensor_from_data(NULL, 0, dt, elem, device, out);
 }
 
 ct_status ct_tensor_wrapped_number(ct_scalar value, ct_tensor **out) {
@@ -308,7 +308,7 @@ ct_status ct_tensor_wrapped_number(ct_scalar value, ct_tensor **out) {
                             (int)value.kind);
     unsigned char elem[16];
     CT_TRY(ct_scalar_to_dtype(value, dt, elem));
-    CT_TRY(ct_tensor_from_data(dt, NULL, 0, elem, &cpu_device, out));
+    CT_TRY(ct_tensor_from_data(NULL, 0, dt, elem, &cpu_device, out));
     (*out)->flags |= CT_TF_WRAPPED_NUMBER;
     return CT_OK;
 }

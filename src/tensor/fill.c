@@ -16,7 +16,7 @@ ct_status ct_tensor_impl_fill_pattern(ct_tensor *t, const void *pattern) {
     }
     ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     ct_tensor *one;
-    CT_TRY(ct_tensor_from_data(t->dtype, NULL, 0, pattern, &cpu, &one));
+    CT_TRY(ct_tensor_from_data(NULL, 0, t->dtype, pattern, &cpu, &one));
     /* fill is idempotent: expanded (self-overlapping) targets are fine */
     ct_status st = ct_tensor_impl_copy(t, one, false);
     ct_tensor_release(one);

@@ -257,8 +257,8 @@ int64_t ct_tensor_refcount(const ct_tensor *t) {
                : 0;
 }
 
-ct_status ct_tensor_from_storage(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
-                                 const int64_t *strides, int64_t ndim, int64_t storage_offset,
+ct_status ct_tensor_from_storage(ct_storage *storage, const int64_t *sizes, const int64_t *strides,
+                                 int64_t ndim, int64_t storage_offset, ct_dtype dtype,
                                  ct_tensor **out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_from_storage: out is NULL");

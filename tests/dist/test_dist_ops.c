@@ -83,7 +83,7 @@ static ct_tensor *ref_tensor(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
         v[i] = ct_dtype_is_floating_point(dtype) ? k * 0.5 : k;
     }
     ct_tensor *t64 = NULL, *t = NULL;
-    assert_int_equal(ct_tensor_from_data(CT_FLOAT64, sizes, ndim, v, NULL, &t64), CT_OK);
+    assert_int_equal(ct_tensor_from_data(sizes, ndim, CT_FLOAT64, v, NULL, &t64), CT_OK);
     assert_int_equal(ct_tensor_to_dtype(t64, dtype, &t), CT_OK);
     ct_tensor_release(t64);
     free(v);
@@ -187,7 +187,7 @@ static ct_tensor *gather_logical(const ct_global *g) {
         ct_local_box(sizes, ndim, pl, sbp, j, &box);
         int rank = (int)ct_placement_ranks(pl)[j];
         ct_tensor *src = NULL, *view = ct_tensor_retain(acc);
-        assert_int_equal(ct_tensor_from_data(dtype, box.len, ndim, buf + displs[rank], NULL, &src),
+        assert_int_equal(ct_tensor_from_data(box.len, ndim, dtype, buf + displs[rank], NULL, &src),
                          CT_OK);
         for (int64_t d = 0; d < ndim; d++) {
             ct_tensor *v = NULL;

@@ -49,7 +49,7 @@ I64P = ctypes.POINTER(ctypes.c_int64)
 for name, args, res in [
         ("ct_last_error", [], ctypes.c_char_p),
         ("ct_dtype_from_name", [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
-        ("ct_tensor_from_data", [ctypes.c_int, I64P, ctypes.c_int64, P, P, ctypes.POINTER(P)],
+        ("ct_tensor_from_data", [I64P, ctypes.c_int64, ctypes.c_int, P, P, ctypes.POINTER(P)],
          ctypes.c_int),
         ("ct_tensor_empty", [I64P, ctypes.c_int64, ctypes.c_int, P, ctypes.c_int, ctypes.c_int,
                              ctypes.POINTER(P)], ctypes.c_int),
@@ -119,7 +119,7 @@ def ct_raw(dtype, shape, data):
     out = P()
     sizes, nd = shape_arg(shape)
     buf = ctypes.create_string_buffer(data, max(1, len(data)))
-    check(lib.ct_tensor_from_data(enum(dtype), sizes, nd, buf if data else None, None,
+    check(lib.ct_tensor_from_data(sizes, nd, enum(dtype), buf if data else None, None,
                                   ctypes.byref(out)))
     return CT(out)
 

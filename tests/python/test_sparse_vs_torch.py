@@ -62,7 +62,7 @@ _sig("ct_last_error_kind", [])
 _sig("ct_dtype_from_name", [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)])
 _sig("ct_dtype_name", [ctypes.c_int], ctypes.c_char_p)
 _sig("ct_dtype_itemsize", [ctypes.c_int], ctypes.c_size_t)
-_sig("ct_tensor_from_data", [ctypes.c_int, I64P, ctypes.c_int64, P, ctypes.POINTER(Device), PP])
+_sig("ct_tensor_from_data", [I64P, ctypes.c_int64, ctypes.c_int, P, ctypes.POINTER(Device), PP])
 _sig("ct_tensor_release", [P], None)
 _sig("ct_tensor_dim", [P], ctypes.c_int64)
 _sig("ct_tensor_sizes", [P], I64P)
@@ -175,7 +175,7 @@ def to_ct(t):
     data = raw(t)
     sizes = (ctypes.c_int64 * max(1, t.dim()))(*t.shape)
     buf = ctypes.create_string_buffer(data, max(1, len(data)))
-    return Ct.call(lib.ct_tensor_from_data, ct_enum(dtype_name(t)), sizes, t.dim(), buf,
+    return Ct.call(lib.ct_tensor_from_data, sizes, t.dim(), ct_enum(dtype_name(t)), buf,
                    ctypes.byref(CPU))
 
 

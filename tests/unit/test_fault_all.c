@@ -70,7 +70,7 @@ static ct_status op_arange(ct_tensor **o) {
 }
 static ct_status op_from_data(ct_tensor **o) {
     const double d[3] = {1, 2, 3};
-    return ct_tensor_from_data(CT_FLOAT64, SHAPE(3), d, &CPU, o);
+    return ct_tensor_from_data(SHAPE(3), CT_FLOAT64, d, &CPU, o);
 }
 static ct_status op_scalar_cuda(ct_tensor **o) {
     return ct_tensor_scalar_tensor(ct_scalar_float(2), CT_FLOAT32, &CUDA, o);
@@ -95,7 +95,7 @@ static ct_status op_randint_cuda(ct_tensor **o) {
 static ct_status op_from_storage(ct_tensor **o) {
     ct_storage *s = NULL;
     CT_TRY(ct_storage_new(CPU, 64, &s));
-    ct_status st = ct_tensor_from_storage(s, CT_INT32, ARR(2, 2), ARR(1, 2), 2, 4, o);
+    ct_status st = ct_tensor_from_storage(s, ARR(2, 2), ARR(1, 2), 2, 4, CT_INT32, o);
     ct_storage_release(s);
     return st;
 }
@@ -109,7 +109,7 @@ static void on_final(void *ctx, void *data) {
 static ct_status op_storage_wrap(ct_tensor **o) {
     ct_storage *s = NULL;
     CT_TRY(ct_storage_wrap(CPU, wrapped_mem, sizeof wrapped_mem, on_final, NULL, &s));
-    ct_status st = ct_tensor_from_storage(s, CT_FLOAT32, ARR(8), NULL, 1, 0, o);
+    ct_status st = ct_tensor_from_storage(s, ARR(8), NULL, 1, 0, CT_FLOAT32, o);
     ct_storage_release(s);
     return st;
 }
@@ -297,7 +297,7 @@ static ct_status op_full_dtype(ct_tensor **o) {
 static ct_status op_coo(ct_tensor **o) {
     const int64_t idx[] = {0, 1, 1, 2, 0, 2};
     ct_tensor *i = NULL, *v = NULL;
-    CT_TRY(ct_tensor_from_data(CT_INT64, SHAPE(2, 3), idx, &CPU, &i));
+    CT_TRY(ct_tensor_from_data(SHAPE(2, 3), CT_INT64, idx, &CPU, &i));
     ct_status st = ct_tensor_ones(SHAPE(3), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &v);
     ct_sparse_coo_options opt = {CT_FLOAT64, NULL, true, false};
     if (st == CT_OK)
@@ -638,12 +638,12 @@ static void make_inputs(void) {
     OK(ct_tensor_wrapped_number(ct_scalar_float(0.5), &z0));
     /* sp: 3x3 coalesced, 2 entries; spdup: 3x3 with a duplicate index (uncoalesced) */
     ct_tensor *i = NULL, *v = NULL;
-    OK(ct_tensor_from_data(CT_INT64, SHAPE(2, 2), ((const int64_t[]){0, 2, 1, 0}), &CPU, &i));
+    OK(ct_tensor_from_data(SHAPE(2, 2), CT_INT64, ((const int64_t[]){0, 2, 1, 0}), &CPU, &i));
     OK(ct_tensor_ones(SHAPE(2), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &v));
     ct_sparse_coo_options coalesced = {CT_DTYPE_UNDEFINED, NULL, true, true};
     OK(ct_sparse_coo_tensor(i, v, SHAPE(3, 3), &coalesced, &sp));
     RELEASE_ALL(i, v);
-    OK(ct_tensor_from_data(CT_INT64, SHAPE(2, 3), ((const int64_t[]){2, 0, 2, 1, 1, 1}), &CPU, &i));
+    OK(ct_tensor_from_data(SHAPE(2, 3), CT_INT64, ((const int64_t[]){2, 0, 2, 1, 1, 1}), &CPU, &i));
     OK(ct_tensor_arange(ct_scalar_int(1), ct_scalar_int(4), ONE, CT_FLOAT32, &CPU,
                         CT_LAYOUT_STRIDED, &v));
     OK(ct_sparse_coo_tensor(i, v, SHAPE(3, 3), NULL, &spdup));

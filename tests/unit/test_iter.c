@@ -538,7 +538,7 @@ static void test_resize_impl(void **state) {
     float buf[2] = {1, 2};
     ct_storage *s = NULL;
     OK(ct_storage_wrap(CPU, buf, sizeof buf, NULL, NULL, &s));
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2), NULL, 1, 0, &t));
+    OK(ct_tensor_from_storage(s, ARR(2), NULL, 1, 0, CT_FLOAT32, &t));
     ct_storage_release(s);
     assert_status_msg(ct_tensor_impl_resize(t, SHAPE(3), NULL), CT_ERR_RUNTIME,
                       "Trying to resize storage that is not resizable");

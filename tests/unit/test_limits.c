@@ -133,7 +133,7 @@ static void test_factories(void **state) {
         EXPECT_T("full", i, r->want, r->msg,
                  ct_tensor_full(s, nd, ct_scalar_int(1), r->dtype, &CPU, CT_LAYOUT_STRIDED, &o));
         EXPECT_T("from_data", i, r->want, r->msg,
-                 ct_tensor_from_data(r->dtype, s, nd, ones65, &CPU, &o));
+                 ct_tensor_from_data(s, nd, r->dtype, ones65, &CPU, &o));
         /* empty_strided with strides of 1: the storage is 1 + sum(size - 1) elements, so
          * the same errors except where that sum fits (skipped) or the tensor is empty */
         if (r->sizes[0] == (int64_t)1 << 32)
@@ -224,7 +224,7 @@ static void test_from_storage_and_as_strided(void **state) {
     ct_storage *s = NULL;
     OK(ct_storage_new(CPU, 16, &s));
     ct_tensor *base = NULL;
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(4), NULL, 1, 0, &base));
+    OK(ct_tensor_from_storage(s, ARR(4), NULL, 1, 0, CT_FLOAT32, &base));
     for (int i = 0; i < (int)(sizeof storage_rows / sizeof *storage_rows); i++) {
         const view_row *r = &storage_rows[i];
         ct_status want = r->want;
@@ -232,7 +232,7 @@ static void test_from_storage_and_as_strided(void **state) {
         const int64_t *sz = r->ndim > 2 ? ones65 : r->sizes;
         const int64_t *st = r->ndim > 2 ? ones65 : r->strides;
         EXPECT_T("from_storage", i, want, msg,
-                 ct_tensor_from_storage(s, CT_FLOAT32, sz, st, r->ndim, r->offset, &o));
+                 ct_tensor_from_storage(s, sz, st, r->ndim, r->offset, CT_FLOAT32, &o));
         EXPECT_T("as_strided", i, want, msg,
                  ct_tensor_as_strided(base, sz, st, r->ndim, &r->offset, &o));
     }
@@ -240,11 +240,11 @@ static void test_from_storage_and_as_strided(void **state) {
      * would compute offset * itemsize (UBSan caught the overflow there); one that fits is
      * fine, and data_ptr() and a copy of it work */
     EXPECT_T("from_storage(empty, huge offset)", 0, CT_ERR_OVERFLOW, "Storage offset calculation overflowed",
-             ct_tensor_from_storage(s, CT_FLOAT64, ARR(0), ARR(1), 1, BIG, &o));
+             ct_tensor_from_storage(s, ARR(0), ARR(1), 1, BIG, CT_FLOAT64, &o));
     EXPECT_T("as_strided(empty, huge offset)", 0, CT_ERR_OVERFLOW, "overflowed",
              ct_tensor_as_strided(base, ARR(0), ARR(1), 1, &(int64_t){BIG / 2}, &o));
     ct_tensor *e = NULL, *c = NULL;
-    OK(ct_tensor_from_storage(s, CT_FLOAT64, ARR(0), ARR(1), 1, BIG / 8, &e));
+    OK(ct_tensor_from_storage(s, ARR(0), ARR(1), 1, BIG / 8, CT_FLOAT64, &e));
     assert_non_null(ct_tensor_data_ptr(e));
     assert_int_equal(ct_tensor_nbytes(e), 0);
     OK(ct_tensor_contiguous(e, CT_MEMFMT_CONTIGUOUS, &c));
@@ -257,7 +257,7 @@ static void test_from_storage_and_as_strided(void **state) {
     ct_tensor_release(base);
     ct_storage_release(s);
     EXPECT_T("from_storage(NULL)", 0, CT_ERR_MISUSE, NULL,
-             ct_tensor_from_storage(NULL, CT_FLOAT32, ARR(1), NULL, 1, 0, &o));
+             ct_tensor_from_storage(NULL, ARR(1), NULL, 1, 0, CT_FLOAT32, &o));
 }
 
 /* ---- shape-taking views: view, reshape, expand, permute -------------------------------- */

@@ -7,7 +7,7 @@
 
 static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(dt, sizes, ndim, data, NULL, &t));
+    OK(ct_tensor_from_data(sizes, ndim, dt, data, NULL, &t));
     return t;
 }
 

@@ -24,14 +24,14 @@
 /* A cpu tensor of dtype dt with the given values (C order), converted from float64. */
 static ct_tensor *mk(ct_dtype dt, const int64_t *sizes, int64_t n, const double *v) {
     ct_tensor *d = NULL, *t = NULL;
-    OK(ct_tensor_from_data(CT_FLOAT64, sizes, n, v, &CPU, &d));
+    OK(ct_tensor_from_data(sizes, n, CT_FLOAT64, v, &CPU, &d));
     OK(ct_tensor_to(d, dt, NULL, true, CT_MEMFMT_CONTIGUOUS, &t));
     ct_tensor_release(d);
     return t;
 }
 static ct_tensor *mk_i64(const int64_t *sizes, int64_t n, const int64_t *v) {
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(CT_INT64, sizes, n, v, &CPU, &t));
+    OK(ct_tensor_from_data(sizes, n, CT_INT64, v, &CPU, &t));
     return t;
 }
 static ct_tensor *scalar_t(ct_dtype dt, double v) { return mk(dt, NULL, 0, VALS(v)); }

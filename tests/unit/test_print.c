@@ -15,7 +15,7 @@
 
 static ct_tensor *mk(ct_dtype dt, const int64_t *sizes, int64_t nd, const void *data) {
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(dt, sizes, nd, data, &CPU, &t));
+    OK(ct_tensor_from_data(sizes, nd, dt, data, &CPU, &t));
     return t;
 }
 
@@ -307,9 +307,9 @@ static void t_prefix_and_device(void **state) {
     OK(ct_backend_register_host_emulated(CT_DEVICE_PRIVATEUSEONE, 2));
     ct_device npu1 = {CT_DEVICE_PRIVATEUSEONE, 1};
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(CT_FLOAT32, SHAPE(2), (const float[]){1, 2}, &npu1, &t));
+    OK(ct_tensor_from_data(SHAPE(2), CT_FLOAT32, (const float[]){1, 2}, &npu1, &t));
     expect(t, "tensor([1., 2.], device='npu:1')");
-    OK(ct_tensor_from_data(CT_INT16, SHAPE(0), NULL, &npu1, &t));
+    OK(ct_tensor_from_data(SHAPE(0), CT_INT16, NULL, &npu1, &t));
     expect(t, "tensor([], device='npu:1', dtype=torch.int16)");
     OK(ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE));
 }
@@ -431,7 +431,7 @@ static void t_fault_injection(void **state) {
     float v[3000];
     for (int i = 0; i < 3000; i++)
         v[i] = (float)i / 3;
-    OK(ct_tensor_from_data(CT_FLOAT32, SHAPE(30, 100), v, &CPU, &t));
+    OK(ct_tensor_from_data(SHAPE(30, 100), CT_FLOAT32, v, &CPU, &t));
     ct_print_options o = ct_print_options_default();
     o.edgeitems = 40; /* long enough output to grow the buffer a few times */
     int failures = 0;

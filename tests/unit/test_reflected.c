@@ -8,7 +8,7 @@
 
 static ct_tensor *from_f32(const float *v, int64_t n) {
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(CT_FLOAT32, SHAPE(n), v, &CPU, &t));
+    OK(ct_tensor_from_data(SHAPE(n), CT_FLOAT32, v, &CPU, &t));
     return t;
 }
 
@@ -26,7 +26,7 @@ static void test_rdiv_int(void **state) {
     (void)state;
     const int64_t v[] = {1, 2, 4};
     ct_tensor *t = NULL, *r = NULL;
-    OK(ct_tensor_from_data(CT_INT64, SHAPE(3), v, &CPU, &t));
+    OK(ct_tensor_from_data(SHAPE(3), CT_INT64, v, &CPU, &t));
     OK(ct_rdiv_scalar(t, ct_scalar_int(2), &r));
     assert_int_equal(ct_tensor_dtype(r), CT_FLOAT32);
     assert_true(elem(r, 0) == 2.0 && elem(r, 1) == 1.0 && elem(r, 2) == 0.5);
@@ -102,7 +102,7 @@ static void test_rsub_scalar(void **state) {
     ct_tensor_release(r);
     ct_tensor_release(t);
     const int64_t w[] = {1, 2};
-    OK(ct_tensor_from_data(CT_INT64, SHAPE(2), w, &CPU, &t));
+    OK(ct_tensor_from_data(SHAPE(2), CT_INT64, w, &CPU, &t));
     OK(ct_rsub_scalar(t, ct_scalar_int(2), ct_scalar_int(1), &r));
     assert_int_equal(ct_tensor_dtype(r), CT_INT64);
     assert_true(elem(r, 0) == 1.0 && elem(r, 1) == 0.0);

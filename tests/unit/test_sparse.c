@@ -37,7 +37,7 @@ static int teardown(void **state) {
 
 static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(dt, sizes, ndim, data, &CPU, &t));
+    OK(ct_tensor_from_data(sizes, ndim, dt, data, &CPU, &t));
     return t;
 }
 

@@ -11,7 +11,7 @@
 static ct_tensor *mk(ct_dtype dt, const int64_t *sizes, int64_t nd, const void *data,
                      const ct_device *dev) {
     ct_tensor *t = NULL;
-    OK(ct_tensor_from_data(dt, sizes, nd, data, dev, &t));
+    OK(ct_tensor_from_data(sizes, nd, dt, data, dev, &t));
     return t;
 }
 

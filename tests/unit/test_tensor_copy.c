@@ -276,8 +276,8 @@ static void test_overlap(void **state) {
     ct_tensor *t1 = NULL, *t2 = NULL;
     OK(ct_storage_wrap(CPU, mem, sizeof mem, NULL, NULL, &s1));
     OK(ct_storage_wrap(CPU, mem, sizeof mem, NULL, NULL, &s2));
-    OK(ct_tensor_from_storage(s1, CT_FLOAT32, ARR(2), ARR(2), 1, 1, &t1)); /* 1, 3 */
-    OK(ct_tensor_from_storage(s2, CT_FLOAT32, ARR(2), ARR(2), 1, 0, &t2)); /* 0, 2 */
+    OK(ct_tensor_from_storage(s1, ARR(2), ARR(2), 1, 1, CT_FLOAT32, &t1)); /* 1, 3 */
+    OK(ct_tensor_from_storage(s2, ARR(2), ARR(2), 1, 0, CT_FLOAT32, &t2)); /* 0, 2 */
     OK(ct_tensor_copy_(t1, t2));
     const float want2[4] = {1, 1, 3, 3};
     assert_memory_equal(mem, want2, sizeof want2);

@@ -55,7 +55,7 @@ static void test_storage_wrap(void **state) {
     OK(ct_storage_wrap(CPU, data, sizeof data, count_finalize, &finalized, &s));
     assert_true(ct_storage_is_external(s));
     ct_tensor *t = NULL, *v = NULL;
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2, 3), NULL, 2, 0, &t));
+    OK(ct_tensor_from_storage(s, ARR(2, 3), NULL, 2, 0, CT_FLOAT32, &t));
     ct_storage_release(s); /* the tensor keeps it alive */
     assert_int_equal(finalized, 0);
     assert_ptr_equal(ct_tensor_data_ptr(t), data);
@@ -84,30 +84,30 @@ static void test_from_storage_bounds(void **state) {
     ct_storage *s = NULL;
     ct_tensor *t = NULL;
     OK(ct_storage_new(CPU, 20, &s));
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2, 3), NULL, 2, 0, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(2, 3), NULL, 2, 0, CT_FLOAT32, &t),
                       CT_ERR_RUNTIME,
                       "setStorage: sizes [2, 3], strides [3, 1], storage offset 0, and itemsize 4 "
                       "requiring a storage size of 24 are out of bounds for storage of size 20");
     assert_null(t);
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2), ARR(-1), 1, 0, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(2), ARR(-1), 1, 0, CT_FLOAT32, &t),
                       CT_ERR_RUNTIME,
                       "as_strided: Negative strides are not supported at the moment, got strides: "
                       "[-1]");
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2), NULL, 1, -1, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(2), NULL, 1, -1, CT_FLOAT32, &t),
                       CT_ERR_RUNTIME, "Tensor: invalid storage offset -1");
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(-1, 2), NULL, 2, 0, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(-1, 2), NULL, 2, 0, CT_FLOAT32, &t),
                       CT_ERR_RUNTIME,
                       "Trying to create tensor with negative dimension -1: [-1, 2]");
-    assert_int_equal(ct_tensor_from_storage(NULL, CT_FLOAT32, ARR(2), NULL, 1, 0, &t),
+    assert_int_equal(ct_tensor_from_storage(NULL, ARR(2), NULL, 1, 0, CT_FLOAT32, &t),
                      CT_ERR_MISUSE);
-    assert_int_equal(ct_tensor_from_storage(s, (ct_dtype)99, ARR(2), NULL, 1, 0, &t),
+    assert_int_equal(ct_tensor_from_storage(s, ARR(2), NULL, 1, 0, (ct_dtype)99, &t),
                      CT_ERR_MISUSE);
     /* empty views may start anywhere */
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(0, 3), NULL, 2, 100, &t));
+    OK(ct_tensor_from_storage(s, ARR(0, 3), NULL, 2, 100, CT_FLOAT32, &t));
     ct_tensor_release(t);
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(5), NULL, 1, 0, &t));
+    OK(ct_tensor_from_storage(s, ARR(5), NULL, 1, 0, CT_FLOAT32, &t));
     ct_tensor_release(t);
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2), ARR(2), 1, 2, &t)); /* elements 2 and 4 */
+    OK(ct_tensor_from_storage(s, ARR(2), ARR(2), 1, 2, CT_FLOAT32, &t)); /* elements 2 and 4 */
     ct_tensor_release(t);
     ct_storage_release(s);
 }
@@ -131,7 +131,7 @@ static void test_storage_sizes(void **state) {
         for (size_t k = 0; k < n; k++)
             d[k] = (unsigned char)k;
         int64_t len = (int64_t)n;
-        OK(ct_tensor_from_storage(s, CT_UINT8, &len, NULL, 1, 0, &t));
+        OK(ct_tensor_from_storage(s, &len, NULL, 1, 0, CT_UINT8, &t));
         ct_storage_release(s);
         int64_t last = n > 0 ? len - 1 : 0;
         OK(ct_tensor_as_strided(t, ARR(n > 0), ARR(1), 1, &last, &v));
@@ -161,7 +161,7 @@ static void test_constructor_paths(void **state) {
             const int64_t *sz = shapes[k];
             int64_t want[5];
             OK(ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, sz, n, want));
-            OK(ct_tensor_from_storage(s, CT_FLOAT32, sz, NULL, n, 0, &t));
+            OK(ct_tensor_from_storage(s, sz, NULL, n, 0, CT_FLOAT32, &t));
             assert_i64s(ct_tensor_strides(t), n, want, n);
             for (int f = CT_MEMFMT_CONTIGUOUS; f <= CT_MEMFMT_CHANNELS_LAST_3D; f++)
                 assert_int_equal(ct_tensor_is_contiguous(t, (ct_memory_format)f),
@@ -175,20 +175,20 @@ static void test_constructor_paths(void **state) {
     ct_storage_release(s);
 
     OK(ct_storage_new(CPU, 24, &s));
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(2, 3), NULL, 2, 0, &t)); /* exactly 24 */
+    OK(ct_tensor_from_storage(s, ARR(2, 3), NULL, 2, 0, CT_FLOAT32, &t)); /* exactly 24 */
     assert_int_equal(ct_tensor_numel(t), 6);
     ct_tensor_release(t);
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, ARR(3), ARR(2), 1, 1, &t)); /* last byte: 20-23 */
+    OK(ct_tensor_from_storage(s, ARR(3), ARR(2), 1, 1, CT_FLOAT32, &t)); /* last byte: 20-23 */
     ct_tensor_release(t);
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(3), ARR(2), 1, 2, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(3), ARR(2), 1, 2, CT_FLOAT32, &t),
                       CT_ERR_RUNTIME,
                       "setStorage: sizes [3], strides [2], storage offset 2, and itemsize 4 "
                       "requiring a storage size of 28 are out of bounds for storage of size 24");
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(INT64_C(1) << 62, 4), ARR(0, 0), 2,
-                                             0, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(INT64_C(1) << 62, 4), ARR(0, 0), 2, 0,
+                                             CT_FLOAT32, &t),
                       CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
-    assert_status_msg(ct_tensor_from_storage(s, CT_FLOAT32, ARR(3, 2), ARR(INT64_C(1) << 62, 0), 2,
-                                             0, &t),
+    assert_status_msg(ct_tensor_from_storage(s, ARR(3, 2), ARR(INT64_C(1) << 62, 0), 2, 0,
+                                             CT_FLOAT32, &t),
                       CT_ERR_OVERFLOW,
                       "Storage size calculation overflowed with sizes=[3, 2] and "
                       "strides=[4611686018427387904, 0]");
@@ -444,7 +444,7 @@ static void test_contiguity(void **state) {
         ct_tensor *t = NULL;
         ct_storage *s = NULL;
         OK(ct_storage_new(META, 1 << 16, &s));
-        OK(ct_tensor_from_storage(s, CT_FLOAT32, sz, st, c->n, 0, &t));
+        OK(ct_tensor_from_storage(s, sz, st, c->n, 0, CT_FLOAT32, &t));
         ct_storage_release(s);
         CHECK_CASE(i, ct_tensor_is_contiguous(t, CT_MEMFMT_CONTIGUOUS), c->contiguous);
         CHECK_CASE(i, ct_tensor_is_contiguous(t, CT_MEMFMT_CHANNELS_LAST), c->cl);
@@ -506,7 +506,7 @@ static void expect_clone(const int64_t *sizes, const int64_t *strides, int64_t n
     ct_storage *s = NULL;
     ct_tensor *t = NULL, *c = NULL, *e = NULL;
     OK(ct_storage_new(CPU, 4096, &s));
-    OK(ct_tensor_from_storage(s, CT_FLOAT32, sizes, strides, n, 0, &t));
+    OK(ct_tensor_from_storage(s, sizes, strides, n, 0, CT_FLOAT32, &t));
     ct_storage_release(s);
     OK(ct_tensor_zero_(t));
     OK(ct_tensor_clone(t, mf, &c));

@@ -347,7 +347,7 @@ static void test_from_data(void **state) {
     ct_tensor *t = NULL;
     for (int dev = 0; dev < 3; dev++) {
         const ct_device *where = dev == 0 ? &CPU : dev == 1 ? &NPU1 : &META;
-        OK(ct_tensor_from_data(CT_INT16, SHAPE(2, 3), data, where, &t));
+        OK(ct_tensor_from_data(SHAPE(2, 3), CT_INT16, data, where, &t));
         assert_sizes(t, 2, 3);
         assert_strides(t, 3, 1);
         if (dev < 2) {
@@ -357,12 +357,12 @@ static void test_from_data(void **state) {
         }
         ct_tensor_release(t);
     }
-    OK(ct_tensor_from_data(CT_INT16, SHAPE(0, 3), NULL, &CPU, &t));
+    OK(ct_tensor_from_data(SHAPE(0, 3), CT_INT16, NULL, &CPU, &t));
     ct_tensor_release(t);
-    assert_status_msg(ct_tensor_from_data(CT_INT16, SHAPE(2), NULL, &CPU, &t), CT_ERR_MISUSE,
+    assert_status_msg(ct_tensor_from_data(SHAPE(2), CT_INT16, NULL, &CPU, &t), CT_ERR_MISUSE,
                       "ct_tensor_from_data: data is NULL for 4 bytes");
     assert_null(t);
-    assert_status_msg(ct_tensor_from_data(CT_DTYPE_UNDEFINED, SHAPE(2), data, &CPU, &t),
+    assert_status_msg(ct_tensor_from_data(SHAPE(2), CT_DTYPE_UNDEFINED, data, &CPU, &t),
                       CT_ERR_MISUSE, "ct_tensor_from_data: needs a concrete dtype, got -1");
 
     OK(ct_tensor_scalar_tensor(ct_scalar_int(3), CT_DTYPE_UNDEFINED, &NPU1, &t));

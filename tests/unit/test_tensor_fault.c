@@ -73,7 +73,7 @@ static ct_status op_randn_like(ct_tensor **o) {
 }
 static ct_status op_from_data(ct_tensor **o) {
     const int32_t d[4] = {1, 2, 3, 4};
-    return ct_tensor_from_data(CT_INT32, SHAPE(2, 2), d, &NPU, o);
+    return ct_tensor_from_data(SHAPE(2, 2), CT_INT32, d, &NPU, o);
 }
 static ct_status op_scalar(ct_tensor **o) {
     return ct_tensor_scalar_tensor(ct_scalar_complex(1, 2), CT_DTYPE_UNDEFINED, NULL, o);

@@ -374,8 +374,8 @@ static void stage_sparse(worker *w) {
     float val[] = {(float)w->tid, 2, 3, 4};
     int64_t isz[] = {2, 4}, n = 4, size[] = {2, 3};
     double buf[6];
-    OK(ct_tensor_from_data(CT_INT64, isz, 2, ind, NULL, &t[0]));
-    OK(ct_tensor_from_data(CT_FLOAT32, &n, 1, val, NULL, &t[1]));
+    OK(ct_tensor_from_data(isz, 2, CT_INT64, ind, NULL, &t[0]));
+    OK(ct_tensor_from_data(&n, 1, CT_FLOAT32, val, NULL, &t[1]));
     OK(ct_sparse_coo_tensor(t[0], t[1], size, 2, NULL, &t[2]));
     OK(ct_sparse_coalesce(t[2], &t[3]));
     int64_t nnz = 0;
@@ -408,7 +408,7 @@ static void stage_print(worker *w) {
         OK(ct_cpu_set_isa(ct_cpu_isa_active()));
     }
     CHECK(ct_get_default_dtype() == CT_FLOAT32 && ct_get_compat_mode() == CT_COMPAT_PYTORCH);
-    OK(ct_tensor_from_data(CT_FLOAT32, sz, 2, data, NULL, &t));
+    OK(ct_tensor_from_data(sz, 2, CT_FLOAT32, data, NULL, &t));
     OK(ct_tensor_repr(t, NULL, &s));
     CHECK(strcmp(s, expected_repr) == 0);
     ct_print_options p2 = ct_print_options_default();
@@ -450,13 +450,13 @@ static void make_shared(void) {
     for (int j = 0; j < COLS; j++)
         b[j] = j + 1;
     int64_t asz[] = {ROWS, COLS}, bsz = COLS, big = BIG;
-    assert_int_equal(ct_tensor_from_data(CT_FLOAT32, asz, 2, a, NULL, &shared_a), CT_OK);
-    assert_int_equal(ct_tensor_from_data(CT_FLOAT64, &bsz, 1, b, NULL, &shared_b), CT_OK);
+    assert_int_equal(ct_tensor_from_data(asz, 2, CT_FLOAT32, a, NULL, &shared_a), CT_OK);
+    assert_int_equal(ct_tensor_from_data(&bsz, 1, CT_FLOAT64, b, NULL, &shared_b), CT_OK);
     float *g = malloc(BIG * sizeof *g);
     assert_non_null(g);
     for (int k = 0; k < BIG; k++)
         g[k] = (float)(k % 1000);
-    assert_int_equal(ct_tensor_from_data(CT_FLOAT32, &big, 1, g, NULL, &shared_big), CT_OK);
+    assert_int_equal(ct_tensor_from_data(&big, 1, CT_FLOAT32, g, NULL, &shared_big), CT_OK);
     free(g);
 
     /* the reprs every thread must reproduce */
@@ -464,7 +464,7 @@ static void make_shared(void) {
     const float data[] = {1.5f, -2.25f, 3, 4, 5.125f, 6};
     ct_tensor *t = NULL;
     char *s = NULL;
-    assert_int_equal(ct_tensor_from_data(CT_FLOAT32, sz, 2, data, NULL, &t), CT_OK);
+    assert_int_equal(ct_tensor_from_data(sz, 2, CT_FLOAT32, data, NULL, &t), CT_OK);
     assert_int_equal(ct_tensor_repr(t, NULL, &s), CT_OK);
     snprintf(expected_repr, sizeof expected_repr, "%s", s);
     ct_string_free(s);
