@@ -350,19 +350,27 @@ static PyObject *format_global(PyObject *self, const char *s, int64_t linewidth)
             nl = s + i;
     int64_t last_len = (int64_t)(7 + data_end) - (nl != NULL ? (int64_t)(nl - s) : -1) + 1;
 
+    char *pl = NULL;
+    ct_status pst = ct_placement_format(ct_global_placement(g), "ctensor", &pl);
+    if (pst != CT_OK) {
+        ctp_dist_raise(pst);
+        goto fail;
+    }
     char buf[1024];
     char *text = buf;
     char tiny[1];
-    size_t need = ct_placement_format(ct_global_placement(g), "ctensor", tiny, sizeof tiny);
+    size_t need = strlen(pl);
     size_t need_sbp = ct_nd_sbp_format(ct_global_sbp(g), ct_placement_ndim(ct_global_placement(g)),
                                        "ctensor", tiny, sizeof tiny);
     size_t cap = (need > need_sbp ? need : need_sbp) + 32;
     if (cap > sizeof buf && (text = PyMem_Malloc(cap)) == NULL) {
+        ct_string_free(pl);
         PyErr_NoMemory();
         goto fail;
     }
     memcpy(text, "placement=", 10);
-    ct_placement_format(ct_global_placement(g), "ctensor", text + 10, cap - 10);
+    memcpy(text + 10, pl, need + 1);
+    ct_string_free(pl);
     int rc = add_suffix(parts, text, (Py_ssize_t)strlen(text), linewidth, &last_len);
     if (rc == 0) {
         memcpy(text, "sbp=", 4);

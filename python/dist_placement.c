@@ -327,16 +327,12 @@ static void placement_dealloc(PyObject *self) {
 }
 
 static PyObject *placement_repr(PyObject *self) {
-    char buf[256];
-    size_t need = ct_placement_format(P(self), "ctensor", buf, sizeof buf);
-    if (need < sizeof buf)
-        return PyUnicode_FromString(buf);
-    char *big = PyMem_Malloc(need + 1);
-    if (big == NULL)
-        return PyErr_NoMemory();
-    ct_placement_format(P(self), "ctensor", big, need + 1);
-    PyObject *r = PyUnicode_FromString(big);
-    PyMem_Free(big);
+    char *s = NULL;
+    ct_status st = ct_placement_format(P(self), "ctensor", &s);
+    if (st != CT_OK)
+        return ctp_dist_raise(st);
+    PyObject *r = PyUnicode_FromString(s);
+    ct_string_free(s);
     return r;
 }
 

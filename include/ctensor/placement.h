@@ -88,11 +88,11 @@ CT_API uint64_t ct_placement_hash(const ct_placement *placement);
  *  the accelerator with index = local rank. */
 CT_API ct_status ct_placement_local_device(const ct_placement *placement, ct_device *out);
 
-/** Write OneFlow's repr, `<module>.placement(type="cuda", ranks=[[0, 1], [2, 3]])`, into
- *  `buf` (NUL-terminated, truncated to `size`); returns the length the whole text needs (as
- *  snprintf), so a caller can retry with a bigger buffer. `module` NULL means "ctensor". */
-CT_API size_t ct_placement_format(const ct_placement *placement, const char *module, char *buf,
-                                  size_t size);
+/** OneFlow's repr, `<module>.placement(type="cuda", ranks=[[0, 1], [2, 3]])`, as a new
+ *  string in *out, freed with ct_string_free (print.h); its length grows with the ranks, so
+ *  it is not written into a caller's buffer. `module` NULL means "ctensor".
+ *  Errors: CT_ERR_MISUSE for a NULL placement or out; CT_ERR_NOMEM (*out NULL on error). */
+CT_API ct_status ct_placement_format(const ct_placement *placement, const char *module, char **out);
 
 CT_EXTERN_C_END
 

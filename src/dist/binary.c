@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctensor/print.h"
 #include "dist/dist_impl.h"
 
 /* ---- sbp inference ------------------------------------------------------------------------ */
@@ -357,22 +358,17 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
 static ct_status same_placement(const ct_placement *p, const ct_placement *q) {
     if (ct_placement_equal(p, q))
         return CT_OK;
-    size_t np = ct_placement_format(p, NULL, NULL, 0) + 1;
-    size_t nq = ct_placement_format(q, NULL, NULL, 0) + 1;
-    char *bp = ct_dist_alloc(np), *bq = ct_dist_alloc(nq);
-    if (!bp || !bq) {
-        ct_dist_free(bp);
-        ct_dist_free(bq);
-        return ct_set_error(CT_ERR_NOMEM, "out of memory");
-    }
-    ct_placement_format(p, NULL, bp, np);
-    ct_placement_format(q, NULL, bq, nq);
-    ct_status st = ct_set_error(CT_ERR_RUNTIME,
-                                "Expected all tensors to be on the same placement, but found at "
-                                "least two placements, %s and %s!",
-                                bp, bq);
-    ct_dist_free(bp);
-    ct_dist_free(bq);
+    char *bp = NULL, *bq = NULL;
+    ct_status st = ct_placement_format(p, NULL, &bp);
+    if (st == CT_OK)
+        st = ct_placement_format(q, NULL, &bq);
+    if (st == CT_OK)
+        st = ct_set_error(CT_ERR_RUNTIME,
+                          "Expected all tensors to be on the same placement, but found at "
+                          "least two placements, %s and %s!",
+                          bp, bq);
+    ct_string_free(bp);
+    ct_string_free(bq);
     return st;
 }
 

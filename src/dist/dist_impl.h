@@ -96,6 +96,9 @@ void ct_placement_coords(const ct_placement *placement, int64_t pid, int64_t *co
 int64_t ct_placement_pid_of(const ct_placement *placement, const int64_t *coords);
 /** This process's parallel id in `placement`, -1 outside (needs MPI started). */
 int64_t ct_placement_my_pid(const ct_placement *placement);
+/** Append ct_placement_format's text to `b` (bounded builders cut it; NULL appends nothing),
+ *  for messages built in place without a separate allocation. */
+void ct_placement_append(ct_sb *b, const ct_placement *placement, const char *module);
 
 /* ---- sbp.c ------------------------------------------------------------------------------- */
 

@@ -141,13 +141,14 @@ void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
 /* `what` of an agreement record: "op(placement=..., sbp=(S(0)))", cut to fit. */
 void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
                      const ct_sbp *sbp, int64_t n) {
-    char pl[256], sb[128];
-    ct_placement_format(p, NULL, pl, sizeof(pl));
+    char sb[128];
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
     ct_agree_set_op(rec, op);
     ct_sb s;
     ct_sb_init_buf(&s, rec->what, sizeof(rec->what));
-    ct_sb_appendf(&s, "%s(placement=%s, sbp=%s)", op, pl, sb);
+    ct_sb_appendf(&s, "%s(placement=", op);
+    ct_placement_append(&s, p, NULL);
+    ct_sb_appendf(&s, ", sbp=%s)", sb);
 }
 
 uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {

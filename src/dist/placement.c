@@ -262,18 +262,28 @@ static void fmt_ranks(ct_sb *f, const ct_placement *p, int64_t k, int64_t *next)
     ct_sb_appendf(f, "]");
 }
 
-size_t ct_placement_format(const ct_placement *placement, const char *module, char *buf,
-                           size_t size) {
-    ct_sb f;
-    ct_sb_init_buf(&f, buf, size);
+void ct_placement_append(ct_sb *b, const ct_placement *placement, const char *module) {
     if (!placement)
-        return 0;
-    ct_sb_appendf(&f, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
-               ct_placement_type_name(placement));
+        return;
+    ct_sb_appendf(b, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
+                  ct_placement_type_name(placement));
     int64_t next = 0;
-    fmt_ranks(&f, placement, 0, &next);
-    ct_sb_appendf(&f, ")");
-    return ct_sb_len(&f);
+    fmt_ranks(b, placement, 0, &next);
+    ct_sb_appendf(b, ")");
+}
+
+ct_status ct_placement_format(const ct_placement *placement, const char *module, char **out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_placement_format: out is NULL");
+    *out = NULL;
+    if (placement == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_placement_format: placement is NULL");
+    ct_sb f;
+    ct_sb_init(&f);
+    ct_placement_append(&f, placement, module);
+    ct_status st = ct_sb_finish(&f, out);
+    ct_sb_free(&f);
+    return st;
 }
 
 /* ---- internal ---------------------------------------------------------------------------- */

@@ -13,6 +13,17 @@
 
 #include "cmocka_all.h"
 #include "ctensor/dist.h"
+#include "ctensor/print.h"
+
+/* ct_placement_format's text copied into a test's fixed buffer (cut to fit), so expected
+ * messages can be built with snprintf; a formatting failure fails the test. */
+static inline void ct_test_placement_text(const ct_placement *p, const char *module, char *buf,
+                                          size_t size) {
+    char *s = NULL;
+    assert_int_equal(ct_placement_format(p, module, &s), CT_OK);
+    snprintf(buf, size, "%s", s);
+    ct_string_free(s);
+}
 
 static inline int ct_test_rank(void) {
     int r = 0;

@@ -188,8 +188,8 @@ typedef struct tcase {
 
 static void describe(const tcase *c, char *buf, size_t n) {
     char a[128], b[128], sa[64], sb[64], shape[64] = "(";
-    ct_placement_format(c->pin, NULL, a, sizeof a);
-    ct_placement_format(c->pout, NULL, b, sizeof b);
+    ct_test_placement_text(c->pin, NULL, a, sizeof a);
+    ct_test_placement_text(c->pout, NULL, b, sizeof b);
     ct_nd_sbp_format_short(c->sin, ct_placement_ndim(c->pin), sa, sizeof sa);
     ct_nd_sbp_format_short(c->sout, ct_placement_ndim(c->pout), sb, sizeof sb);
     for (int64_t d = 0; d < c->nd; d++)

@@ -432,7 +432,7 @@ static void test_disagreement(void **state) {
     ct_sbp mine = g_rank == 0 ? split(0) : ct_sbp_broadcast();
     ct_global *g = (ct_global *)1;
     char want[1024], pl[256];
-    ct_placement_format(p, NULL, pl, sizeof(pl));
+    ct_test_placement_text(p, NULL, pl, sizeof(pl));
     snprintf(want, sizeof(want),
              "global operation arguments differ across ranks: rank 0 called "
              "to_global(placement=%s, sbp=(S(0))), rank 1 called to_global(placement=%s, "

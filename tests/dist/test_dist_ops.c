@@ -691,8 +691,8 @@ static void test_error_placement(void **state) {
     const ct_sbp bq[2] = {B, B};
     ct_global *a = make_global(r, p, &S0), *b = make_global(r, q, bq), *z = NULL;
     char fp[256], fq[256], msg[700];
-    ct_placement_format(p, NULL, fp, sizeof fp);
-    ct_placement_format(q, NULL, fq, sizeof fq);
+    ct_test_placement_text(p, NULL, fp, sizeof fp);
+    ct_test_placement_text(q, NULL, fq, sizeof fq);
     snprintf(msg, sizeof msg,
              "Expected all tensors to be on the same placement, but found at least two "
              "placements, %s and %s!",
