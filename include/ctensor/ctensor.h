@@ -8,6 +8,26 @@
  *  - Ownership: a function that hands back an object through an out-parameter gives a new
  *    reference; getters that return pointers return borrowed ones and say so.
  *  - Threads: see "Thread safety" below.
+ *  - Argument order: shape and ndim first, then dtype, then device (ct_tensor_empty,
+ *    ct_tensor_from_data, ct_tensor_from_storage: storage, geometry, dtype); a destination
+ *    before its source (ct_convert, ct_float4_pack, ct_device_copy); out-parameters last.
+ *  - Devices: an optional device of a factory or conversion is `const ct_device *`, NULL
+ *    meaning the default device (ct_tensor_empty, ct_tensor_to). A required one is a value:
+ *    the device type's own functions (ct_device_equal / hash / str), a target that must be
+ *    named (ct_set_device, ct_tensor_to_device) and raw memory (ct_device_alloc / copy).
+ *  - Counts: sizes, strides, ndim, dims and element counts of tensors are int64_t; size_t
+ *    is for bytes and lengths of C arrays in memory-level functions (ct_convert,
+ *    ct_result_type). `int` stays where it mirrors an int of the API it wraps: OpenMP's
+ *    thread count (ct_set_num_threads), an MPI error code (ct_dist_abort), a device count
+ *    bounded by the int32_t device index (ct_backend_host_emulated).
+ *  - Text: variable-length text comes back as a new `char **` freed by ct_string_free
+ *    (print.h): tensor reprs, ct_placement_format. Short names of bounded length
+ *    (ct_device_str, ct_sbp_format, ct_nd_sbp_format, ct_tensor_type_string) go into a
+ *    caller's buffer of `size` bytes, snprintf-style or CT_ERR_MISUSE when it is too small,
+ *    as each function says.
+ *  - Names: public functions are declared in include/ctensor/, all prefixed ct_.
+ *    Internal ones are declared only in src/ headers; some still share the bare ct_ prefix,
+ *    so what is public is what include/ctensor/ declares.
  *
  * Thread safety (checked by tests/unit/test_thread_stress.c under ThreadSanitizer,
  * scripts/tsan.sh):
