@@ -9,7 +9,7 @@
 
 #include "dist/dist_impl.h"
 
-uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
+uint64_t ct_dist_impl_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
     h = ct_hash_bytes(h, &n, sizeof(n));
     for (int64_t i = 0; i < n; i++) {
         /* Hash normalised values, never struct bytes: a non-split dim means nothing. */
@@ -19,7 +19,7 @@ uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n) {
     return h;
 }
 
-uint64_t ct_hash_scalar(uint64_t h, ct_scalar v) {
+uint64_t ct_dist_impl_hash_scalar(uint64_t h, ct_scalar v) {
     int32_t kind = (int32_t)v.kind;
     h = ct_hash_bytes(h, &kind, sizeof kind);
     switch (v.kind) {
@@ -36,20 +36,20 @@ uint64_t ct_hash_scalar(uint64_t h, ct_scalar v) {
     }
 }
 
-void ct_agree_set_op(ct_agree_record *rec, const char *op) {
+void ct_dist_impl_agree_set_op(ct_agree_record *rec, const char *op) {
     memset(rec->op, 0, sizeof(rec->op));
     if (op)
         strncpy(rec->op, op, sizeof(rec->op) - 1);
 }
 
-ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status) {
+ct_status ct_dist_impl_agree_failed(ct_agree_record *mine, ct_status status) {
     mine->has_local = -(int32_t)status;
     strncpy(mine->what, ct_last_error(), sizeof(mine->what) - 1);
     mine->what[sizeof(mine->what) - 1] = '\0';
     return status;
 }
 
-const char *ct_dist_kind_name(ct_status status) {
+const char *ct_dist_impl_kind_name(ct_status status) {
     switch (status) {
     case CT_ERR_VALUE: return "ValueError";
     case CT_ERR_TYPE: return "TypeError";
@@ -65,13 +65,13 @@ const char *ct_dist_kind_name(ct_status status) {
 static ct_agree_record *g_spare;
 static pthread_mutex_t g_spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
-ct_status ct_dist_agree_reserve(int64_t n) {
-    g_spare = ct_dist_calloc((size_t)n, sizeof(*g_spare));
+ct_status ct_dist_impl_agree_reserve(int64_t n) {
+    g_spare = ct_dist_impl_calloc((size_t)n, sizeof(*g_spare));
     return g_spare ? CT_OK : ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
 }
 
-void ct_dist_agree_unreserve(void) {
-    ct_dist_free(g_spare);
+void ct_dist_impl_agree_unreserve(void) {
+    ct_dist_impl_free(g_spare);
     g_spare = NULL;
 }
 
@@ -83,16 +83,16 @@ static ct_status status_of(int32_t has_local) {
 
 static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
     MPI_Comm world;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return mine->has_local < 0 ? status_of(mine->has_local) : st;
-    int64_t n = ct_dist_size();
+    int64_t n = ct_dist_impl_size();
     int rc = MPI_Allgather(mine, (int)sizeof(*mine), MPI_BYTE, all, (int)sizeof(*mine), MPI_BYTE,
                            world);
     /* A rank that failed on its own keeps its error (and message), whatever MPI said. */
     if (mine->has_local < 0)
         return status_of(mine->has_local);
-    st = ct_mpi_check(rc, "MPI_Allgather");
+    st = ct_dist_impl_mpi_check(rc, "MPI_Allgather");
     if (st != CT_OK)
         return st;
     for (int64_t r = 0; r < n; r++) {
@@ -105,7 +105,7 @@ static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
             ct_status fs = status_of(all[r].has_local);
             return ct_set_error(fs, "global operation %s failed on rank %lld: %s: %s",
                                 all[r].op[0] ? all[r].op : "?", (long long)r,
-                                ct_dist_kind_name(fs), all[r].what);
+                                ct_dist_impl_kind_name(fs), all[r].what);
         }
     for (int64_t r = 1; r < n; r++)
         if (all[r].hash != all[0].hash || strcmp(all[r].op, all[0].op) != 0)
@@ -116,12 +116,12 @@ static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
     return CT_OK;
 }
 
-ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
+ct_status ct_dist_impl_agree(const ct_agree_record *mine, ct_agree_record *all) {
     if (all != NULL)
         return agree_into(mine, all);
     /* Start MPI first: that reserves the buffer. */
     MPI_Comm world;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return mine->has_local < 0 ? status_of(mine->has_local) : st;
     pthread_mutex_lock(&g_spare_lock);
@@ -131,11 +131,11 @@ ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all) {
     return st;
 }
 
-ct_status ct_dist_agree_nomem(const ct_agree_record *mine) {
+ct_status ct_dist_impl_agree_nomem(const ct_agree_record *mine) {
     ct_agree_record failed = *mine;
     if (failed.has_local >= 0)
-        ct_dist_agree_failed(&failed, CT_ERR_NOMEM);
-    return ct_dist_agree(&failed, NULL);
+        ct_dist_impl_agree_failed(&failed, CT_ERR_NOMEM);
+    return ct_dist_impl_agree(&failed, NULL);
 }
 
 ct_status ct_global_fail(const char *op, ct_status status) {
@@ -143,13 +143,13 @@ ct_status ct_global_fail(const char *op, ct_status status) {
         status = ct_set_error(CT_ERR_MISUSE, "ct_global_fail: status is CT_OK");
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    ct_agree_set_op(&mine, op);
-    ct_dist_agree_failed(&mine, status);
+    ct_dist_impl_agree_set_op(&mine, op);
+    ct_dist_impl_agree_failed(&mine, status);
     MPI_Comm world;
-    if (ct_dist_world(&world) != CT_OK) /* no MPI, no peers waiting: keep the message */
+    if (ct_dist_impl_world(&world) != CT_OK) /* no MPI, no peers waiting: keep the message */
         return ct_set_error(status, "%s", mine.what);
     /* With MPI started the agreement leaves a failed rank's own error untouched. */
-    ct_dist_agree(&mine, NULL);
+    ct_dist_impl_agree(&mine, NULL);
     return status;
 }
 
@@ -160,23 +160,23 @@ ct_status ct_global_begin(const char *op, int64_t steps) {
                                                (long long)steps));
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    ct_agree_set_op(&mine, op);
+    ct_dist_impl_agree_set_op(&mine, op);
     snprintf(mine.what, sizeof(mine.what), "%s(%lld steps)", mine.op, (long long)steps);
     mine.hash = ct_hash_bytes(ct_hash_bytes(0, mine.op, sizeof(mine.op)), &steps, sizeof(steps));
     MPI_Comm world;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return st;
-    return ct_dist_agree(&mine, NULL);
+    return ct_dist_impl_agree(&mine, NULL);
 }
 
-ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what) {
+ct_status ct_dist_impl_all_ready(ct_status mine, MPI_Comm comm, const char *what) {
     int worst = (int)mine;
     int rc = MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
     if (mine != CT_OK)
         return mine;
     if (rc != MPI_SUCCESS)
-        return ct_mpi_check(rc, "MPI_Allreduce");
+        return ct_dist_impl_mpi_check(rc, "MPI_Allreduce");
     if (worst != CT_OK)
         return ct_set_error((ct_status)worst, "%s failed on another rank", what);
     return CT_OK;

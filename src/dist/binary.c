@@ -1,9 +1,9 @@
 /* binary.c: element-wise arithmetic on global tensors (global.h) and the sbp inference
- * behind it (ct_global_binary_signature, dist_impl.h).
+ * behind it (ct_dist_impl_global_binary_signature, dist_impl.h).
  *
  * Every public function follows the same collective script, so that every rank takes the
  * same branch and returns the same status:
- *   1. ct_dist_agree over the world with a record of the call (op, scalars, placements,
+ *   1. ct_dist_impl_agree over the world with a record of the call (op, scalars, placements,
  *      nd-sbp, logical shapes, dtypes): calls that differ between ranks fail everywhere;
  *   2. checks that depend only on agreed metadata: same placement, then the core op run on
  *      meta tensors of the LOGICAL shapes (PyTorch's broadcast / dtype / alpha errors, the
@@ -179,7 +179,7 @@ static ct_status broadcast_shape(const ct_global *x, const ct_global *y, int64_t
  * deriving signatures per axis with the 1-D cost model on each axis. An axis of
  * size 1 is costed as if it had 2 ranks, so that the choice does not depend on the world
  * size (any choice is valid there, every sbp meaning the same data). */
-ct_status ct_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
+ct_status ct_dist_impl_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
                                      ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out) {
     if (!a || !b || !sbp_a || !sbp_b || !sbp_out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_binary_signature: NULL argument");
@@ -307,7 +307,7 @@ static uint64_t hash_global(uint64_t h, const ct_global *g) {
     h = ct_hash_bytes(h, meta, sizeof meta);
     h = ct_hash_bytes(h, ct_global_sizes(g), (size_t)meta[0] * sizeof(int64_t));
     h = ct_hash_bytes(h, &ph, sizeof ph);
-    return ct_hash_nd_sbp(h, ct_global_sbp(g), ct_placement_ndim(pl));
+    return ct_dist_impl_hash_nd_sbp(h, ct_global_sbp(g), ct_placement_ndim(pl));
 }
 
 /* Step 1: compare the call across the world. */
@@ -334,22 +334,22 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
 
     int32_t head[4] = {(int32_t)d->op, d->scalar, d->reflected, has_out};
     uint64_t h = ct_hash_bytes(1469598103934665603ull, head, sizeof head);
-    h = ct_hash_scalar(h, d->alpha);
-    h = d->scalar ? ct_hash_scalar(h, d->s) : hash_global(h, y);
+    h = ct_dist_impl_hash_scalar(h, d->alpha);
+    h = d->scalar ? ct_dist_impl_hash_scalar(h, d->s) : hash_global(h, y);
     rec.hash = hash_global(h, x);
     rec.has_local = 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
-    ct_agree_set_op(&rec, d->name);
+    ct_dist_impl_agree_set_op(&rec, d->name);
 
     MPI_Comm world;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return st;
-    ct_agree_record *all = ct_dist_calloc((size_t)ct_dist_size(), sizeof *all);
+    ct_agree_record *all = ct_dist_impl_calloc((size_t)ct_dist_impl_size(), sizeof *all);
     if (!all)
-        return ct_dist_agree_nomem(&rec); /* the others wait for this rank's record */
-    st = ct_dist_agree(&rec, all);
-    ct_dist_free(all);
+        return ct_dist_impl_agree_nomem(&rec); /* the others wait for this rank's record */
+    st = ct_dist_impl_agree(&rec, all);
+    ct_dist_impl_free(all);
     return st;
 }
 
@@ -420,14 +420,14 @@ static ct_status check_logical(const opdesc *d, const ct_global *x, const ct_glo
 /* Step 5: every rank returns the lowest failing rank's status and message, or CT_OK. */
 static ct_status agree_outcome(ct_status mine) {
     MPI_Comm world;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return st;
     struct {
         int ok;
         int rank;
-    } in = {mine == CT_OK, (int)ct_dist_my_rank()}, low;
-    st = ct_mpi_check(MPI_Allreduce(&in, &low, 1, MPI_2INT, MPI_MINLOC, world), "MPI_Allreduce");
+    } in = {mine == CT_OK, (int)ct_dist_impl_my_rank()}, low;
+    st = ct_dist_impl_mpi_check(MPI_Allreduce(&in, &low, 1, MPI_2INT, MPI_MINLOC, world), "MPI_Allreduce");
     if (st != CT_OK || low.ok)
         return st;
     struct {
@@ -439,7 +439,7 @@ static ct_status agree_outcome(ct_status mine) {
         e.status = (int32_t)mine;
         snprintf(e.msg, sizeof e.msg, "%s", ct_last_error());
     }
-    st = ct_mpi_check(MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, low.rank, world), "MPI_Bcast");
+    st = ct_dist_impl_mpi_check(MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, low.rank, world), "MPI_Bcast");
     if (st != CT_OK)
         return st;
     return ct_set_error((ct_status)e.status, "%s", e.msg);
@@ -468,7 +468,7 @@ static ct_status member_op(const opdesc *d, const ct_global *x, const ct_global 
         return st;
     const ct_placement *pl = ct_global_placement(x);
     ct_box box;
-    ct_local_box(z_sizes, z_ndim, pl, z_sbp, ct_placement_my_pid(pl), &box);
+    ct_dist_impl_local_box(z_sizes, z_ndim, pl, z_sbp, ct_dist_impl_placement_my_pid(pl), &box);
     bool match = ct_tensor_dim(r) == z_ndim;
     for (int64_t i = 0; match && i < z_ndim; i++)
         match = ct_tensor_sizes(r)[i] == box.len[i];
@@ -532,7 +532,7 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
         scalar_signature(d, x, z_dtype, sx);
         memcpy(sz, sx, sizeof sx);
     } else {
-        st = ct_global_binary_signature(d->op, x, y, sx, sy, sz);
+        st = ct_dist_impl_global_binary_signature(d->op, x, y, sx, sy, sz);
         if (st != CT_OK)
             return st;
     }
@@ -545,13 +545,13 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
     if (st != CT_OK)
         goto done;
     /* Members compute; the others hold an empty component. Either may fail locally. */
-    if (ct_placement_my_pid(pl) >= 0)
+    if (ct_dist_impl_placement_my_pid(pl) >= 0)
         st = member_op(d, bx, by, z_sizes, z_ndim, sz, &local);
     else
-        st = ct_global_empty_local(z_dtype, z_ndim, &local);
+        st = ct_dist_impl_global_empty_local(z_dtype, z_ndim, &local);
     /* The result is made before the verdict: making it can fail too (an allocation). */
     if (st == CT_OK) {
-        st = ct_global_make(z_dtype, z_sizes, z_ndim, pl, sz, local, &z);
+        st = ct_dist_impl_global_make(z_dtype, z_sizes, z_ndim, pl, sz, local, &z);
         local = NULL; /* stolen */
     }
     st = agree_outcome(st);

@@ -5,7 +5,7 @@
  *
  * Three steps:
  *  1. Partial sums of the input are summed to broadcast inside their hierarchy axis
- *     (ct_reduce_allreduce on the axis communicator) or, on the same rank layout when the
+ *     (ct_dist_impl_reduce_allreduce on the axis communicator) or, on the same rank layout when the
  *     output splits that axis, reduce-scattered straight to that split. When the output
  *     keeps P on the same axis of the same layout, nothing is summed: the axis is treated
  *     as B for the boxes, and data only moves between ranks with the same coordinate on it.
@@ -52,14 +52,14 @@ typedef struct plan {
 } plan;
 
 static void plan_free(plan *p) {
-    ct_dist_free(p->bin);
-    ct_dist_free(p->bout);
-    ct_dist_free(p->cin);
-    ct_dist_free(p->cout);
-    ct_dist_free(p->group);
-    ct_dist_free(p->gcount);
-    ct_dist_free(p->gstart);
-    ct_dist_free(p->members);
+    ct_dist_impl_free(p->bin);
+    ct_dist_impl_free(p->bout);
+    ct_dist_impl_free(p->cin);
+    ct_dist_impl_free(p->cout);
+    ct_dist_impl_free(p->group);
+    ct_dist_impl_free(p->gcount);
+    ct_dist_impl_free(p->gstart);
+    ct_dist_impl_free(p->members);
 }
 
 static bool box_empty(const ct_box *b) {
@@ -113,30 +113,30 @@ static void plan_axes(plan *p, const ct_sbp *in, const ct_sbp *out, ct_sbp *in_e
 /* Boxes, coordinates and replica groups of every member. */
 static ct_status plan_members(plan *p, const ct_sbp *in_eff, const ct_sbp *out_eff) {
     int64_t nin = p->nin, nout = p->nout;
-    p->bin = ct_dist_alloc((size_t)nin * sizeof(ct_box));
-    p->bout = ct_dist_alloc((size_t)nout * sizeof(ct_box));
-    p->cin = ct_dist_alloc((size_t)(nin * p->hin) * sizeof(int64_t));
-    p->cout = ct_dist_alloc((size_t)(nout * p->hout) * sizeof(int64_t));
-    p->group = ct_dist_alloc((size_t)nin * sizeof(int64_t));
-    p->gcount = ct_dist_calloc((size_t)nin, sizeof(int64_t));
-    p->gstart = ct_dist_alloc((size_t)nin * sizeof(int64_t));
-    p->members = ct_dist_alloc((size_t)nin * sizeof(int64_t));
+    p->bin = ct_dist_impl_alloc((size_t)nin * sizeof(ct_box));
+    p->bout = ct_dist_impl_alloc((size_t)nout * sizeof(ct_box));
+    p->cin = ct_dist_impl_alloc((size_t)(nin * p->hin) * sizeof(int64_t));
+    p->cout = ct_dist_impl_alloc((size_t)(nout * p->hout) * sizeof(int64_t));
+    p->group = ct_dist_impl_alloc((size_t)nin * sizeof(int64_t));
+    p->gcount = ct_dist_impl_calloc((size_t)nin, sizeof(int64_t));
+    p->gstart = ct_dist_impl_alloc((size_t)nin * sizeof(int64_t));
+    p->members = ct_dist_impl_alloc((size_t)nin * sizeof(int64_t));
     if (!p->bin || !p->bout || !p->cin || !p->cout || !p->group || !p->gcount || !p->gstart ||
         !p->members)
         return ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     for (int64_t i = 0; i < nin; i++) {
-        ct_local_box(p->sizes, p->ndim, p->pin, in_eff, i, &p->bin[i]);
-        ct_placement_coords(p->pin, i, p->cin + i * p->hin);
+        ct_dist_impl_local_box(p->sizes, p->ndim, p->pin, in_eff, i, &p->bin[i]);
+        ct_dist_impl_placement_coords(p->pin, i, p->cin + i * p->hin);
     }
     for (int64_t q = 0; q < nout; q++) {
-        ct_local_box(p->sizes, p->ndim, p->pout, out_eff, q, &p->bout[q]);
-        ct_placement_coords(p->pout, q, p->cout + q * p->hout);
+        ct_dist_impl_local_box(p->sizes, p->ndim, p->pout, out_eff, q, &p->bout[q]);
+        ct_dist_impl_placement_coords(p->pout, q, p->cout + q * p->hout);
     }
     /* Replicas: same box and same coordinates on the kept-P axes (whose data differ). */
     for (int64_t i = 0; i < nin; i++) {
         p->group[i] = i;
         for (int64_t j = 0; j < i; j++) {
-            if (p->group[j] != j || !ct_box_equal(&p->bin[i], &p->bin[j]))
+            if (p->group[j] != j || !ct_dist_impl_box_equal(&p->bin[i], &p->bin[j]))
                 continue;
             bool same = true;
             for (int64_t k = 0; k < p->hin; k++)
@@ -196,7 +196,7 @@ static bool plan_crosses(const plan *p) {
             if (p->group[g] != g || !group_serves(p, g, q))
                 continue;
             ct_box in;
-            ct_box_intersect(&p->bin[g], &p->bout[q], &in);
+            ct_dist_impl_box_intersect(&p->bin[g], &p->bout[q], &in);
             if (!box_empty(&in) && designated_source(p, g, q) != p->pout->ranks[q])
                 return true;
         }
@@ -211,7 +211,7 @@ static ct_status make_subarray(const ct_box *box, const ct_box *inter, MPI_Datat
                                MPI_Datatype *out) {
     ct_status st;
     if (box->ndim == 0) {
-        st = ct_mpi_check(MPI_Type_contiguous(1, elem, out), "MPI_Type_contiguous");
+        st = ct_dist_impl_mpi_check(MPI_Type_contiguous(1, elem, out), "MPI_Type_contiguous");
     } else {
         int sizes[CT_MAX_DIMS], sub[CT_MAX_DIMS], starts[CT_MAX_DIMS];
         for (int64_t d = 0; d < box->ndim; d++) {
@@ -219,12 +219,12 @@ static ct_status make_subarray(const ct_box *box, const ct_box *inter, MPI_Datat
             sub[d] = (int)inter->len[d];
             starts[d] = (int)(inter->begin[d] - box->begin[d]);
         }
-        st = ct_mpi_check(MPI_Type_create_subarray((int)box->ndim, sizes, sub, starts,
+        st = ct_dist_impl_mpi_check(MPI_Type_create_subarray((int)box->ndim, sizes, sub, starts,
                                                    MPI_ORDER_C, elem, out),
                           "MPI_Type_create_subarray");
     }
     if (st == CT_OK) {
-        st = ct_mpi_check(MPI_Type_commit(out), "MPI_Type_commit");
+        st = ct_dist_impl_mpi_check(MPI_Type_commit(out), "MPI_Type_commit");
         if (st != CT_OK)
             MPI_Type_free(out);
     }
@@ -248,19 +248,19 @@ static void exchange_free(exchange *e) {
             if (e->rtypes[r] != MPI_BYTE && e->rtypes[r] != MPI_DATATYPE_NULL)
                 MPI_Type_free(&e->rtypes[r]);
         }
-    ct_dist_free(e->scounts);
-    ct_dist_free(e->stypes);
+    ct_dist_impl_free(e->scounts);
+    ct_dist_impl_free(e->stypes);
 }
 
 static ct_status exchange_build(const plan *p, ct_dtype dtype, int64_t me_in, int64_t me_out,
                                 exchange *e) {
-    int world = (int)ct_dist_size();
+    int world = (int)ct_dist_impl_size();
     e->world = world;
-    e->scounts = ct_dist_calloc((size_t)world * 4, sizeof(int));
-    e->stypes = ct_dist_alloc((size_t)world * 2 * sizeof(MPI_Datatype));
+    e->scounts = ct_dist_impl_calloc((size_t)world * 4, sizeof(int));
+    e->stypes = ct_dist_impl_alloc((size_t)world * 2 * sizeof(MPI_Datatype));
     if (e->scounts == NULL || e->stypes == NULL) {
-        ct_dist_free(e->scounts);
-        ct_dist_free(e->stypes);
+        ct_dist_impl_free(e->scounts);
+        ct_dist_impl_free(e->stypes);
         e->scounts = NULL;
         e->stypes = NULL;
         return ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
@@ -272,8 +272,8 @@ static ct_status exchange_build(const plan *p, ct_dtype dtype, int64_t me_in, in
     for (int r = 0; r < world; r++)
         e->stypes[r] = e->rtypes[r] = MPI_BYTE; /* placeholder with count 0 */
     MPI_Datatype elem;
-    ct_status st = ct_mpi_dtype(dtype, &elem);
-    int64_t me = ct_dist_my_rank();
+    ct_status st = ct_dist_impl_mpi_dtype(dtype, &elem);
+    int64_t me = ct_dist_impl_my_rank();
     /* Sends: to every destination served by my group through me. */
     if (me_in >= 0) {
         int64_t g = p->group[me_in];
@@ -281,7 +281,7 @@ static ct_status exchange_build(const plan *p, ct_dtype dtype, int64_t me_in, in
             if (!dest_needs_data(p, q) || !group_serves(p, g, q))
                 continue;
             ct_box in;
-            ct_box_intersect(&p->bin[g], &p->bout[q], &in);
+            ct_dist_impl_box_intersect(&p->bin[g], &p->bout[q], &in);
             if (box_empty(&in) || designated_source(p, g, q) != me)
                 continue;
             int r = (int)p->pout->ranks[q];
@@ -298,7 +298,7 @@ static ct_status exchange_build(const plan *p, ct_dtype dtype, int64_t me_in, in
             if (p->group[g] != g || !group_serves(p, g, me_out))
                 continue;
             ct_box in;
-            ct_box_intersect(&p->bin[g], &p->bout[me_out], &in);
+            ct_dist_impl_box_intersect(&p->bin[g], &p->bout[me_out], &in);
             if (box_empty(&in))
                 continue;
             int r = (int)designated_source(p, g, me_out);
@@ -334,7 +334,7 @@ static ct_status copy_local(const plan *p, const ct_tensor *src, int64_t me_in, 
     if (me_in < 0 || me_out < 0 || !dest_needs_data(p, me_out))
         return CT_OK;
     ct_box in;
-    ct_box_intersect(&p->bin[me_in], &p->bout[me_out], &in);
+    ct_dist_impl_box_intersect(&p->bin[me_in], &p->bout[me_out], &in);
     if (box_empty(&in))
         return CT_OK;
     ct_tensor *s = NULL, *d = NULL;
@@ -356,12 +356,12 @@ static ct_status reduce_axes(const plan *p, const ct_sbp *in_eff, ct_tensor **cu
         if (!p->reduce_p[k])
             continue;
         MPI_Comm comm = MPI_COMM_NULL;
-        ct_status st = ct_comm_for_axis(p->pin, k, &comm);
+        ct_status st = ct_dist_impl_comm_for_axis(p->pin, k, &comm);
         if (st == CT_OK && !p->scatter_p[k]) {
-            st = ct_reduce_allreduce(*cur, comm);
+            st = ct_dist_impl_reduce_allreduce(*cur, comm);
         } else if (st == CT_OK) {
             ct_tensor *part = NULL;
-            st = ct_boxing_reduce_scatter_dim(*cur, in_eff[k].dim, comm, &part);
+            st = ct_dist_impl_boxing_reduce_scatter_dim(*cur, in_eff[k].dim, comm, &part);
             if (st == CT_OK) {
                 ct_tensor_release(*cur);
                 *cur = part;
@@ -398,7 +398,7 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
         numel *= p.sizes[d];
     /* Metadata-only checks: every rank decides alike. */
     if (any_reduce || any_create) {
-        ct_status st = ct_reduce_check_dtype(x->dtype);
+        ct_status st = ct_dist_impl_reduce_check_dtype(x->dtype);
         if (st != CT_OK)
             return st;
     }
@@ -409,13 +409,13 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
                                 "subarrays can address (%d)",
                                 (long long)d, (long long)p.sizes[d], INT_MAX);
 
-    int64_t me_in = ct_placement_my_pid(p.pin), me_out = ct_placement_my_pid(pout);
+    int64_t me_in = ct_dist_impl_placement_my_pid(p.pin), me_out = ct_dist_impl_placement_my_pid(pout);
     ct_tensor *cur = NULL, *res = NULL;
     exchange e;
     memset(&e, 0, sizeof e);
     MPI_Comm world = MPI_COMM_NULL;
     bool crosses = false;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return st;
 
@@ -439,12 +439,12 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
     if (st == CT_OK) {
         if (me_out >= 0) {
             ct_box box;
-            ct_local_box(p.sizes, p.ndim, pout, out_eff, me_out, &box);
-            st = ct_global_alloc_local(&box, x->dtype, pout, &res);
+            ct_dist_impl_local_box(p.sizes, p.ndim, pout, out_eff, me_out, &box);
+            st = ct_dist_impl_global_alloc_local(&box, x->dtype, pout, &res);
             if (st == CT_OK && numel > 0 && !dest_needs_data(&p, me_out))
                 st = ct_tensor_zero_(res);
         } else {
-            st = ct_global_empty_local(x->dtype, p.ndim, &res);
+            st = ct_dist_impl_global_empty_local(x->dtype, p.ndim, &res);
         }
     }
     if (numel > 0) {
@@ -454,16 +454,16 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
             crosses = plan_crosses(&p);
         if (st == CT_OK && crosses)
             st = exchange_build(&p, x->dtype, me_in, me_out, &e);
-        st = ct_dist_all_ready(st, world, "boxing");
+        st = ct_dist_impl_all_ready(st, world, "boxing");
         if (st == CT_OK && any_reduce) {
             if (me_in >= 0)
                 st = reduce_axes(&p, in_eff, &cur);
-            st = ct_dist_all_ready(st, world, "boxing");
+            st = ct_dist_impl_all_ready(st, world, "boxing");
         }
         if (st == CT_OK && crosses) {
             const void *sbuf = cur != NULL ? ct_tensor_data_ptr(cur) : NULL;
             void *rbuf = ct_tensor_data_ptr(res);
-            st = ct_mpi_check(MPI_Alltoallw(sbuf, e.scounts, e.sdispls, e.stypes, rbuf, e.rcounts,
+            st = ct_dist_impl_mpi_check(MPI_Alltoallw(sbuf, e.scounts, e.sdispls, e.stypes, rbuf, e.rcounts,
                                             e.rdispls, e.rtypes, world),
                               "MPI_Alltoallw");
         } else if (st == CT_OK) {
@@ -477,17 +477,17 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
         ct_tensor_release(res);
         return st;
     }
-    return ct_global_make(x->dtype, x->sizes, x->ndim, pout, sbp, res, out);
+    return ct_dist_impl_global_make(x->dtype, x->sizes, x->ndim, pout, sbp, res, out);
 }
 
-ct_status ct_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+ct_status ct_dist_impl_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
                     ct_global **out) {
     if (out != NULL)
         *out = NULL;
     if (x == NULL || placement == NULL || sbp == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_boxing: NULL argument");
     bool done = false;
-    ct_status st = ct_boxing_fast(x, placement, sbp, out, &done);
+    ct_status st = ct_dist_impl_boxing_fast(x, placement, sbp, out, &done);
     if (st != CT_OK || done)
         return st;
     return boxing_generic(x, placement, sbp, out);

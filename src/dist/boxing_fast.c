@@ -95,15 +95,15 @@ typedef struct fast_ctx {
 
 static ct_status out_alloc(const fast_ctx *c, ct_tensor **out) {
     ct_box box;
-    ct_local_box(c->x->sizes, c->x->ndim, c->pl, c->sbp, c->pid, &box);
-    return ct_global_alloc_local(&box, c->x->dtype, c->pl, out);
+    ct_dist_impl_local_box(c->x->sizes, c->x->ndim, c->pl, c->sbp, c->pid, &box);
+    return ct_dist_impl_global_alloc_local(&box, c->x->dtype, c->pl, out);
 }
 
 static ct_status full_alloc(const fast_ctx *c, ct_tensor **out) {
     ct_sbp b[1] = {ct_sbp_broadcast()};
     ct_box box;
-    ct_local_box(c->x->sizes, c->x->ndim, c->pl, b, c->pid, &box);
-    return ct_global_alloc_local(&box, c->x->dtype, c->pl, out);
+    ct_dist_impl_local_box(c->x->sizes, c->x->ndim, c->pl, b, c->pid, &box);
+    return ct_dist_impl_global_alloc_local(&box, c->x->dtype, c->pl, out);
 }
 
 /* The receive type of rank r's block in the full (outer, dimlen, inner) output of a split
@@ -118,11 +118,11 @@ static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI
     int sizes[3] = {(int)c->outer, (int)c->dimlen, (int)c->inner};
     int sub[3] = {(int)c->outer, (int)c->len[r], (int)c->inner};
     int starts[3] = {0, (int)c->begin[r], 0};
-    ct_status st = ct_mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem,
+    ct_status st = ct_dist_impl_mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem,
                                                          type),
                                 "MPI_Type_create_subarray");
     if (st == CT_OK)
-        st = ct_mpi_check(MPI_Type_commit(type), "MPI_Type_commit");
+        st = ct_dist_impl_mpi_check(MPI_Type_commit(type), "MPI_Type_commit");
     if (st != CT_OK) {
         *type = MPI_BYTE;
         return st;
@@ -139,8 +139,8 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     bool direct = c->outer == 1;
     int64_t n = c->n;
     ct_tensor *full = NULL;
-    int *ints = ct_dist_alloc((size_t)n * 5 * sizeof(int));
-    MPI_Datatype *types = direct ? NULL : ct_dist_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
+    int *ints = ct_dist_impl_alloc((size_t)n * 5 * sizeof(int));
+    MPI_Datatype *types = direct ? NULL : ct_dist_impl_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
     MPI_Datatype elem = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
     ct_status st = ints && (direct || types) ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     for (int64_t r = 0; types && r < 2 * n; r++)
@@ -148,11 +148,11 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     if (st == CT_OK)
         st = full_alloc(c, &full);
     if (st == CT_OK)
-        st = ct_mpi_dtype(c->x->dtype, &elem);
+        st = ct_dist_impl_mpi_dtype(c->x->dtype, &elem);
     if (st == CT_OK) {
-        st = ct_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row), "MPI_Type_contiguous");
+        st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row), "MPI_Type_contiguous");
         if (st == CT_OK)
-            st = ct_mpi_check(MPI_Type_commit(&row), "MPI_Type_commit");
+            st = ct_dist_impl_mpi_check(MPI_Type_commit(&row), "MPI_Type_commit");
     }
     int *counts = ints, *displs = ints ? ints + n : NULL, *rcounts = ints ? ints + 2 * n : NULL;
     int *sdispls = ints ? ints + 3 * n : NULL, *rdispls = ints ? ints + 4 * n : NULL;
@@ -162,17 +162,17 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
         sdispls[r] = rdispls[r] = 0;
         st = block_type(c, r, elem, &types[n + r], &rcounts[r]);
     }
-    st = ct_dist_all_ready(st, comm, "boxing");
+    st = ct_dist_impl_all_ready(st, comm, "boxing");
     if (st == CT_OK && direct) {
         for (int64_t r = 0; r < n; r++) {
             counts[r] = (int)(c->outer * c->len[r]);
             displs[r] = (int)(c->outer * c->begin[r]);
         }
-        st = ct_mpi_check(MPI_Allgatherv(ct_tensor_data_ptr(src), counts[c->pid], row,
+        st = ct_dist_impl_mpi_check(MPI_Allgatherv(ct_tensor_data_ptr(src), counts[c->pid], row,
                                          ct_tensor_data_ptr(full), counts, displs, row, comm),
                           "MPI_Allgatherv");
     } else if (st == CT_OK) {
-        st = ct_mpi_check(MPI_Alltoallw(ct_tensor_data_ptr(src), counts, sdispls, types,
+        st = ct_dist_impl_mpi_check(MPI_Alltoallw(ct_tensor_data_ptr(src), counts, sdispls, types,
                                         ct_tensor_data_ptr(full), rcounts, rdispls, types + n,
                                         comm),
                           "MPI_Alltoallw");
@@ -182,8 +182,8 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
             MPI_Type_free(&types[n + r]);
     if (row != MPI_DATATYPE_NULL)
         MPI_Type_free(&row);
-    ct_dist_free(types);
-    ct_dist_free(ints);
+    ct_dist_impl_free(types);
+    ct_dist_impl_free(ints);
     if (st != CT_OK) {
         ct_tensor_release(full);
         return st;
@@ -192,13 +192,13 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     return CT_OK;
 }
 
-ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
+ct_status ct_dist_impl_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
                                        ct_tensor **out) {
     *out = NULL;
     int size = 1, rank = 0;
-    ct_status st = ct_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    ct_status st = ct_dist_impl_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (st == CT_OK)
-        st = ct_mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+        st = ct_dist_impl_mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     if (st != CT_OK)
         return st;
     const int64_t *sizes = ct_tensor_sizes(local);
@@ -206,13 +206,13 @@ ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_
     int64_t outer = prod(sizes, 0, dim), dimlen = sizes[dim], inner = prod(sizes, dim + 1, ndim);
     bool direct = outer == 1; /* blocks are already contiguous in rank order */
     ct_tensor *part = NULL, *temp = NULL;
-    int64_t *blocks = ct_dist_alloc((size_t)size * 4 * sizeof(int64_t));
+    int64_t *blocks = ct_dist_impl_alloc((size_t)size * 4 * sizeof(int64_t));
     if (blocks == NULL)
         st = ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     int64_t *begin = blocks, *len = blocks ? blocks + size : NULL;
     int64_t *offsets = blocks ? blocks + 2 * size : NULL, *counts = blocks ? blocks + 3 * size : NULL;
     for (int r = 0; st == CT_OK && r < size; r++) {
-        ct_balanced_part(dimlen, size, r, &begin[r], &len[r]);
+        ct_dist_impl_balanced_part(dimlen, size, r, &begin[r], &len[r]);
         offsets[r] = outer * begin[r] * inner;
         counts[r] = outer * len[r] * inner;
     }
@@ -231,10 +231,10 @@ ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_
     for (int r = 0; st == CT_OK && !direct && r < size; r++)
         st = copy_block(temp, outer * begin[r] * inner, len[r] * inner, local, begin[r] * inner,
                         dimlen * inner, outer, len[r], inner);
-    st = ct_dist_all_ready(st, comm, "boxing");
+    st = ct_dist_impl_all_ready(st, comm, "boxing");
     if (st == CT_OK)
-        st = ct_reduce_scatter(direct ? local : temp, offsets, counts, part, comm);
-    ct_dist_free(blocks);
+        st = ct_dist_impl_reduce_scatter(direct ? local : temp, offsets, counts, part, comm);
+    ct_dist_impl_free(blocks);
     ct_tensor_release(temp);
     if (st != CT_OK) {
         ct_tensor_release(part);
@@ -294,18 +294,18 @@ static ct_status run_member(fast_kind kind, const fast_ctx *c, ct_tensor **out) 
     if (kind != FAST_S_TO_B && kind != FAST_P_TO_B && kind != FAST_P_TO_S)
         return do_local(kind, c, out);
     MPI_Comm comm = MPI_COMM_NULL;
-    ct_status st = ct_comm_for_placement(c->pl, &comm);
+    ct_status st = ct_dist_impl_comm_for_placement(c->pl, &comm);
     if (st != CT_OK)
         return st; /* comm creation is collective and fails alike on every member */
     if (kind == FAST_S_TO_B)
         return do_s_to_b(c, comm, out);
     if (kind == FAST_P_TO_S)
-        return ct_boxing_reduce_scatter_dim(c->x->local, c->sbp[0].dim, comm, out);
+        return ct_dist_impl_boxing_reduce_scatter_dim(c->x->local, c->sbp[0].dim, comm, out);
     ct_tensor *sum = NULL;
     st = ct_tensor_clone(c->x->local, CT_MEMFMT_CONTIGUOUS, &sum);
-    st = ct_dist_all_ready(st, comm, "boxing");
+    st = ct_dist_impl_all_ready(st, comm, "boxing");
     if (st == CT_OK)
-        st = ct_reduce_allreduce(sum, comm);
+        st = ct_dist_impl_reduce_allreduce(sum, comm);
     if (st != CT_OK) {
         ct_tensor_release(sum);
         return st;
@@ -314,7 +314,7 @@ static ct_status run_member(fast_kind kind, const fast_ctx *c, ct_tensor **out) 
     return CT_OK;
 }
 
-ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
                          ct_global **out, bool *done) {
     if (done == NULL || out == NULL || x == NULL || placement == NULL || sbp == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_boxing_fast: NULL argument");
@@ -330,41 +330,41 @@ ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, cons
     if (kind == FAST_NONE)
         return CT_OK;
     if ((a.kind == CT_SBP_PARTIAL_SUM) != (b.kind == CT_SBP_PARTIAL_SUM)) {
-        ct_status st = ct_reduce_check_dtype(x->dtype);
+        ct_status st = ct_dist_impl_reduce_check_dtype(x->dtype);
         if (st != CT_OK)
             return st;
     }
 
-    fast_ctx c = {.x = x, .pl = pl, .sbp = sbp, .n = pl->n, .pid = ct_placement_my_pid(pl)};
+    fast_ctx c = {.x = x, .pl = pl, .sbp = sbp, .n = pl->n, .pid = ct_dist_impl_placement_my_pid(pl)};
     ct_tensor *local = NULL;
     ct_status st = CT_OK;
     if (c.pid < 0) {
-        st = ct_global_empty_local(x->dtype, x->ndim, &local);
+        st = ct_dist_impl_global_empty_local(x->dtype, x->ndim, &local);
     } else {
         int64_t d = a.kind == CT_SBP_SPLIT ? a.dim : (b.kind == CT_SBP_SPLIT ? b.dim : -1);
         c.outer = d < 0 ? 1 : prod(x->sizes, 0, d);
         c.dimlen = d < 0 ? 1 : x->sizes[d];
         c.inner = d < 0 ? prod(x->sizes, 0, x->ndim) : prod(x->sizes, d + 1, x->ndim);
-        c.begin = ct_dist_alloc((size_t)c.n * 2 * sizeof(int64_t));
+        c.begin = ct_dist_impl_alloc((size_t)c.n * 2 * sizeof(int64_t));
         if (c.begin == NULL) {
             st = ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
             /* still take part in the collective, reporting the failure */
             MPI_Comm comm = MPI_COMM_NULL;
             if ((kind == FAST_S_TO_B || kind == FAST_P_TO_B || kind == FAST_P_TO_S) &&
-                ct_comm_for_placement(pl, &comm) == CT_OK)
-                (void)ct_dist_all_ready(st, comm, "boxing");
+                ct_dist_impl_comm_for_placement(pl, &comm) == CT_OK)
+                (void)ct_dist_impl_all_ready(st, comm, "boxing");
             return st;
         }
         c.len = c.begin + c.n;
         for (int64_t r = 0; r < c.n; r++)
-            ct_balanced_part(c.dimlen, c.n, r, &c.begin[r], &c.len[r]);
+            ct_dist_impl_balanced_part(c.dimlen, c.n, r, &c.begin[r], &c.len[r]);
         st = run_member(kind, &c, &local);
-        ct_dist_free(c.begin);
+        ct_dist_impl_free(c.begin);
     }
     if (st != CT_OK) {
         ct_tensor_release(local);
         return st;
     }
     *done = true;
-    return ct_global_make(x->dtype, x->sizes, x->ndim, placement, sbp, local, out);
+    return ct_dist_impl_global_make(x->dtype, x->sizes, x->ndim, placement, sbp, local, out);
 }

@@ -47,13 +47,13 @@ static ct_status cache_add(const int64_t *ranks, int64_t n, int64_t axis, const 
                            int64_t ndim, MPI_Comm *comm) {
     if (g_count == g_cap) {
         size_t cap = g_cap ? 2 * g_cap : 8;
-        comm_entry *e = ct_dist_realloc(g_entries, sizeof(comm_entry) * cap);
+        comm_entry *e = ct_dist_impl_realloc(g_entries, sizeof(comm_entry) * cap);
         if (!e)
             goto nomem;
         g_entries = e;
         g_cap = cap;
     }
-    int64_t *copy = ct_dist_alloc(sizeof(int64_t) * (size_t)n);
+    int64_t *copy = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)n);
     if (!copy)
         goto nomem;
     memcpy(copy, ranks, sizeof(int64_t) * (size_t)n);
@@ -83,10 +83,10 @@ static bool is_member(const int64_t *ranks, int64_t n, int64_t rank) {
 static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *out) {
     *out = MPI_COMM_NULL;
     MPI_Comm world;
-    ct_status st = ct_dist_world(&world);
+    ct_status st = ct_dist_impl_world(&world);
     if (st != CT_OK)
         return st;
-    if (!is_member(ranks, n, ct_dist_my_rank()))
+    if (!is_member(ranks, n, ct_dist_impl_my_rank()))
         return CT_OK;
     comm_entry *e = cache_find(ranks, n, -1, NULL, 0);
     if (e) {
@@ -95,7 +95,7 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
     }
     if (n > INT32_MAX)
         return ct_set_error(CT_ERR_OVERFLOW, "too many ranks for one communicator");
-    int *iranks = ct_dist_alloc(sizeof(int) * (size_t)n);
+    int *iranks = ct_dist_impl_alloc(sizeof(int) * (size_t)n);
     if (!iranks)
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a communicator");
     for (int64_t i = 0; i < n; i++)
@@ -105,16 +105,16 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
     int tag = (int)(ct_hash_bytes(0, ranks, sizeof(int64_t) * (size_t)n) % 32768u);
     MPI_Group world_group = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
     MPI_Comm comm = MPI_COMM_NULL;
-    st = ct_mpi_check(MPI_Comm_group(world, &world_group), "MPI_Comm_group");
+    st = ct_dist_impl_mpi_check(MPI_Comm_group(world, &world_group), "MPI_Comm_group");
     if (st == CT_OK)
-        st = ct_mpi_check(MPI_Group_incl(world_group, (int)n, iranks, &group), "MPI_Group_incl");
+        st = ct_dist_impl_mpi_check(MPI_Group_incl(world_group, (int)n, iranks, &group), "MPI_Group_incl");
     if (st == CT_OK)
-        st = ct_mpi_check(MPI_Comm_create_group(world, group, tag, &comm), "MPI_Comm_create_group");
+        st = ct_dist_impl_mpi_check(MPI_Comm_create_group(world, group, tag, &comm), "MPI_Comm_create_group");
     if (group != MPI_GROUP_NULL)
         MPI_Group_free(&group);
     if (world_group != MPI_GROUP_NULL)
         MPI_Group_free(&world_group);
-    ct_dist_free(iranks);
+    ct_dist_impl_free(iranks);
     if (st != CT_OK)
         return st;
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -124,7 +124,7 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
     return st;
 }
 
-ct_status ct_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out) {
+ct_status ct_dist_impl_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out) {
     if (!out)
         return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_ranks: out is NULL");
     if (!ranks || n < 1) {
@@ -137,16 +137,16 @@ ct_status ct_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out) {
     return st;
 }
 
-ct_status ct_comm_for_placement(const ct_placement *placement, MPI_Comm *out) {
+ct_status ct_dist_impl_comm_for_placement(const ct_placement *placement, MPI_Comm *out) {
     if (!placement || !out) {
         if (out)
             *out = MPI_COMM_NULL;
         return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_placement: NULL argument");
     }
-    return ct_comm_for_ranks(placement->ranks, placement->n, out);
+    return ct_dist_impl_comm_for_ranks(placement->ranks, placement->n, out);
 }
 
-ct_status ct_comm_for_axis(const ct_placement *placement, int64_t axis, MPI_Comm *out) {
+ct_status ct_dist_impl_comm_for_axis(const ct_placement *placement, int64_t axis, MPI_Comm *out) {
     if (!placement || !out) {
         if (out)
             *out = MPI_COMM_NULL;
@@ -173,13 +173,13 @@ ct_status ct_comm_for_axis(const ct_placement *placement, int64_t axis, MPI_Comm
         goto done;
     }
     int64_t coords[CT_PLACEMENT_MAX_NDIM];
-    ct_placement_coords(placement, ct_placement_my_pid(placement), coords);
+    ct_dist_impl_placement_coords(placement, ct_dist_impl_placement_my_pid(placement), coords);
     int64_t color = 0;
     for (int64_t k = 0; k < placement->ndim; k++)
         if (k != axis)
             color = color * placement->hierarchy[k] + coords[k];
     MPI_Comm comm = MPI_COMM_NULL;
-    st = ct_mpi_check(MPI_Comm_split(pcomm, (int)color, (int)coords[axis], &comm),
+    st = ct_dist_impl_mpi_check(MPI_Comm_split(pcomm, (int)color, (int)coords[axis], &comm),
                       "MPI_Comm_split");
     if (st != CT_OK)
         goto done;
@@ -193,14 +193,14 @@ done:
     return st;
 }
 
-void ct_comm_cache_clear(void) {
+void ct_dist_impl_comm_cache_clear(void) {
     pthread_mutex_lock(&g_comm_lock);
     for (size_t i = 0; i < g_count; i++) {
         if (g_entries[i].comm != MPI_COMM_NULL)
             MPI_Comm_free(&g_entries[i].comm);
-        ct_dist_free(g_entries[i].ranks);
+        ct_dist_impl_free(g_entries[i].ranks);
     }
-    ct_dist_free(g_entries);
+    ct_dist_impl_free(g_entries);
     g_entries = NULL;
     g_count = g_cap = 0;
     pthread_mutex_unlock(&g_comm_lock);

@@ -38,45 +38,45 @@
 /** malloc/calloc/realloc/free through the installed ct_allocator (the dist layer's host
  *  memory must honour the hooks too). A failure records CT_ERR_NOMEM and returns NULL;
  *  realloc then leaves the old block valid. A block is freed by the allocator that made it. */
-void *ct_dist_alloc(size_t size);
-void *ct_dist_calloc(size_t n, size_t size);
-void *ct_dist_realloc(void *ptr, size_t size);
-void ct_dist_free(void *ptr);
+void *ct_dist_impl_alloc(size_t size);
+void *ct_dist_impl_calloc(size_t n, size_t size);
+void *ct_dist_impl_realloc(void *ptr, size_t size);
+void ct_dist_impl_free(void *ptr);
 
 /* ---- env.c ------------------------------------------------------------------------------ */
 
 /** The library's private duplicate of MPI_COMM_WORLD (errors return, never abort), starting
  *  MPI on first use. Every world-wide collective of the library runs on it. */
-ct_status ct_dist_world(MPI_Comm *out);
-/** Rank and size of the world, valid after ct_dist_world succeeded. */
-int64_t ct_dist_my_rank(void);
-int64_t ct_dist_size(void);
+ct_status ct_dist_impl_world(MPI_Comm *out);
+/** Rank and size of the world, valid after ct_dist_impl_world succeeded. */
+int64_t ct_dist_impl_my_rank(void);
+int64_t ct_dist_impl_size(void);
 
 /* ---- mpi_types.c ------------------------------------------------------------------------- */
 
 /** Record an error for a failed MPI call: CT_ERR_RUNTIME "MPI_Alltoallw failed: <MPI's
  *  error string>". Returns CT_OK when rc == MPI_SUCCESS. */
-ct_status ct_mpi_check(int rc, const char *what);
+ct_status ct_dist_impl_mpi_check(int rc, const char *what);
 /** The MPI datatype that moves one element of `dtype` (a predefined type, or a committed
  *  contiguous byte type for dtypes MPI has no name for; never freed by the caller). */
-ct_status ct_mpi_dtype(ct_dtype dtype, MPI_Datatype *out);
-/** Free the datatypes ct_mpi_dtype created (ct_dist_finalize). */
-void ct_mpi_types_free(void);
+ct_status ct_dist_impl_mpi_dtype(ct_dtype dtype, MPI_Datatype *out);
+/** Free the datatypes ct_dist_impl_mpi_dtype created (ct_dist_finalize). */
+void ct_dist_impl_mpi_types_free(void);
 
 /* ---- comm.c ------------------------------------------------------------------------------ */
 
 /** A communicator over `ranks[0..n)` (sorted ascending, world ranks), rank-in-comm = index.
  *  Created with MPI_Comm_create_group by the members only, on first need, and cached for the
  *  life of the process (keyed by the rank set). MPI_COMM_NULL for a non-member (no call). */
-ct_status ct_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out);
+ct_status ct_dist_impl_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out);
 /** The placement's communicator (rank-in-comm == parallel id). */
-ct_status ct_comm_for_placement(const ct_placement *placement, MPI_Comm *out);
+ct_status ct_dist_impl_comm_for_placement(const ct_placement *placement, MPI_Comm *out);
 /** The communicator of this rank's group along hierarchy axis `axis`: the members that share
  *  every other coordinate; rank-in-comm == coordinate on `axis`. MPI_COMM_NULL for a non-
  *  member. Cached. */
-ct_status ct_comm_for_axis(const ct_placement *placement, int64_t axis, MPI_Comm *out);
+ct_status ct_dist_impl_comm_for_axis(const ct_placement *placement, int64_t axis, MPI_Comm *out);
 /** Free every cached communicator (ct_dist_finalize). */
-void ct_comm_cache_clear(void);
+void ct_dist_impl_comm_cache_clear(void);
 
 /* ---- placement.c ------------------------------------------------------------------------- */
 
@@ -91,14 +91,14 @@ struct ct_placement {
 };
 
 /** Row-major coordinates of parallel id `pid` in the hierarchy (coords[0..ndim)). */
-void ct_placement_coords(const ct_placement *placement, int64_t pid, int64_t *coords);
+void ct_dist_impl_placement_coords(const ct_placement *placement, int64_t pid, int64_t *coords);
 /** The parallel id of the given coordinates. */
-int64_t ct_placement_pid_of(const ct_placement *placement, const int64_t *coords);
+int64_t ct_dist_impl_placement_pid_of(const ct_placement *placement, const int64_t *coords);
 /** This process's parallel id in `placement`, -1 outside (needs MPI started). */
-int64_t ct_placement_my_pid(const ct_placement *placement);
+int64_t ct_dist_impl_placement_my_pid(const ct_placement *placement);
 /** Append ct_placement_format's text to `b` (bounded builders cut it; NULL appends nothing),
  *  for messages built in place without a separate allocation. */
-void ct_placement_append(ct_sb *b, const ct_placement *placement, const char *module);
+void ct_dist_impl_placement_append(ct_sb *b, const ct_placement *placement, const char *module);
 
 /* ---- sbp.c ------------------------------------------------------------------------------- */
 
@@ -107,16 +107,16 @@ void ct_placement_append(ct_sb *b, const ct_placement *placement, const char *mo
  *  (1)", CT_ERR_VALUE), kinds valid, split dims < CT_SBP_MAX_SPLIT_AXIS, and split dims <
  *  ndim ("Split axis out of range (expected to be in range of [0, 1), but got 1!)",
  *  CT_ERR_RUNTIME). */
-ct_status ct_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+ct_status ct_dist_impl_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
                           int64_t ndim);
 /** Whether any entry is partial_sum / split. */
-bool ct_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n);
-bool ct_nd_sbp_has_split(const ct_sbp *sbp, int64_t n);
+bool ct_dist_impl_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n);
+bool ct_dist_impl_nd_sbp_has_split(const ct_sbp *sbp, int64_t n);
 
 /* ---- shard.c ------------------------------------------------------------------------------ */
 
 /** Part `i` of `total` split into `n` balanced parts: lower parts get the extra element. */
-void ct_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *begin, int64_t *len);
+void ct_dist_impl_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *begin, int64_t *len);
 
 /** A box: the slice [begin, begin + len) of each dim of the logical tensor. */
 typedef struct ct_box {
@@ -129,13 +129,13 @@ typedef struct ct_box {
  *  per hierarchy axis): splits applied axis by axis, each dividing what the previous
  *  axes left; broadcast and partial_sum keep
  *  the whole extent. `pid` < 0 (a non-member) gives an all-empty box. */
-void ct_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
+void ct_dist_impl_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
                   const ct_sbp *sbp, int64_t pid, ct_box *out);
 /** The intersection of two boxes (len 0 in some dim when they do not meet). */
-void ct_box_intersect(const ct_box *a, const ct_box *b, ct_box *out);
+void ct_dist_impl_box_intersect(const ct_box *a, const ct_box *b, ct_box *out);
 /** The number of elements of a box. */
-int64_t ct_box_numel(const ct_box *box);
-bool ct_box_equal(const ct_box *a, const ct_box *b);
+int64_t ct_dist_impl_box_numel(const ct_box *box);
+bool ct_dist_impl_box_equal(const ct_box *a, const ct_box *b);
 
 /* ---- agree.c ------------------------------------------------------------------------------ */
 
@@ -157,38 +157,38 @@ typedef struct ct_agree_record {
 } ct_agree_record;
 
 /** MPI_Allgather of every rank's record over the world. Fills all[0..world) (caller
- *  allocates ct_dist_size() records; NULL: a buffer reserved by ct_dist_init, under a lock).
+ *  allocates ct_dist_impl_size() records; NULL: a buffer reserved by ct_dist_init, under a lock).
  *  When some record is failed (has_local < 0), every rank fails: a failed rank returns its
  *  own status with its last error untouched, the others the first failed rank's status with
  *  "global operation <op> failed on rank <r>: <Kind>: <message>". Otherwise, when the names
  *  or hashes differ, every rank returns the same CT_ERR_RUNTIME "global operation arguments
  *  differ across ranks: rank 0 called <what>, rank 1 called <what>". */
-ct_status ct_dist_agree(const ct_agree_record *mine, ct_agree_record *all);
+ct_status ct_dist_impl_agree(const ct_agree_record *mine, ct_agree_record *all);
 /** Set the operation's name in a record (cut to fit). */
-void ct_agree_set_op(ct_agree_record *rec, const char *op);
+void ct_dist_impl_agree_set_op(ct_agree_record *rec, const char *op);
 /** Mark `mine` as the record of a rank whose own preparation failed with `status` (the
  *  calling thread's last error): has_local = -status and `what` = the message. Returns
  *  `status`. */
-ct_status ct_dist_agree_failed(ct_agree_record *mine, ct_status status);
-/** ct_dist_agree for a rank that could not allocate `all`: it joins the allgather with a
+ct_status ct_dist_impl_agree_failed(ct_agree_record *mine, ct_status status);
+/** ct_dist_impl_agree for a rank that could not allocate `all`: it joins the allgather with a
  *  failed record (the thread's last error, CT_ERR_NOMEM, unless `mine` already failed) in
  *  the reserved buffer so that nobody waits for it, and returns that status. */
-ct_status ct_dist_agree_nomem(const ct_agree_record *mine);
+ct_status ct_dist_impl_agree_nomem(const ct_agree_record *mine);
 /** The Python exception name of a status ("ValueError"; "RuntimeError" for misuse and
  *  overflow), as used in the messages of failed agreements. */
-const char *ct_dist_kind_name(ct_status status);
+const char *ct_dist_impl_kind_name(ct_status status);
 /** Reserve / free that buffer (ct_dist_init / ct_dist_finalize; n = world size). */
-ct_status ct_dist_agree_reserve(int64_t n);
-void ct_dist_agree_unreserve(void);
+ct_status ct_dist_impl_agree_reserve(int64_t n);
+void ct_dist_impl_agree_unreserve(void);
 /** Every member of `comm` learns whether all of them got this far: a rank that failed
  *  locally (an allocation) must not leave the others waiting in the collective that
  *  follows. Returns `mine` on a failed rank (its message kept) and, on the others, the
  *  worst status with "<what> failed on another rank". */
-ct_status ct_dist_all_ready(ct_status mine, MPI_Comm comm, const char *what);
+ct_status ct_dist_impl_all_ready(ct_status mine, MPI_Comm comm, const char *what);
 /** Helpers to build a record's hash over ct_hash_bytes (base/hash.h): an nd-sbp by its
  *  normalised values, a scalar by its kind and value. */
-uint64_t ct_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n);
-uint64_t ct_hash_scalar(uint64_t h, ct_scalar v);
+uint64_t ct_dist_impl_hash_nd_sbp(uint64_t h, const ct_sbp *sbp, int64_t n);
+uint64_t ct_dist_impl_hash_scalar(uint64_t h, ct_scalar v);
 
 /* ---- global.c ------------------------------------------------------------------------------ */
 
@@ -205,36 +205,36 @@ struct ct_global {
 /** Assemble a global tensor from parts that are already right (no communication, no check
  *  beyond argument sanity). Takes a new reference to `placement`; STEALS `local` (also on
  *  failure). New reference in *out. */
-ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
+ct_status ct_dist_impl_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
                          const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
                          ct_global **out);
 /* The steps global.c and factory.c share. */
 
 /** "[2, 3]" into buf (cut to fit). */
-void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n);
+void ct_dist_impl_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n);
 /** A record's name (`op`) and `what`: "op(placement=..., sbp=(S(0)))", cut to fit. */
-void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
+void ct_dist_impl_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
                         const ct_sbp *sbp, int64_t n);
 /** The digest of an operation's name, placement and nd-sbp. */
-uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n);
+uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n);
 /** The argument checks every rank makes alone (NULL arguments, the number of sbp); a
  *  failure must go through the agreement (ct_global_fail), never return early. */
-ct_status ct_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+ct_status ct_dist_impl_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
                                   const char *fn);
-/** ct_dist_agree with a buffer of every rank's records in *all (caller frees). */
-ct_status ct_global_agree(const ct_agree_record *mine, ct_agree_record **all);
+/** ct_dist_impl_agree with a buffer of every rank's records in *all (caller frees). */
+ct_status ct_dist_impl_global_agree(const ct_agree_record *mine, ct_agree_record **all);
 /** Whether parallel id `pid` is off coordinate 0 of some partial_sum axis (holds zeros). */
-bool ct_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid);
+bool ct_dist_impl_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid);
 /** The closing step of an operation that passed its agreement (`agreed`): a rank that failed
- *  afterwards fails every rank (ct_dist_all_ready). On failure *out is released. */
-ct_status ct_global_finish(ct_status st, bool agreed, ct_global **out, const char *what);
+ *  afterwards fails every rank (ct_dist_impl_all_ready). On failure *out is released. */
+ct_status ct_dist_impl_global_finish(ct_status st, bool agreed, ct_global **out, const char *what);
 
 /** The local component a non-member holds: every size 0 (a 0-dim zero for ndim 0), on cpu.
  *  New reference. */
-ct_status ct_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out);
+ct_status ct_dist_impl_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out);
 /** A contiguous local tensor of the box's shape on the placement's local device,
  *  uninitialised. New reference. */
-ct_status ct_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
+ct_status ct_dist_impl_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
                                 ct_tensor **out);
 
 /* ---- reduce.c ------------------------------------------------------------------------------ */
@@ -242,21 +242,21 @@ ct_status ct_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_plac
 /** Sum `local` (contiguous, same shape on every member of `comm`) across `comm` into every
  *  member's `local`, in place (P -> B on one axis). float16/bfloat16/complex32: gathered and
  *  summed in rank-in-comm order in float32, rounded once. */
-ct_status ct_reduce_allreduce(ct_tensor *local, MPI_Comm comm);
+ct_status ct_dist_impl_reduce_allreduce(ct_tensor *local, MPI_Comm comm);
 /** Reduce-scatter of contiguous `full` across `comm`: member r receives the sum of the
  *  elements [offsets[r], offsets[r] + counts[r]) of everyone's `full` into `out_part`
- *  (contiguous, counts[r] elements). Same dtype rules as ct_reduce_allreduce. */
-ct_status ct_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
+ *  (contiguous, counts[r] elements). Same dtype rules as ct_dist_impl_reduce_allreduce. */
+ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
                             ct_tensor *out_part, MPI_Comm comm);
 /** CT_ERR_NOT_IMPLEMENTED "partial_sum is not supported for dtype ..." for dtypes that
  *  cannot be summed. */
-ct_status ct_reduce_check_dtype(ct_dtype dtype);
+ct_status ct_dist_impl_reduce_check_dtype(ct_dtype dtype);
 
 /* ---- boxing.c ------------------------------------------------------------------------------ */
 
 /** The conversion behind ct_global_to_global once the arguments agree across ranks and are
  *  checked: same logical value on (placement, sbp). Never returns `x` itself. */
-ct_status ct_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+ct_status ct_dist_impl_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
                     ct_global **out);
 
 /* ---- boxing_fast.c -------------------------------------------------------------------------- */
@@ -264,21 +264,21 @@ ct_status ct_boxing(const ct_global *x, const ct_placement *placement, const ct_
 /** Try a collective fast path for 1-D same-placement boxing (S(0)->B allgatherv, P->B
  *  allreduce, P->S(0) reduce-scatter, B->S / B->P / S->P local). Sets *done = false (and
  *  returns CT_OK) when no fast path applies. */
-ct_status ct_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
+ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
                          ct_global **out, bool *done);
 /** Reduce-scatter of a contiguous tensor along `dim` inside `comm` (P -> S(dim) on one
  *  axis): member c receives the sum of everyone's balanced part c of sizes[dim] (lower
  *  members get the extra element), as a new contiguous tensor on `local`'s device. Blocks
  *  are packed first when `dim` is not the outermost non-trivial dim. Collective over comm;
  *  a member failing locally fails every member. New reference in *out. */
-ct_status ct_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
+ct_status ct_dist_impl_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
                                        ct_tensor **out);
 
 /* ---- binary.c ------------------------------------------------------------------------------- */
 
 /** The signature chosen for op(a, b): the sbp each operand is boxed to and the output's, per
  *  hierarchy axis (global.h's rule). Pure: no communication. */
-ct_status ct_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
+ct_status ct_dist_impl_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
                                      ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out);
 
 #endif /* CT_DIST_DIST_IMPL_H */

@@ -22,7 +22,7 @@ static bool g_nodes_uniform = true; /* every node runs the same number of proces
  * local sizes. Called with the lock held on a fresh g_world. */
 static ct_status env_node_facts(void) {
     MPI_Comm node = MPI_COMM_NULL;
-    ct_status st = ct_mpi_check(
+    ct_status st = ct_dist_impl_mpi_check(
         MPI_Comm_split_type(g_world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
         "MPI_Comm_split_type");
     if (st != CT_OK)
@@ -32,10 +32,10 @@ static ct_status env_node_facts(void) {
     MPI_Comm_size(node, &local_size);
     MPI_Comm_free(&node);
 
-    int *sizes = ct_dist_alloc(sizeof(int) * (size_t)g_size);
+    int *sizes = ct_dist_impl_alloc(sizeof(int) * (size_t)g_size);
     if (!sizes)
         return ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
-    st = ct_mpi_check(MPI_Allgather(&local_size, 1, MPI_INT, sizes, 1, MPI_INT, g_world),
+    st = ct_dist_impl_mpi_check(MPI_Allgather(&local_size, 1, MPI_INT, sizes, 1, MPI_INT, g_world),
                       "MPI_Allgather");
     if (st == CT_OK) {
         g_nodes_uniform = true;
@@ -45,7 +45,7 @@ static ct_status env_node_facts(void) {
         g_local_rank = local_rank;
         g_node_size = g_size / local_size;
     }
-    ct_dist_free(sizes);
+    ct_dist_impl_free(sizes);
     return st;
 }
 
@@ -64,7 +64,7 @@ ct_status ct_dist_init(void) {
     MPI_Initialized(&flag);
     if (!flag) {
         int provided = 0;
-        st = ct_mpi_check(MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided),
+        st = ct_dist_impl_mpi_check(MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided),
                           "MPI_Init_thread");
         if (st != CT_OK)
             goto done;
@@ -72,7 +72,7 @@ ct_status ct_dist_init(void) {
     }
     /* A private duplicate isolates our traffic from the program's, and lets errors return
      * instead of aborting the job. */
-    st = ct_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &g_world), "MPI_Comm_dup");
+    st = ct_dist_impl_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &g_world), "MPI_Comm_dup");
     if (st != CT_OK)
         goto done;
     MPI_Comm_set_errhandler(g_world, MPI_ERRORS_RETURN);
@@ -83,7 +83,7 @@ ct_status ct_dist_init(void) {
     g_size = size;
     st = env_node_facts();
     if (st == CT_OK)
-        st = ct_dist_agree_reserve(g_size);
+        st = ct_dist_impl_agree_reserve(g_size);
     if (st != CT_OK) {
         MPI_Comm_free(&g_world);
         g_world = MPI_COMM_NULL;
@@ -99,29 +99,29 @@ ct_status ct_dist_finalize(void) {
     pthread_mutex_lock(&g_lock);
     ct_status st = CT_OK;
     if (g_ready) {
-        ct_comm_cache_clear();
-        ct_mpi_types_free();
-        ct_dist_agree_unreserve();
+        ct_dist_impl_comm_cache_clear();
+        ct_dist_impl_mpi_types_free();
+        ct_dist_impl_agree_unreserve();
         MPI_Comm_free(&g_world);
         g_world = MPI_COMM_NULL;
         g_ready = false;
         if (g_owns_mpi) {
             g_owns_mpi = false;
-            st = ct_mpi_check(MPI_Finalize(), "MPI_Finalize");
+            st = ct_dist_impl_mpi_check(MPI_Finalize(), "MPI_Finalize");
         }
     }
     pthread_mutex_unlock(&g_lock);
     return st;
 }
 
-ct_status ct_dist_world(MPI_Comm *out) {
+ct_status ct_dist_impl_world(MPI_Comm *out) {
     ct_status st = ct_dist_init();
     *out = st == CT_OK ? g_world : MPI_COMM_NULL;
     return st;
 }
 
-int64_t ct_dist_my_rank(void) { return g_rank; }
-int64_t ct_dist_size(void) { return g_size; }
+int64_t ct_dist_impl_my_rank(void) { return g_rank; }
+int64_t ct_dist_impl_size(void) { return g_size; }
 
 /* The public getters share one shape: start MPI, then read a cached value. */
 static ct_status env_get(int64_t *out, const int64_t *value, const char *fn) {

@@ -23,7 +23,7 @@ static ct_status factory_prepare(factory_kind kind, const int64_t *sizes, int64_
     for (int64_t d = 0; d < ndim; d++) {
         if (sizes[d] < 0) {
             char shape[256];
-            ct_global_fmt_shape(shape, sizeof(shape), sizes, ndim);
+            ct_dist_impl_global_fmt_shape(shape, sizeof(shape), sizes, ndim);
             return ct_set_error(CT_ERR_RUNTIME,
                                 "Trying to create tensor with negative dimension %lld: %s",
                                 (long long)sizes[d], shape);
@@ -50,7 +50,7 @@ static ct_status factory_prepare(factory_kind kind, const int64_t *sizes, int64_
     size_t item = ct_dtype_itemsize(*dtype);
     if (overflow || (numel > 0 && (uint64_t)numel > (uint64_t)PTRDIFF_MAX / item)) {
         char shape[256];
-        ct_global_fmt_shape(shape, sizeof(shape), sizes, ndim);
+        ct_dist_impl_global_fmt_shape(shape, sizeof(shape), sizes, ndim);
         return ct_set_error(CT_ERR_OVERFLOW, "Storage size calculation overflowed with sizes=%s",
                             shape);
     }
@@ -65,44 +65,44 @@ static ct_status factory(factory_kind kind, const char *name, const int64_t *siz
     if (!out)
         return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", name));
     *out = NULL;
-    ct_status st = ct_global_check_sbp_arg(sbp, n_sbp, placement, name);
+    ct_status st = ct_dist_impl_global_check_sbp_arg(sbp, n_sbp, placement, name);
     if (st != CT_OK)
         return ct_global_fail(op, st);
     MPI_Comm world;
-    if ((st = ct_dist_world(&world)) != CT_OK)
+    if ((st = ct_dist_impl_world(&world)) != CT_OK)
         return st;
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    ct_global_describe(&mine, op, placement, sbp, n_sbp);
+    ct_dist_impl_global_describe(&mine, op, placement, sbp, n_sbp);
     st = factory_prepare(kind, sizes, ndim, value, &dtype);
     if (st != CT_OK) {
-        ct_dist_agree_failed(&mine, st);
+        ct_dist_impl_agree_failed(&mine, st);
     } else {
-        uint64_t h = ct_global_hash_args(name, placement, sbp, n_sbp);
+        uint64_t h = ct_dist_impl_global_hash_args(name, placement, sbp, n_sbp);
         int64_t head[2] = {(int64_t)dtype, ndim};
         h = ct_hash_bytes(h, head, sizeof(head));
         h = ct_hash_bytes(h, sizes, sizeof(int64_t) * (size_t)ndim);
-        mine.hash = kind == F_FULL ? ct_hash_scalar(h, value) : h;
+        mine.hash = kind == F_FULL ? ct_dist_impl_hash_scalar(h, value) : h;
     }
     ct_agree_record *all = NULL;
-    st = ct_global_agree(&mine, &all);
+    st = ct_dist_impl_global_agree(&mine, &all);
     *agreed = st == CT_OK;
-    ct_dist_free(all);
+    ct_dist_impl_free(all);
     if (st == CT_OK)
-        st = ct_nd_sbp_check(sbp, n_sbp, placement, ndim);
+        st = ct_dist_impl_nd_sbp_check(sbp, n_sbp, placement, ndim);
     if (st != CT_OK)
         return st;
-    int64_t pid = ct_placement_my_pid(placement);
+    int64_t pid = ct_dist_impl_placement_my_pid(placement);
     ct_tensor *local = NULL;
     if (pid < 0) {
-        st = ct_global_empty_local(dtype, ndim, &local);
+        st = ct_dist_impl_global_empty_local(dtype, ndim, &local);
     } else {
         ct_box box;
         ct_device dev;
-        ct_local_box(sizes, ndim, placement, sbp, pid, &box);
+        ct_dist_impl_local_box(sizes, ndim, placement, sbp, pid, &box);
         st = ct_placement_local_device(placement, &dev);
         /* partial_sum: the first rank of each partial group holds the value, the rest 0. */
-        factory_kind k = kind != F_EMPTY && ct_global_on_partial_copy(placement, sbp, pid) ? F_ZEROS : kind;
+        factory_kind k = kind != F_EMPTY && ct_dist_impl_global_on_partial_copy(placement, sbp, pid) ? F_ZEROS : kind;
         if (st == CT_OK && k == F_EMPTY)
             st = ct_tensor_empty(box.len, ndim, dtype, &dev, CT_LAYOUT_STRIDED,
                                  CT_MEMFMT_CONTIGUOUS, &local);
@@ -115,7 +115,7 @@ static ct_status factory(factory_kind kind, const char *name, const int64_t *siz
     }
     if (st != CT_OK)
         return st;
-    return ct_global_make(dtype, sizes, ndim, placement, sbp, local, out);
+    return ct_dist_impl_global_make(dtype, sizes, ndim, placement, sbp, local, out);
 }
 
 static ct_status global_factory(factory_kind kind, const char *name, const int64_t *sizes,
@@ -125,7 +125,7 @@ static ct_status global_factory(factory_kind kind, const char *name, const int64
     bool agreed = false;
     ct_status st = factory(kind, name, sizes, ndim, value, dtype, placement, sbp, n_sbp, out,
                            &agreed);
-    return ct_global_finish(st, agreed, out,
+    return ct_dist_impl_global_finish(st, agreed, out,
                   name + strlen("ct_"));
 }
 

@@ -1,5 +1,5 @@
 /* global.c: the ct_global object and its accessors, to_local, from_local, the factories,
- * the public to_global wrapper (agreement and checks around ct_boxing) and to_logical. */
+ * the public to_global wrapper (agreement and checks around ct_dist_impl_boxing) and to_logical. */
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 /* ---- object ---------------------------------------------------------------------------- */
 
-ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
+ct_status ct_dist_impl_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
                          const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
                          ct_global **out) {
     ct_status st = CT_OK;
@@ -28,7 +28,7 @@ ct_status ct_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
         st = ct_set_error(CT_ERR_MISUSE, "ct_global_make: bad dtype or number of dims");
         goto fail;
     }
-    ct_global *g = ct_dist_calloc(1, sizeof(*g));
+    ct_global *g = ct_dist_impl_calloc(1, sizeof(*g));
     if (!g) {
         st = ct_set_error(CT_ERR_NOMEM, "out of memory creating a global tensor");
         goto fail;
@@ -66,7 +66,7 @@ void ct_global_release(ct_global *global) {
         return;
     ct_tensor_release(global->local);
     ct_placement_release(global->placement);
-    ct_dist_free(global);
+    ct_dist_impl_free(global);
 }
 
 int64_t ct_global_dim(const ct_global *global) { return global ? global->ndim : 0; }
@@ -90,7 +90,7 @@ const ct_placement *ct_global_placement(const ct_global *global) {
 const ct_sbp *ct_global_sbp(const ct_global *global) { return global ? global->sbp : NULL; }
 const ct_tensor *ct_global_local(const ct_global *global) { return global ? global->local : NULL; }
 
-ct_status ct_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out) {
+ct_status ct_dist_impl_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out) {
     int64_t zeros[CT_MAX_DIMS] = {0};
     ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     if (ndim < 0 || ndim > CT_MAX_DIMS) {
@@ -103,7 +103,7 @@ ct_status ct_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out) {
     return ct_tensor_empty(zeros, ndim, dtype, &cpu, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, out);
 }
 
-ct_status ct_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
+ct_status ct_dist_impl_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
                                 ct_tensor **out) {
     ct_device dev;
     ct_status st = ct_placement_local_device(placement, &dev);
@@ -129,7 +129,7 @@ ct_status ct_global_to_local(const ct_global *global, unsigned flags, ct_tensor 
 
 /* ---- helpers shared by the collective functions ------------------------------------------ */
 
-void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
+void ct_dist_impl_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
     ct_sb s;
     ct_sb_init_buf(&s, buf, cap);
     ct_sb_puts(&s, "[");
@@ -139,27 +139,27 @@ void ct_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n) {
 }
 
 /* `what` of an agreement record: "op(placement=..., sbp=(S(0)))", cut to fit. */
-void ct_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
+void ct_dist_impl_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
                      const ct_sbp *sbp, int64_t n) {
     char sb[128];
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
-    ct_agree_set_op(rec, op);
+    ct_dist_impl_agree_set_op(rec, op);
     ct_sb s;
     ct_sb_init_buf(&s, rec->what, sizeof(rec->what));
     ct_sb_appendf(&s, "%s(placement=", op);
-    ct_placement_append(&s, p, NULL);
+    ct_dist_impl_placement_append(&s, p, NULL);
     ct_sb_appendf(&s, ", sbp=%s)", sb);
 }
 
-uint64_t ct_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {
+uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {
     uint64_t h = ct_hash_str(0, op);
     uint64_t ph = p->hash;
     h = ct_hash_bytes(h, &ph, sizeof(ph));
-    return ct_hash_nd_sbp(h, sbp, n);
+    return ct_dist_impl_hash_nd_sbp(h, sbp, n);
 }
 
 /* The argument checks every rank can make alone and identically (before any collective). */
-ct_status ct_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+ct_status ct_dist_impl_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
                                const char *fn) {
     if (!placement || (!sbp && n_sbp > 0))
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
@@ -180,13 +180,13 @@ static void record_tensor(ct_agree_record *r, const ct_tensor *t) {
 }
 
 /* Run the agreement; on success *all holds every rank's record (caller frees). */
-ct_status ct_global_agree(const ct_agree_record *mine, ct_agree_record **all) {
-    *all = ct_dist_alloc(sizeof(ct_agree_record) * (size_t)ct_dist_size());
+ct_status ct_dist_impl_global_agree(const ct_agree_record *mine, ct_agree_record **all) {
+    *all = ct_dist_impl_alloc(sizeof(ct_agree_record) * (size_t)ct_dist_impl_size());
     if (!*all)
-        return ct_dist_agree_nomem(mine); /* the others wait for this rank's record */
-    ct_status st = ct_dist_agree(mine, *all);
+        return ct_dist_impl_agree_nomem(mine); /* the others wait for this rank's record */
+    ct_status st = ct_dist_impl_agree(mine, *all);
     if (st != CT_OK) {
-        ct_dist_free(*all);
+        ct_dist_impl_free(*all);
         *all = NULL;
     }
     return st;
@@ -198,20 +198,20 @@ static ct_status bcast_tensor(ct_tensor *t, int root, MPI_Comm comm) {
     if (count == 0)
         return CT_OK;
     MPI_Datatype type;
-    ct_status st = ct_mpi_dtype(ct_tensor_dtype(t), &type);
+    ct_status st = ct_dist_impl_mpi_dtype(ct_tensor_dtype(t), &type);
     size_t item = ct_tensor_element_size(t);
     char *p = ct_tensor_data_ptr(t);
     const int64_t chunk = (int64_t)1 << 30;
     for (int64_t done = 0; st == CT_OK && done < count; done += chunk) {
         int64_t c = count - done < chunk ? count - done : chunk;
-        st = ct_mpi_check(MPI_Bcast(p + (size_t)done * item, (int)c, type, root, comm), "MPI_Bcast");
+        st = ct_dist_impl_mpi_check(MPI_Bcast(p + (size_t)done * item, (int)c, type, root, comm), "MPI_Bcast");
     }
     return st;
 }
 
-bool ct_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid) {
+bool ct_dist_impl_global_on_partial_copy(const ct_placement *p, const ct_sbp *sbp, int64_t pid) {
     int64_t coords[CT_PLACEMENT_MAX_NDIM];
-    ct_placement_coords(p, pid, coords);
+    ct_dist_impl_placement_coords(p, pid, coords);
     for (int64_t k = 0; k < p->ndim; k++)
         if (sbp[k].kind == CT_SBP_PARTIAL_SUM && coords[k] != 0)
             return true;
@@ -282,7 +282,7 @@ static ct_status merge_shapes(int64_t *shapes, int64_t ndim, const ct_placement 
                 continue;
             for (int64_t c = 0; c < h; c++) {
                 int64_t b, l;
-                ct_balanced_part(total, h, c, &b, &l);
+                ct_dist_impl_balanced_part(total, h, c, &b, &l);
                 if (shapes[(lead + c * stride) * ndim + split] != l)
                     return ct_set_error(
                         CT_ERR_RUNTIME,
@@ -312,7 +312,7 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
                                 "tensor",
                                 (long long)p->ranks[pid]);
     const ct_agree_record *f = &all[p->ranks[0]];
-    ct_status st = ct_nd_sbp_check(sbp, p->ndim, p, f->ndim);
+    ct_status st = ct_dist_impl_nd_sbp_check(sbp, p->ndim, p, f->ndim);
     if (st != CT_OK)
         return st;
     for (int64_t pid = 1; pid < p->n; pid++) {
@@ -352,13 +352,13 @@ static ct_status logical_from_records(const ct_agree_record *all, const ct_place
     }
     for (int64_t pid = 0; pid < p->n; pid++) {
         ct_box box;
-        ct_local_box(sizes, nd, p, sbp, pid, &box);
+        ct_dist_impl_local_box(sizes, nd, p, sbp, pid, &box);
         const ct_agree_record *r = &all[p->ranks[pid]];
         if (memcmp(box.len, r->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
             char want[128], got[128], logical[128], sb[64];
-            ct_global_fmt_shape(want, sizeof(want), box.len, nd);
-            ct_global_fmt_shape(got, sizeof(got), r->sizes, nd);
-            ct_global_fmt_shape(logical, sizeof(logical), sizes, nd);
+            ct_dist_impl_global_fmt_shape(want, sizeof(want), box.len, nd);
+            ct_dist_impl_global_fmt_shape(got, sizeof(got), r->sizes, nd);
+            ct_dist_impl_global_fmt_shape(logical, sizeof(logical), sizes, nd);
             ct_nd_sbp_format_short(sbp, p->ndim, sb, sizeof(sb));
             return ct_set_error(CT_ERR_RUNTIME,
                                 "The local tensors do not form a global tensor of shape %s with "
@@ -378,7 +378,7 @@ static atomic_bool g_warned_overwrite;
 static ct_status sync_broadcast(ct_tensor *local, bool shares_input, const ct_placement *p,
                                 const ct_sbp *sbp, int64_t pid) {
     int64_t coords[CT_PLACEMENT_MAX_NDIM];
-    ct_placement_coords(p, pid, coords);
+    ct_dist_impl_placement_coords(p, pid, coords);
     for (int64_t k = 0; k < p->ndim; k++) {
         if (sbp[k].kind != CT_SBP_BROADCAST || p->hierarchy[k] == 1)
             continue;
@@ -387,7 +387,7 @@ static ct_status sync_broadcast(ct_tensor *local, bool shares_input, const ct_pl
                     "the first of its broadcast group with that rank's data; pass copy=True "
                     "(CT_GLOBAL_COPY) to keep the input unchanged");
         MPI_Comm comm;
-        ct_status st = ct_comm_for_axis(p, k, &comm);
+        ct_status st = ct_dist_impl_comm_for_axis(p, k, &comm);
         if (st == CT_OK)
             st = bcast_tensor(local, 0, comm);
         if (st != CT_OK)
@@ -404,32 +404,32 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
         return ct_global_fail("to_global",
                               ct_set_error(CT_ERR_MISUSE, "ct_global_from_local: out is NULL"));
     *out = NULL;
-    ct_status st = ct_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_local");
+    ct_status st = ct_dist_impl_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_local");
     if (st != CT_OK)
         return ct_global_fail("to_global", st);
     MPI_Comm world;
-    if ((st = ct_dist_world(&world)) != CT_OK)
+    if ((st = ct_dist_impl_world(&world)) != CT_OK)
         return st;
     bool check_meta = (flags & CT_GLOBAL_CHECK_META) != 0;
-    int64_t pid = ct_placement_my_pid(placement);
+    int64_t pid = ct_dist_impl_placement_my_pid(placement);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    mine.hash = ct_global_hash_args("from_local", placement, sbp, n_sbp);
+    mine.hash = ct_dist_impl_global_hash_args("from_local", placement, sbp, n_sbp);
     mine.hash = ct_hash_bytes(mine.hash, &check_meta, sizeof(check_meta));
-    ct_global_describe(&mine, "to_global", placement, sbp, n_sbp);
+    ct_dist_impl_global_describe(&mine, "to_global", placement, sbp, n_sbp);
     mine.dtype = CT_DTYPE_UNDEFINED;
     ct_tensor *prepared = NULL;
     /* check_meta's work buffer is made before the agreement, so that its failure is shared. */
     int64_t *shapes = NULL;
     if (check_meta) {
-        shapes = ct_dist_alloc(sizeof(int64_t) * (size_t)placement->n * CT_MAX_DIMS);
+        shapes = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)placement->n * CT_MAX_DIMS);
         if (!shapes)
-            ct_dist_agree_failed(&mine, ct_set_error(CT_ERR_NOMEM, "out of memory in to_global"));
+            ct_dist_impl_agree_failed(&mine, ct_set_error(CT_ERR_NOMEM, "out of memory in to_global"));
     }
     if (pid >= 0 && local && mine.has_local == 0) {
         st = prepare_local(local, placement, flags, &prepared);
         if (st != CT_OK) {
-            ct_dist_agree_failed(&mine, st);
+            ct_dist_impl_agree_failed(&mine, st);
         } else {
             record_tensor(&mine, prepared);
         }
@@ -437,12 +437,12 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     ct_agree_record *all = NULL;
     ct_dtype dtype = CT_DTYPE_UNDEFINED;
     int64_t ndim = 0, sizes[CT_MAX_DIMS];
-    st = ct_global_agree(&mine, &all);
+    st = ct_dist_impl_global_agree(&mine, &all);
     *agreed = st == CT_OK;
     if (st == CT_OK)
         st = logical_from_records(all, placement, sbp, shapes, &dtype, &ndim, sizes);
-    ct_dist_free(all);
-    ct_dist_free(shapes);
+    ct_dist_impl_free(all);
+    ct_dist_impl_free(shapes);
     if (st != CT_OK)
         goto fail;
     if (pid >= 0) {
@@ -452,11 +452,11 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
         if (st != CT_OK)
             goto fail;
     } else {
-        st = ct_global_empty_local(dtype, ndim, &prepared);
+        st = ct_dist_impl_global_empty_local(dtype, ndim, &prepared);
         if (st != CT_OK)
             return st;
     }
-    return ct_global_make(dtype, sizes, ndim, placement, sbp, prepared, out);
+    return ct_dist_impl_global_make(dtype, sizes, ndim, placement, sbp, prepared, out);
 fail:
     ct_tensor_release(prepared);
     return st;
@@ -467,11 +467,11 @@ fail:
  * waiting in a later collective. A failed agreement failed every rank already, and a rank
  * that failed its own checks took part in nothing else: no closing step then. On failure
  * *out is released. */
-ct_status ct_global_finish(ct_status st, bool agreed, ct_global **out, const char *what) {
+ct_status ct_dist_impl_global_finish(ct_status st, bool agreed, ct_global **out, const char *what) {
     MPI_Comm world;
-    if (!agreed || !out || ct_dist_world(&world) != CT_OK)
+    if (!agreed || !out || ct_dist_impl_world(&world) != CT_OK)
         return st;
-    st = ct_dist_all_ready(st, world, what);
+    st = ct_dist_impl_all_ready(st, world, what);
     if (st != CT_OK) {
         ct_global_release(*out);
         *out = NULL;
@@ -501,11 +501,11 @@ static ct_status copy_out_box(const ct_tensor *full, const ct_placement *p, cons
                               int64_t pid, ct_tensor **out) {
     ct_box box;
     int64_t ndim = ct_tensor_dim(full);
-    ct_local_box(ct_tensor_sizes(full), ndim, p, sbp, pid, &box);
-    ct_status st = ct_global_alloc_local(&box, ct_tensor_dtype(full), p, out);
+    ct_dist_impl_local_box(ct_tensor_sizes(full), ndim, p, sbp, pid, &box);
+    ct_status st = ct_dist_impl_global_alloc_local(&box, ct_tensor_dtype(full), p, out);
     if (st != CT_OK)
         return st;
-    bool zero = ct_global_on_partial_copy(p, sbp, pid);
+    bool zero = ct_dist_impl_global_on_partial_copy(p, sbp, pid);
     if (zero)
         st = ct_tensor_zero_(*out);
     ct_tensor *view = ct_tensor_retain((ct_tensor *)full);
@@ -531,17 +531,17 @@ static ct_status from_tensor(const ct_tensor *data, const ct_placement *placemen
         return ct_global_fail("tensor",
                               ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL"));
     *out = NULL;
-    ct_status st = ct_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
+    ct_status st = ct_dist_impl_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
     if (st != CT_OK)
         return ct_global_fail("tensor", st);
     MPI_Comm world;
-    if ((st = ct_dist_world(&world)) != CT_OK)
+    if ((st = ct_dist_impl_world(&world)) != CT_OK)
         return st;
-    int64_t pid = ct_placement_my_pid(placement);
+    int64_t pid = ct_dist_impl_placement_my_pid(placement);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    ct_global_describe(&mine, "tensor", placement, sbp, n_sbp);
-    mine.hash = ct_global_hash_args("from_tensor", placement, sbp, n_sbp);
+    ct_dist_impl_global_describe(&mine, "tensor", placement, sbp, n_sbp);
+    mine.hash = ct_dist_impl_global_hash_args("from_tensor", placement, sbp, n_sbp);
     ct_tensor *full = NULL;
     if (pid == 0) {
         if (!data)
@@ -551,37 +551,37 @@ static ct_status from_tensor(const ct_tensor *data, const ct_placement *placemen
         else
             st = to_host_contiguous(data, &full);
         if (st != CT_OK) {
-            ct_dist_agree_failed(&mine, st);
+            ct_dist_impl_agree_failed(&mine, st);
         } else {
             record_tensor(&mine, full);
         }
     }
     ct_agree_record *all = NULL;
-    st = ct_global_agree(&mine, &all);
+    st = ct_dist_impl_global_agree(&mine, &all);
     *agreed = st == CT_OK;
     ct_agree_record meta;
     if (st == CT_OK) {
         meta = all[placement->ranks[0]];
-        st = ct_nd_sbp_check(sbp, n_sbp, placement, meta.ndim);
+        st = ct_dist_impl_nd_sbp_check(sbp, n_sbp, placement, meta.ndim);
     }
-    ct_dist_free(all);
+    ct_dist_impl_free(all);
     if (st != CT_OK)
         goto done;
     ct_dtype dtype = (ct_dtype)meta.dtype;
     ct_tensor *local = NULL;
     if (pid < 0) {
-        st = ct_global_empty_local(dtype, meta.ndim, &local);
+        st = ct_dist_impl_global_empty_local(dtype, meta.ndim, &local);
     } else {
         ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
         MPI_Comm comm = MPI_COMM_NULL;
-        st = ct_comm_for_placement(placement, &comm);
+        st = ct_dist_impl_comm_for_placement(placement, &comm);
         if (st == CT_OK) {
             /* A member that cannot make its buffer must not leave the others in the bcast. */
             ct_status mine_st = CT_OK;
             if (pid > 0)
                 mine_st = ct_tensor_empty(meta.sizes, meta.ndim, dtype, &cpu, CT_LAYOUT_STRIDED,
                                           CT_MEMFMT_CONTIGUOUS, &full);
-            st = ct_dist_all_ready(mine_st, comm, "global_from_tensor");
+            st = ct_dist_impl_all_ready(mine_st, comm, "global_from_tensor");
         }
         if (st == CT_OK)
             st = bcast_tensor(full, 0, comm);
@@ -589,7 +589,7 @@ static ct_status from_tensor(const ct_tensor *data, const ct_placement *placemen
             st = copy_out_box(full, placement, sbp, pid, &local);
     }
     if (st == CT_OK)
-        st = ct_global_make(dtype, meta.sizes, meta.ndim, placement, sbp, local, out);
+        st = ct_dist_impl_global_make(dtype, meta.sizes, meta.ndim, placement, sbp, local, out);
 done:
     ct_tensor_release(full);
     return st;
@@ -615,25 +615,25 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
     const ct_placement *tp = placement ? placement : global->placement;
     const ct_sbp *ts = sbp ? sbp : global->sbp;
     int64_t tn = sbp ? n_sbp : global->placement->ndim;
-    ct_status st = ct_global_check_sbp_arg(ts, tn, tp, "ct_global_to_global");
+    ct_status st = ct_dist_impl_global_check_sbp_arg(ts, tn, tp, "ct_global_to_global");
     if (st != CT_OK)
         return ct_global_fail("to_global", st);
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    ct_global_describe(&mine, "to_global", tp, ts, tn);
+    ct_dist_impl_global_describe(&mine, "to_global", tp, ts, tn);
     /* The input's metadata is part of the digest: ranks holding different tensors disagree. */
-    uint64_t h = ct_global_hash_args("to_global", tp, ts, tn);
+    uint64_t h = ct_dist_impl_global_hash_args("to_global", tp, ts, tn);
     h = ct_hash_bytes(h, &global->placement->hash, sizeof(uint64_t));
-    h = ct_hash_nd_sbp(h, global->sbp, global->placement->ndim);
+    h = ct_dist_impl_hash_nd_sbp(h, global->sbp, global->placement->ndim);
     int64_t head[2] = {(int64_t)global->dtype, global->ndim};
     h = ct_hash_bytes(h, head, sizeof(head));
     mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
     ct_agree_record *all = NULL;
-    st = ct_global_agree(&mine, &all);
+    st = ct_dist_impl_global_agree(&mine, &all);
     *agreed = st == CT_OK;
-    ct_dist_free(all);
+    ct_dist_impl_free(all);
     if (st == CT_OK)
-        st = ct_nd_sbp_check(ts, tn, tp, global->ndim);
+        st = ct_dist_impl_nd_sbp_check(ts, tn, tp, global->ndim);
     if (st != CT_OK)
         return st;
     if (ct_placement_equal(tp, global->placement) && ct_nd_sbp_equal(ts, global->sbp, tn)) {
@@ -645,10 +645,10 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
         st = ct_tensor_clone(global->local, CT_MEMFMT_CONTIGUOUS, &copy);
         if (st != CT_OK)
             return st;
-        return ct_global_make(global->dtype, global->sizes, global->ndim, global->placement,
+        return ct_dist_impl_global_make(global->dtype, global->sizes, global->ndim, global->placement,
                               global->sbp, copy, out);
     }
-    return ct_boxing(global, tp, ts, out);
+    return ct_dist_impl_boxing(global, tp, ts, out);
 }
 
 static ct_status to_logical(const ct_global *global, const char *op, ct_tensor **out,
@@ -667,31 +667,31 @@ static ct_status to_logical(const ct_global *global, const char *op, ct_tensor *
      * it to broadcast is a mismatch, not two halves of one collective. */
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
-    ct_global_describe(&mine, op, p, global->sbp, p->ndim);
-    uint64_t h = ct_global_hash_args(op, p, global->sbp, p->ndim);
+    ct_dist_impl_global_describe(&mine, op, p, global->sbp, p->ndim);
+    uint64_t h = ct_dist_impl_global_hash_args(op, p, global->sbp, p->ndim);
     int64_t head[2] = {(int64_t)global->dtype, global->ndim};
     h = ct_hash_bytes(h, head, sizeof(head));
     mine.hash = ct_hash_bytes(h, global->sizes, sizeof(int64_t) * (size_t)global->ndim);
     ct_agree_record *all = NULL;
-    ct_status st = ct_global_agree(&mine, &all);
+    ct_status st = ct_dist_impl_global_agree(&mine, &all);
     *agreed = st == CT_OK;
-    ct_dist_free(all);
+    ct_dist_impl_free(all);
     if (st != CT_OK)
         return st;
     ct_global *y = NULL;
     if (ct_nd_sbp_equal(global->sbp, all_b, p->ndim))
         y = ct_global_retain((ct_global *)global);
     else
-        st = ct_boxing(global, p, all_b, &y);
+        st = ct_dist_impl_boxing(global, p, all_b, &y);
     /* Boxing can fail on some ranks only (an allocation): nobody goes on alone. */
     MPI_Comm world_comm = MPI_COMM_NULL;
-    if (ct_dist_world(&world_comm) == CT_OK)
-        st = ct_dist_all_ready(st, world_comm, op);
+    if (ct_dist_impl_world(&world_comm) == CT_OK)
+        st = ct_dist_impl_all_ready(st, world_comm, op);
     if (st != CT_OK) {
         ct_global_release(y);
         return st;
     }
-    int64_t pid = ct_placement_my_pid(p), world = ct_dist_size();
+    int64_t pid = ct_dist_impl_placement_my_pid(p), world = ct_dist_impl_size();
     ct_tensor *result = NULL;
     if (pid >= 0) {
         st = to_host_contiguous(y->local, &result);
@@ -710,7 +710,7 @@ static ct_status to_logical(const ct_global *global, const char *op, ct_tensor *
     int64_t *ranks = NULL;
     int64_t m = 0, root = 0;
     if (st == CT_OK && sends) {
-        ranks = ct_dist_alloc(sizeof(int64_t) * (size_t)(world - p->n + 1));
+        ranks = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)(world - p->n + 1));
         if (!ranks)
             st = ct_set_error(CT_ERR_NOMEM, "out of memory in to_logical");
         for (int64_t r = 0; st == CT_OK && r < world; r++) {
@@ -725,14 +725,14 @@ static ct_status to_logical(const ct_global *global, const char *op, ct_tensor *
                                  CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &result);
     }
     if (p->n < world)
-        st = ct_dist_all_ready(st, world_comm, "global_to_logical");
+        st = ct_dist_impl_all_ready(st, world_comm, "global_to_logical");
     if (st == CT_OK && sends) {
         MPI_Comm comm = MPI_COMM_NULL;
-        st = ct_comm_for_ranks(ranks, m, &comm);
+        st = ct_dist_impl_comm_for_ranks(ranks, m, &comm);
         if (st == CT_OK)
             st = bcast_tensor(result, (int)root, comm);
     }
-    ct_dist_free(ranks);
+    ct_dist_impl_free(ranks);
     ct_global_release(y);
     if (st != CT_OK) {
         ct_tensor_release(result);
@@ -748,21 +748,21 @@ ct_status ct_global_from_local(const ct_tensor *local, const ct_placement *place
                                const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
     bool agreed = false;
     ct_status st = from_local(local, placement, sbp, n_sbp, flags, out, &agreed);
-    return ct_global_finish(st, agreed, out, "global_from_local");
+    return ct_dist_impl_global_finish(st, agreed, out, "global_from_local");
 }
 
 ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement *placement,
                                 const ct_sbp *sbp, int64_t n_sbp, ct_global **out) {
     bool agreed = false;
     ct_status st = from_tensor(data, placement, sbp, n_sbp, out, &agreed);
-    return ct_global_finish(st, agreed, out, "global_from_tensor");
+    return ct_dist_impl_global_finish(st, agreed, out, "global_from_tensor");
 }
 
 ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
                               const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out) {
     bool agreed = false;
     ct_status st = to_global(global, placement, sbp, n_sbp, flags, out, &agreed);
-    return ct_global_finish(st, agreed, out, "global_to_global");
+    return ct_dist_impl_global_finish(st, agreed, out, "global_to_global");
 }
 
 ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
@@ -773,9 +773,9 @@ ct_status ct_global_to_logical_named(const ct_global *global, const char *op, ct
     bool agreed = false;
     ct_status st = to_logical(global, op && op[0] ? op : "to_logical", out, &agreed);
     MPI_Comm world;
-    if (!agreed || !out || ct_dist_world(&world) != CT_OK)
+    if (!agreed || !out || ct_dist_impl_world(&world) != CT_OK)
         return st;
-    st = ct_dist_all_ready(st, world, "global_to_logical");
+    st = ct_dist_impl_all_ready(st, world, "global_to_logical");
     if (st != CT_OK) {
         ct_tensor_release(*out);
         *out = NULL;

@@ -19,7 +19,7 @@ typedef struct block_head {
 #define HEAD_BYTES                                                                                 \
     ((sizeof(block_head) + alignof(max_align_t) - 1) / alignof(max_align_t) * alignof(max_align_t))
 
-void *ct_dist_alloc(size_t size) {
+void *ct_dist_impl_alloc(size_t size) {
     if (size > SIZE_MAX - HEAD_BYTES) {
         ct_set_error(CT_ERR_NOMEM, "out of memory (%zu bytes)", size);
         return NULL;
@@ -37,12 +37,12 @@ void *ct_dist_alloc(size_t size) {
     return p + HEAD_BYTES;
 }
 
-void *ct_dist_calloc(size_t n, size_t size) {
+void *ct_dist_impl_calloc(size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size) {
         ct_set_error(CT_ERR_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
         return NULL;
     }
-    void *p = ct_dist_alloc(n * size);
+    void *p = ct_dist_impl_alloc(n * size);
     if (p != NULL)
         memset(p, 0, n * size);
     return p;
@@ -50,19 +50,19 @@ void *ct_dist_calloc(size_t n, size_t size) {
 
 static block_head *head_of(void *ptr) { return (block_head *)(void *)((char *)ptr - HEAD_BYTES); }
 
-void *ct_dist_realloc(void *ptr, size_t size) {
+void *ct_dist_impl_realloc(void *ptr, size_t size) {
     if (ptr == NULL)
-        return ct_dist_alloc(size);
-    void *q = ct_dist_alloc(size);
+        return ct_dist_impl_alloc(size);
+    void *q = ct_dist_impl_alloc(size);
     if (q == NULL)
         return NULL; /* like realloc: the old block stays valid */
     size_t old = head_of(ptr)->size - HEAD_BYTES;
     memcpy(q, ptr, old < size ? old : size);
-    ct_dist_free(ptr);
+    ct_dist_impl_free(ptr);
     return q;
 }
 
-void ct_dist_free(void *ptr) {
+void ct_dist_impl_free(void *ptr) {
     if (ptr == NULL)
         return;
     block_head *h = head_of(ptr);

@@ -3,7 +3,7 @@
 
 #include "dist/dist_impl.h"
 
-ct_status ct_mpi_check(int rc, const char *what) {
+ct_status ct_dist_impl_mpi_check(int rc, const char *what) {
     if (rc == MPI_SUCCESS)
         return CT_OK;
     char text[MPI_MAX_ERROR_STRING + 1];
@@ -36,9 +36,9 @@ static ct_status bytes_type(size_t itemsize, MPI_Datatype *out) {
     ct_status st = CT_OK;
     if (!g_bytes_made[itemsize]) {
         MPI_Datatype t;
-        st = ct_mpi_check(MPI_Type_contiguous((int)itemsize, MPI_BYTE, &t), "MPI_Type_contiguous");
+        st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)itemsize, MPI_BYTE, &t), "MPI_Type_contiguous");
         if (st == CT_OK) {
-            st = ct_mpi_check(MPI_Type_commit(&t), "MPI_Type_commit");
+            st = ct_dist_impl_mpi_check(MPI_Type_commit(&t), "MPI_Type_commit");
             if (st == CT_OK) {
                 g_bytes_types[itemsize] = t;
                 g_bytes_made[itemsize] = true;
@@ -53,7 +53,7 @@ static ct_status bytes_type(size_t itemsize, MPI_Datatype *out) {
     return st;
 }
 
-ct_status ct_mpi_dtype(ct_dtype dtype, MPI_Datatype *out) {
+ct_status ct_dist_impl_mpi_dtype(ct_dtype dtype, MPI_Datatype *out) {
     *out = MPI_DATATYPE_NULL;
     switch (dtype) {
     case CT_BOOL: *out = MPI_C_BOOL; return CT_OK;
@@ -77,7 +77,7 @@ ct_status ct_mpi_dtype(ct_dtype dtype, MPI_Datatype *out) {
     return bytes_type(ct_dtype_itemsize(dtype), out);
 }
 
-void ct_mpi_types_free(void) {
+void ct_dist_impl_mpi_types_free(void) {
     pthread_mutex_lock(&g_types_lock);
     for (int i = 0; i <= MPI_TYPES_MAX_ITEM; i++) {
         if (g_bytes_made[i]) {

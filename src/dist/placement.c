@@ -38,9 +38,9 @@ static uint64_t placement_hash(const ct_placement *p) {
 /* Build from already validated, sorted, distinct ranks. Takes ownership of `sorted`. */
 static ct_status placement_build(ct_device_type type, int64_t *sorted, int64_t n,
                                  const int64_t *hierarchy, int64_t ndim, ct_placement **out) {
-    ct_placement *p = ct_dist_calloc(1, sizeof(*p));
+    ct_placement *p = ct_dist_impl_calloc(1, sizeof(*p));
     if (!p) {
-        ct_dist_free(sorted);
+        ct_dist_impl_free(sorted);
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
     }
     atomic_init(&p->refcount, 1);
@@ -104,7 +104,7 @@ ct_status ct_placement_new(const char *type, const int64_t *ranks, const int64_t
             return ct_set_error(CT_ERR_RUNTIME,
                                 "Placement is invalid because rank must be less than world size!");
     }
-    int64_t *sorted = ct_dist_alloc(sizeof(int64_t) * (size_t)n);
+    int64_t *sorted = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)n);
     if (!sorted)
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
     memcpy(sorted, ranks, sizeof(int64_t) * (size_t)n);
@@ -112,7 +112,7 @@ ct_status ct_placement_new(const char *type, const int64_t *ranks, const int64_t
     for (int64_t i = 1; i < n; i++) {
         if (sorted[i] == sorted[i - 1]) {
             int64_t dup = sorted[i];
-            ct_dist_free(sorted);
+            ct_dist_impl_free(sorted);
             return ct_set_error(CT_ERR_RUNTIME,
                                 "Placement is invalid because rank %lld appears more than once!",
                                 (long long)dup);
@@ -152,7 +152,7 @@ ct_status ct_placement_all(const char *type, ct_placement **out) {
         k = count < per_node ? count : per_node;
     }
     int64_t n = (world / per_node) * k;
-    int64_t *ranks = ct_dist_alloc(sizeof(int64_t) * (size_t)n);
+    int64_t *ranks = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)n);
     if (!ranks)
         return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
     int64_t m = 0;
@@ -174,8 +174,8 @@ void ct_placement_release(ct_placement *placement) {
         return;
     if (atomic_fetch_sub_explicit(&placement->refcount, 1, memory_order_acq_rel) != 1)
         return;
-    ct_dist_free(placement->ranks);
-    ct_dist_free(placement);
+    ct_dist_impl_free(placement->ranks);
+    ct_dist_impl_free(placement);
 }
 
 ct_device_type ct_placement_device_type(const ct_placement *placement) {
@@ -262,7 +262,7 @@ static void fmt_ranks(ct_sb *f, const ct_placement *p, int64_t k, int64_t *next)
     ct_sb_appendf(f, "]");
 }
 
-void ct_placement_append(ct_sb *b, const ct_placement *placement, const char *module) {
+void ct_dist_impl_placement_append(ct_sb *b, const ct_placement *placement, const char *module) {
     if (!placement)
         return;
     ct_sb_appendf(b, "%s.placement(type=\"%s\", ranks=", module ? module : "ctensor",
@@ -280,7 +280,7 @@ ct_status ct_placement_format(const ct_placement *placement, const char *module,
         return ct_set_error(CT_ERR_MISUSE, "ct_placement_format: placement is NULL");
     ct_sb f;
     ct_sb_init(&f);
-    ct_placement_append(&f, placement, module);
+    ct_dist_impl_placement_append(&f, placement, module);
     ct_status st = ct_sb_finish(&f, out);
     ct_sb_free(&f);
     return st;
@@ -288,20 +288,20 @@ ct_status ct_placement_format(const ct_placement *placement, const char *module,
 
 /* ---- internal ---------------------------------------------------------------------------- */
 
-void ct_placement_coords(const ct_placement *placement, int64_t pid, int64_t *coords) {
+void ct_dist_impl_placement_coords(const ct_placement *placement, int64_t pid, int64_t *coords) {
     for (int64_t k = placement->ndim - 1; k >= 0; k--) {
         coords[k] = pid % placement->hierarchy[k];
         pid /= placement->hierarchy[k];
     }
 }
 
-int64_t ct_placement_pid_of(const ct_placement *placement, const int64_t *coords) {
+int64_t ct_dist_impl_placement_pid_of(const ct_placement *placement, const int64_t *coords) {
     int64_t pid = 0;
     for (int64_t k = 0; k < placement->ndim; k++)
         pid = pid * placement->hierarchy[k] + coords[k];
     return pid;
 }
 
-int64_t ct_placement_my_pid(const ct_placement *placement) {
-    return ct_placement_parallel_id(placement, ct_dist_my_rank());
+int64_t ct_dist_impl_placement_my_pid(const ct_placement *placement) {
+    return ct_placement_parallel_id(placement, ct_dist_impl_my_rank());
 }

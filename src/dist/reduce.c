@@ -82,7 +82,7 @@ static ct_status plan_for(ct_dtype dtype, reduce_plan *p) {
     }
 }
 
-ct_status ct_reduce_check_dtype(ct_dtype dtype) {
+ct_status ct_dist_impl_reduce_check_dtype(ct_dtype dtype) {
     reduce_plan p;
     return plan_for(dtype, &p);
 }
@@ -114,9 +114,9 @@ static ct_status check_contiguous(const ct_tensor *t, const char *fn) {
 }
 
 static ct_status comm_facts(MPI_Comm comm, int *rank, int *size) {
-    ct_status st = ct_mpi_check(MPI_Comm_size(comm, size), "MPI_Comm_size");
+    ct_status st = ct_dist_impl_mpi_check(MPI_Comm_size(comm, size), "MPI_Comm_size");
     if (st == CT_OK)
-        st = ct_mpi_check(MPI_Comm_rank(comm, rank), "MPI_Comm_rank");
+        st = ct_dist_impl_mpi_check(MPI_Comm_rank(comm, rank), "MPI_Comm_rank");
     return st;
 }
 
@@ -133,21 +133,21 @@ static ct_status allreduce_ordered(const reduce_plan *p, uint16_t *data, int64_t
         chunk = n;
     if (chunk < 1)
         chunk = 1;
-    uint16_t *gathered = ct_dist_alloc((size_t)(chunk * size) * sizeof(uint16_t));
+    uint16_t *gathered = ct_dist_impl_alloc((size_t)(chunk * size) * sizeof(uint16_t));
     ct_status st = gathered ? CT_OK : ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
-    st = ct_dist_all_ready(st, comm, "partial_sum");
+    st = ct_dist_impl_all_ready(st, comm, "partial_sum");
     for (int64_t off = 0; st == CT_OK && off < n; off += chunk) {
         int c = (int)(n - off < chunk ? n - off : chunk);
-        st = ct_mpi_check(MPI_Allgather(data + off, c, p->type, gathered, c, p->type, comm),
+        st = ct_dist_impl_mpi_check(MPI_Allgather(data + off, c, p->type, gathered, c, p->type, comm),
                           "MPI_Allgather");
         if (st == CT_OK)
             ordered_sum(p->lane, data + off, gathered, c, size);
     }
-    ct_dist_free(gathered);
+    ct_dist_impl_free(gathered);
     return st;
 }
 
-ct_status ct_reduce_allreduce(ct_tensor *local, MPI_Comm comm) {
+ct_status ct_dist_impl_reduce_allreduce(ct_tensor *local, MPI_Comm comm) {
     ct_status st = check_contiguous(local, "ct_reduce_allreduce");
     reduce_plan p;
     if (st == CT_OK)
@@ -167,7 +167,7 @@ ct_status ct_reduce_allreduce(ct_tensor *local, MPI_Comm comm) {
     MPI_Type_size(p.type, &isz);
     for (int64_t off = 0; off < n; off += CT_REDUCE_MAX_COUNT) {
         int c = (int)(n - off < CT_REDUCE_MAX_COUNT ? n - off : CT_REDUCE_MAX_COUNT);
-        st = ct_mpi_check(MPI_Allreduce(MPI_IN_PLACE, data + off * isz, c, p.type, p.op, comm),
+        st = ct_dist_impl_mpi_check(MPI_Allreduce(MPI_IN_PLACE, data + off * isz, c, p.type, p.op, comm),
                           "MPI_Allreduce");
         if (st != CT_OK)
             return st;
@@ -192,29 +192,29 @@ static ct_status scatter_by_roots(const reduce_plan *p, const char *full, const 
     uint16_t *gathered = NULL;
     ct_status st = CT_OK;
     if (p->ordered) {
-        gathered = ct_dist_alloc((size_t)(chunk * size) * sizeof(uint16_t));
+        gathered = ct_dist_impl_alloc((size_t)(chunk * size) * sizeof(uint16_t));
         if (gathered == NULL)
             st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     }
-    st = ct_dist_all_ready(st, comm, "partial_sum");
+    st = ct_dist_impl_all_ready(st, comm, "partial_sum");
     for (int r = 0; st == CT_OK && r < size; r++) {
         int64_t n = counts[r] * p->lanes, base = offsets[r] * p->lanes;
         for (int64_t off = 0; st == CT_OK && off < n; off += chunk) {
             int c = (int)(n - off < chunk ? n - off : chunk);
             const char *src = full + (base + off) * isz;
             if (p->ordered) {
-                st = ct_mpi_check(MPI_Gather(src, c, p->type, gathered, c, p->type, r, comm),
+                st = ct_dist_impl_mpi_check(MPI_Gather(src, c, p->type, gathered, c, p->type, r, comm),
                                   "MPI_Gather");
                 if (st == CT_OK && rank == r)
                     ordered_sum(p->lane, (uint16_t *)(void *)(out + off * isz), gathered, c, size);
             } else {
-                st = ct_mpi_check(MPI_Reduce(src, rank == r ? out + off * isz : NULL, c, p->type,
+                st = ct_dist_impl_mpi_check(MPI_Reduce(src, rank == r ? out + off * isz : NULL, c, p->type,
                                              p->op, r, comm),
                                   "MPI_Reduce");
             }
         }
     }
-    ct_dist_free(gathered);
+    ct_dist_impl_free(gathered);
     return st;
 }
 
@@ -224,12 +224,12 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
                                  const int64_t *counts, char *out, MPI_Comm comm, int rank,
                                  int size) {
     int64_t mine = counts[rank] * p->lanes;
-    int *ints = ct_dist_alloc((size_t)size * 4 * sizeof(int));
-    uint16_t *gathered = ct_dist_alloc((size_t)(mine * size > 0 ? mine * size : 1) * sizeof(uint16_t));
+    int *ints = ct_dist_impl_alloc((size_t)size * 4 * sizeof(int));
+    uint16_t *gathered = ct_dist_impl_alloc((size_t)(mine * size > 0 ? mine * size : 1) * sizeof(uint16_t));
     ct_status st = CT_OK;
     if (ints == NULL || gathered == NULL)
         st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
-    st = ct_dist_all_ready(st, comm, "partial_sum");
+    st = ct_dist_impl_all_ready(st, comm, "partial_sum");
     if (st == CT_OK) {
         int *scounts = ints, *sdispls = ints + size, *rcounts = ints + 2 * size,
             *rdispls = ints + 3 * size;
@@ -239,14 +239,14 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
             rcounts[r] = (int)mine;
             rdispls[r] = (int)(r * mine);
         }
-        st = ct_mpi_check(MPI_Alltoallv(full, scounts, sdispls, p->type, gathered, rcounts,
+        st = ct_dist_impl_mpi_check(MPI_Alltoallv(full, scounts, sdispls, p->type, gathered, rcounts,
                                         rdispls, p->type, comm),
                           "MPI_Alltoallv");
         if (st == CT_OK)
             ordered_sum(p->lane, (uint16_t *)(void *)out, gathered, mine, size);
     }
-    ct_dist_free(ints);
-    ct_dist_free(gathered);
+    ct_dist_impl_free(ints);
+    ct_dist_impl_free(gathered);
     return st;
 }
 
@@ -266,15 +266,15 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
     int64_t total = 0;
     for (int r = 0; r < size; r++)
         total += counts[r];
-    int *rcounts = ct_dist_alloc((size_t)size * sizeof(int));
+    int *rcounts = ct_dist_impl_alloc((size_t)size * sizeof(int));
     char *packed = NULL;
     ct_status st = rcounts ? CT_OK : ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     if (st == CT_OK && !consecutive) {
-        packed = ct_dist_alloc((size_t)(total > 0 ? total : 1) * (size_t)isz);
+        packed = ct_dist_impl_alloc((size_t)(total > 0 ? total : 1) * (size_t)isz);
         if (packed == NULL)
             st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
     }
-    st = ct_dist_all_ready(st, comm, "partial_sum");
+    st = ct_dist_impl_all_ready(st, comm, "partial_sum");
     if (st == CT_OK) {
         const char *send = full + offsets[0] * isz;
         if (!consecutive) {
@@ -287,15 +287,15 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
         }
         for (int r = 0; r < size; r++)
             rcounts[r] = (int)counts[r];
-        st = ct_mpi_check(MPI_Reduce_scatter(send, out, rcounts, p->type, p->op, comm),
+        st = ct_dist_impl_mpi_check(MPI_Reduce_scatter(send, out, rcounts, p->type, p->op, comm),
                           "MPI_Reduce_scatter");
     }
-    ct_dist_free(rcounts);
-    ct_dist_free(packed);
+    ct_dist_impl_free(rcounts);
+    ct_dist_impl_free(packed);
     return st;
 }
 
-ct_status ct_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
+ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
                             ct_tensor *out_part, MPI_Comm comm) {
     ct_status st = check_contiguous(full, "ct_reduce_scatter");
     if (st == CT_OK)

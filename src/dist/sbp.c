@@ -137,7 +137,7 @@ ct_status ct_sbp_parse(const char *text, ct_sbp *out) {
 
 /* ---- internal ---------------------------------------------------------------------------- */
 
-ct_status ct_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
+ct_status ct_dist_impl_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
                           int64_t ndim) {
     if (!placement || (!sbp && n_sbp > 0))
         return ct_set_error(CT_ERR_MISUSE, "sbp or placement is NULL");
@@ -168,14 +168,14 @@ ct_status ct_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *
     return CT_OK;
 }
 
-bool ct_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n) {
+bool ct_dist_impl_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         if (sbp[i].kind == CT_SBP_PARTIAL_SUM)
             return true;
     return false;
 }
 
-bool ct_nd_sbp_has_split(const ct_sbp *sbp, int64_t n) {
+bool ct_dist_impl_nd_sbp_has_split(const ct_sbp *sbp, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         if (sbp[i].kind == CT_SBP_SPLIT)
             return true;

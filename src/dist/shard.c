@@ -4,7 +4,7 @@
 
 #include "dist/dist_impl.h"
 
-void ct_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *begin, int64_t *len) {
+void ct_dist_impl_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *begin, int64_t *len) {
     int64_t base = total / n, rem = total % n;
     /* Lower parts take the remainder, one element each. */
     if (i < rem) {
@@ -16,7 +16,7 @@ void ct_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *begin, int64
     }
 }
 
-void ct_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
+void ct_dist_impl_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
                   const ct_sbp *sbp, int64_t pid, ct_box *out) {
     memset(out, 0, sizeof(*out));
     out->ndim = ndim;
@@ -25,19 +25,19 @@ void ct_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placem
     for (int64_t d = 0; d < ndim; d++)
         out->len[d] = sizes[d];
     int64_t coords[CT_PLACEMENT_MAX_NDIM];
-    ct_placement_coords(placement, pid, coords);
+    ct_dist_impl_placement_coords(placement, pid, coords);
     /* Axis by axis: each split divides what the previous axes left of that dim. */
     for (int64_t k = 0; k < placement->ndim; k++) {
         if (sbp[k].kind != CT_SBP_SPLIT)
             continue;
         int64_t d = sbp[k].dim, b, l;
-        ct_balanced_part(out->len[d], placement->hierarchy[k], coords[k], &b, &l);
+        ct_dist_impl_balanced_part(out->len[d], placement->hierarchy[k], coords[k], &b, &l);
         out->begin[d] += b;
         out->len[d] = l;
     }
 }
 
-void ct_box_intersect(const ct_box *a, const ct_box *b, ct_box *out) {
+void ct_dist_impl_box_intersect(const ct_box *a, const ct_box *b, ct_box *out) {
     ct_box r;
     memset(&r, 0, sizeof(r));
     r.ndim = a->ndim;
@@ -51,14 +51,14 @@ void ct_box_intersect(const ct_box *a, const ct_box *b, ct_box *out) {
     *out = r;
 }
 
-int64_t ct_box_numel(const ct_box *box) {
+int64_t ct_dist_impl_box_numel(const ct_box *box) {
     int64_t n = 1;
     for (int64_t d = 0; d < box->ndim; d++)
         n *= box->len[d];
     return n;
 }
 
-bool ct_box_equal(const ct_box *a, const ct_box *b) {
+bool ct_dist_impl_box_equal(const ct_box *a, const ct_box *b) {
     if (a->ndim != b->ndim)
         return false;
     for (int64_t d = 0; d < a->ndim; d++)

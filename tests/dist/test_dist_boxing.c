@@ -1,8 +1,8 @@
-/* Boxing (ct_boxing, ct_global_to_global) and the partial-sum reductions, on 1..4 ranks.
+/* Boxing (ct_dist_impl_boxing, ct_global_to_global) and the partial-sum reductions, on 1..4 ranks.
  *
  * Reference: every rank computes the same logical tensor from a hash of the element index
  * (small integers and halves, exact in every tested dtype). An input is built directly with
- * ct_global_make from the slice of the reference each rank holds under the input's
+ * ct_dist_impl_global_make from the slice of the reference each rank holds under the input's
  * placement and nd-sbp (a partial_sum axis holds parts that sum exactly to the reference,
  * or whose logical or is it for bool). After the conversion each rank checks its local
  * component against the reference slice of its output box; outputs with partial_sum are
@@ -212,7 +212,7 @@ static ct_global *make_input(const tcase *c) {
     int64_t pid = ct_placement_parallel_id(c->pin, g_rank);
     ct_tensor *local = NULL;
     if (pid < 0) {
-        MUST(ct_global_empty_local(c->dt, c->nd, &local));
+        MUST(ct_dist_impl_global_empty_local(c->dt, c->nd, &local));
     } else {
         tbox b;
         tbox_of(c->sizes, c->nd, c->pin, c->sin, pid, &b);
@@ -232,7 +232,7 @@ static ct_global *make_input(const tcase *c) {
         free(v);
     }
     ct_global *g = NULL;
-    MUST(ct_global_make(c->dt, c->sizes, c->nd, c->pin, c->sin, local, &g));
+    MUST(ct_dist_impl_global_make(c->dt, c->sizes, c->nd, c->pin, c->sin, local, &g));
     return g;
 }
 
@@ -330,7 +330,7 @@ static int check_case(const tcase *c, const ct_global *x, const ct_global *y, ct
     int ok = 1;
     int64_t hout = ct_placement_ndim(c->pout);
     int64_t pid = ct_placement_parallel_id(c->pout, g_rank);
-    bool has_p = ct_nd_sbp_has_partial(c->sout, hout);
+    bool has_p = ct_dist_impl_nd_sbp_has_partial(c->sout, hout);
     tbox b;
     tbox_of(c->sizes, c->nd, c->pout, c->sout, pid, &b);
     int64_t n = 0;
@@ -433,7 +433,7 @@ static int check_case(const tcase *c, const ct_global *x, const ct_global *y, ct
 static int run_case(const tcase *c) {
     g_cases++;
     ct_global *x = make_input(c), *y = NULL;
-    ct_status st = ct_boxing(x, c->pout, c->sout, &y);
+    ct_status st = ct_dist_impl_boxing(x, c->pout, c->sout, &y);
     int ok = check_case(c, x, y, st);
     ct_global_release(x);
     ct_global_release(y);
@@ -467,8 +467,8 @@ static int run_matrix(const ct_placement *pin, const ct_placement *pout, const s
                     c.sin[1] = sbp_of(a % 4);
                     c.sout[0] = sbp_of(hout == 1 ? b : b / 4);
                     c.sout[1] = sbp_of(b % 4);
-                    if (c.nd == 0 && (ct_nd_sbp_has_split(c.sin, hin) ||
-                                      ct_nd_sbp_has_split(c.sout, hout)))
+                    if (c.nd == 0 && (ct_dist_impl_nd_sbp_has_split(c.sin, hin) ||
+                                      ct_dist_impl_nd_sbp_has_split(c.sout, hout)))
                         continue;
                     c.seed = ++*seed;
                     fails += run_case(&c);
@@ -585,9 +585,9 @@ static ct_global *g_from(ct_tensor *local, const int64_t *sizes, const ct_placem
     ct_global *g = NULL;
     if (!ct_placement_contains(p, g_rank)) {
         ct_tensor_release(local);
-        MUST(ct_global_empty_local(CT_INT32, 2, &local));
+        MUST(ct_dist_impl_global_empty_local(CT_INT32, 2, &local));
     }
-    MUST(ct_global_make(CT_INT32, sizes, 2, p, sbp, local, &g));
+    MUST(ct_dist_impl_global_make(CT_INT32, sizes, 2, p, sbp, local, &g));
     return g;
 }
 
@@ -856,16 +856,16 @@ static void test_half_sums_are_ordered(void **state) {
                                      &local));
                 MUST(ct_convert(dt, ct_tensor_data_ptr(local), CT_FLOAT32, v, 35));
             } else {
-                MUST(ct_global_empty_local(dt, 2, &local));
+                MUST(ct_dist_impl_global_empty_local(dt, 2, &local));
             }
             ct_sbp pp[1] = {sP()};
             ct_global *x = NULL;
-            MUST(ct_global_make(dt, sizes, 2, pl, pp, local, &x));
+            MUST(ct_dist_impl_global_make(dt, sizes, 2, pl, pp, local, &x));
             ct_sbp outs[4][1] = {{sB()}, {sS(0)}, {sS(1)}, {sB()}};
             for (int o = 0; o < 4; o++) {
                 const ct_placement *po = o == 3 ? pfirst : pl;
                 ct_global *y = NULL;
-                ct_status st = ct_boxing(x, po, outs[o], &y);
+                ct_status st = ct_dist_impl_boxing(x, po, outs[o], &y);
                 int64_t q = ct_placement_parallel_id(po, g_rank);
                 bool ok = st == CT_OK;
                 if (ok && q >= 0) {
@@ -904,13 +904,13 @@ static ct_tensor *filled(ct_dtype dt, int64_t n, const double *v) {
 static void test_reduce_direct(void **state) {
     (void)state;
     MPI_Comm world;
-    MUST(ct_dist_world(&world));
+    MUST(ct_dist_impl_world(&world));
     bool ok = true;
 
     /* int8 wraps like C unsigned arithmetic: 100 * world mod 256, as signed. */
     double hundred[3] = {100, -128, 1};
     ct_tensor *t = filled(CT_INT8, 3, hundred);
-    ok &= ct_reduce_allreduce(t, world) == CT_OK;
+    ok &= ct_dist_impl_reduce_allreduce(t, world) == CT_OK;
     const int8_t *i8 = ct_tensor_data_ptr(t);
     ok &= i8[0] == (int8_t)(uint8_t)(100u * (unsigned)g_world);
     ok &= i8[1] == (int8_t)(uint8_t)(128u * (unsigned)g_world);
@@ -920,7 +920,7 @@ static void test_reduce_direct(void **state) {
     /* bool: logical or. */
     double bits[3] = {g_rank == g_world - 1, 0, 1};
     t = filled(CT_BOOL, 3, bits);
-    ok &= ct_reduce_allreduce(t, world) == CT_OK;
+    ok &= ct_dist_impl_reduce_allreduce(t, world) == CT_OK;
     const uint8_t *b8 = ct_tensor_data_ptr(t);
     ok &= b8[0] == 1 && b8[1] == 0 && b8[2] == 1;
     ct_tensor_release(t);
@@ -936,7 +936,7 @@ static void test_reduce_direct(void **state) {
             memcpy(ct_tensor_data_ptr(t), v, sizeof v);
         else
             MUST(ct_convert(CT_FLOAT16, ct_tensor_data_ptr(t), CT_FLOAT32, v, 4));
-        ok &= ct_reduce_allreduce(t, world) == CT_OK;
+        ok &= ct_dist_impl_reduce_allreduce(t, world) == CT_OK;
         float got[4];
         if (dt == CT_COMPLEX64)
             memcpy(got, ct_tensor_data_ptr(t), sizeof got);
@@ -962,7 +962,7 @@ static void test_reduce_direct(void **state) {
             counts[r] = 2;
         }
         ct_tensor *part = filled(dt, 2, v);
-        ok &= ct_reduce_scatter(t, offsets, counts, part, world) == CT_OK;
+        ok &= ct_dist_impl_reduce_scatter(t, offsets, counts, part, world) == CT_OK;
         double got[2];
         MUST(ct_convert(CT_FLOAT64, got, dt, ct_tensor_data_ptr(part), 2));
         double tri = (double)g_world * (g_world - 1) / 2;
@@ -973,10 +973,10 @@ static void test_reduce_direct(void **state) {
     }
 
     /* Dtypes without addition. */
-    ok &= ct_reduce_check_dtype(CT_UINT16) == CT_ERR_NOT_IMPLEMENTED &&
+    ok &= ct_dist_impl_reduce_check_dtype(CT_UINT16) == CT_ERR_NOT_IMPLEMENTED &&
           strcmp(ct_last_error(), "partial_sum is not supported for dtype uint16") == 0;
-    ok &= ct_reduce_check_dtype(CT_FLOAT8_E4M3FN) == CT_ERR_NOT_IMPLEMENTED;
-    ok &= ct_reduce_check_dtype(CT_COMPLEX32) == CT_OK && ct_reduce_check_dtype(CT_BOOL) == CT_OK;
+    ok &= ct_dist_impl_reduce_check_dtype(CT_FLOAT8_E4M3FN) == CT_ERR_NOT_IMPLEMENTED;
+    ok &= ct_dist_impl_reduce_check_dtype(CT_COMPLEX32) == CT_OK && ct_dist_impl_reduce_check_dtype(CT_BOOL) == CT_OK;
     CT_ASSERT_ALL(ok);
 }
 
@@ -990,14 +990,14 @@ static void test_unsupported_partial(void **state) {
     ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     MUST(ct_tensor_zeros(sizes, 2, CT_UINT16, &cpu, CT_LAYOUT_STRIDED, &local));
     ct_global *x = NULL, *y = NULL;
-    MUST(ct_global_make(CT_UINT16, sizes, 2, pl, pp, local, &x));
-    ct_status st = ct_boxing(x, pl, b, &y);
+    MUST(ct_dist_impl_global_make(CT_UINT16, sizes, 2, pl, pp, local, &x));
+    ct_status st = ct_dist_impl_boxing(x, pl, b, &y);
     CT_ASSERT_ALL(st == CT_ERR_NOT_IMPLEMENTED && y == NULL &&
                   strcmp(ct_last_error(), "partial_sum is not supported for dtype uint16") == 0);
     ct_global_release(x);
     MUST(ct_tensor_zeros(sizes, 2, CT_UINT16, &cpu, CT_LAYOUT_STRIDED, &local));
-    MUST(ct_global_make(CT_UINT16, sizes, 2, pl, b, local, &x));
-    st = ct_boxing(x, pl, s0, &y);
+    MUST(ct_dist_impl_global_make(CT_UINT16, sizes, 2, pl, b, local, &x));
+    st = ct_dist_impl_boxing(x, pl, s0, &y);
     CT_ASSERT_ALL(st == CT_OK);
     ct_global_release(y);
     ct_global_release(x);

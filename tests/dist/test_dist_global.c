@@ -140,7 +140,7 @@ static void test_from_local_split1_uneven(void **state) {
     ct_placement *p = world_placement();
     /* logical (3, 7): column j holds j; each rank has its balanced columns */
     int64_t b, l;
-    ct_balanced_part(7, g_world, g_rank, &b, &l);
+    ct_dist_impl_balanced_part(7, g_world, g_rank, &b, &l);
     int64_t sz[2] = {3, l};
     ct_tensor *t = NULL;
     assert_int_equal(ct_tensor_empty(sz, 2, CT_FLOAT32, &g_cpu, CT_LAYOUT_STRIDED,
@@ -499,7 +499,7 @@ static void test_to_local_and_identity(void **state) {
     /* B -> S(0) through boxing */
     CT_ASSERT_ALL(ct_global_to_global(g, NULL, &s0, 1, 0, &y) == CT_OK && y != g);
     int64_t bb, ll;
-    ct_balanced_part(3, g_world, g_rank, &bb, &ll);
+    ct_dist_impl_balanced_part(3, g_world, g_rank, &bb, &ll);
     int64_t want[2] = {ll, 2};
     CT_ASSERT_ALL(gshape_is(y, sz, 2) && shape_is(ct_global_local(y), want, 2) &&
                   all_values(ct_global_local(y), 2));
@@ -523,16 +523,16 @@ static void test_to_local_and_identity(void **state) {
 
 static void check_factory(ct_placement *p, const ct_sbp *sbp, int64_t nsbp, bool excluded) {
     int64_t sz[2] = {5, 3};
-    int64_t pid = ct_placement_my_pid(p);
+    int64_t pid = ct_dist_impl_placement_my_pid(p);
     ct_global *g = NULL;
     CT_ASSERT_ALL(ct_global_full(sz, 2, ct_scalar_float(7), CT_FLOAT32, p, sbp, nsbp, &g) ==
                   CT_OK);
     ct_box box;
-    ct_local_box(sz, 2, p, sbp, pid, &box);
+    ct_dist_impl_local_box(sz, 2, p, sbp, pid, &box);
     bool partial_zero = false;
     int64_t c[CT_PLACEMENT_MAX_NDIM];
     if (pid >= 0) {
-        ct_placement_coords(p, pid, c);
+        ct_dist_impl_placement_coords(p, pid, c);
         for (int64_t k = 0; k < nsbp; k++)
             partial_zero = partial_zero || (sbp[k].kind == CT_SBP_PARTIAL_SUM && c[k] != 0);
     }

@@ -2,7 +2,7 @@
  * ranks.
  *
  * Every rank builds the same logical reference tensors; the global inputs are made with
- * ct_global_make from slices of them (partial_sum axes: the first rank of each partial group
+ * ct_dist_impl_global_make from slices of them (partial_sum axes: the first rank of each partial group
  * holds ref - (m-1), the others ones; bool: all hold ref), and results are gathered here with plain MPI. So the
  * test depends on neither ct_global_from_local nor ct_global_to_logical. Each result is
  * compared with the same op run on the full references: bitwise for integer results and for
@@ -94,14 +94,14 @@ static ct_tensor *ref_tensor(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
 static ct_global *make_global(const ct_tensor *ref, const ct_placement *pl, const ct_sbp *sbp) {
     const int64_t ndim = ct_tensor_dim(ref), nh = ct_placement_ndim(pl);
     const ct_dtype dtype = ct_tensor_dtype(ref);
-    const int64_t pid = ct_placement_my_pid(pl);
+    const int64_t pid = ct_dist_impl_placement_my_pid(pl);
     ct_tensor *local = NULL;
     if (pid < 0) {
-        assert_int_equal(ct_global_empty_local(dtype, ndim, &local), CT_OK);
+        assert_int_equal(ct_dist_impl_global_empty_local(dtype, ndim, &local), CT_OK);
     } else {
         int64_t coords[CT_PLACEMENT_MAX_NDIM], m = 1;
         bool first = true;
-        ct_placement_coords(pl, pid, coords);
+        ct_dist_impl_placement_coords(pl, pid, coords);
         for (int64_t k = 0; k < nh; k++)
             if (sbp[k].kind == CT_SBP_PARTIAL_SUM) {
                 m *= ct_placement_hierarchy(pl)[k];
@@ -121,7 +121,7 @@ static ct_global *make_global(const ct_tensor *ref, const ct_placement *pl, cons
             part = ct_tensor_retain(ones);
         ct_tensor_release(ones);
         ct_box box;
-        ct_local_box(ct_tensor_sizes(ref), ndim, pl, sbp, pid, &box);
+        ct_dist_impl_local_box(ct_tensor_sizes(ref), ndim, pl, sbp, pid, &box);
         for (int64_t d = 0; d < ndim; d++) {
             ct_tensor *v = NULL;
             assert_int_equal(ct_tensor_narrow(part, d, box.begin[d], box.len[d], &v), CT_OK);
@@ -132,7 +132,7 @@ static ct_global *make_global(const ct_tensor *ref, const ct_placement *pl, cons
         ct_tensor_release(part);
     }
     ct_global *g = NULL;
-    assert_int_equal(ct_global_make(dtype, ct_tensor_sizes(ref), ndim, pl, sbp, local, &g), CT_OK);
+    assert_int_equal(ct_dist_impl_global_make(dtype, ct_tensor_sizes(ref), ndim, pl, sbp, local, &g), CT_OK);
     return g;
 }
 
@@ -146,13 +146,13 @@ static ct_tensor *gather_logical(const ct_global *g) {
     const int64_t *sizes = ct_global_sizes(g);
     const ct_dtype dtype = ct_global_dtype(g);
     const size_t item = ct_dtype_itemsize(dtype);
-    const int64_t pid = ct_placement_my_pid(pl);
+    const int64_t pid = ct_dist_impl_placement_my_pid(pl);
     ct_tensor *mine = NULL;
     assert_int_equal(ct_tensor_contiguous(ct_global_local(g), CT_MEMFMT_CONTIGUOUS, &mine), CT_OK);
     int ok = 1, nbytes = 0;
     if (pid >= 0) {
         ct_box box;
-        ct_local_box(sizes, ndim, pl, sbp, pid, &box);
+        ct_dist_impl_local_box(sizes, ndim, pl, sbp, pid, &box);
         ok = ct_tensor_dim(mine) == ndim && ct_tensor_dtype(mine) == dtype;
         for (int64_t d = 0; ok && d < ndim; d++)
             ok = ct_tensor_sizes(mine)[d] == box.len[d];
@@ -176,7 +176,7 @@ static ct_tensor *gather_logical(const ct_global *g) {
     for (int64_t j = 0; ok && j < ct_placement_size(pl); j++) {
         int64_t coords[CT_PLACEMENT_MAX_NDIM];
         bool skip = false, first = true;
-        ct_placement_coords(pl, j, coords);
+        ct_dist_impl_placement_coords(pl, j, coords);
         for (int64_t k = 0; k < nh; k++) {
             skip = skip || (sbp[k].kind == CT_SBP_BROADCAST && coords[k] != 0);
             first = first && (sbp[k].kind != CT_SBP_PARTIAL_SUM || coords[k] == 0);
@@ -184,7 +184,7 @@ static ct_tensor *gather_logical(const ct_global *g) {
         if (skip)
             continue;
         ct_box box;
-        ct_local_box(sizes, ndim, pl, sbp, j, &box);
+        ct_dist_impl_local_box(sizes, ndim, pl, sbp, j, &box);
         int rank = (int)ct_placement_ranks(pl)[j];
         ct_tensor *src = NULL, *view = ct_tensor_retain(acc);
         assert_int_equal(ct_tensor_from_data(box.len, ndim, dtype, buf + displs[rank], NULL, &src),
@@ -453,7 +453,7 @@ static void test_matrix_2d(void **state) {
     ct_placement_release(pl);
 }
 
-/* ct_global_binary_signature(op, x as sx, y as sy) on pl gives (wx, wy) -> wz; NULL wx / wy
+/* ct_dist_impl_global_binary_signature(op, x as sx, y as sy) on pl gives (wx, wy) -> wz; NULL wx / wy
  * skip those checks. Pure metadata: the same on every rank. */
 static void expect_signature(ct_op op, const ct_tensor *x, const ct_tensor *y,
                              const ct_placement *pl, const ct_sbp *sx, const ct_sbp *sy,
@@ -461,7 +461,7 @@ static void expect_signature(ct_op op, const ct_tensor *x, const ct_tensor *y,
     const int64_t nh = ct_placement_ndim(pl);
     ct_sbp gx[CT_PLACEMENT_MAX_NDIM], gy[CT_PLACEMENT_MAX_NDIM], gz[CT_PLACEMENT_MAX_NDIM];
     ct_global *a = make_global(x, pl, sx), *b = make_global(y, pl, sy);
-    assert_int_equal(ct_global_binary_signature(op, a, b, gx, gy, gz), CT_OK);
+    assert_int_equal(ct_dist_impl_global_binary_signature(op, a, b, gx, gy, gz), CT_OK);
     assert_true(ct_nd_sbp_equal(gz, wz, nh));
     assert_true(!wx || ct_nd_sbp_equal(gx, wx, nh));
     assert_true(!wy || ct_nd_sbp_equal(gy, wy, nh));

@@ -215,7 +215,7 @@ static void test_placement_all(void **state) {
     for (int i = 0; i < g_world; i++)
         assert_int_equal(ct_placement_ranks(p)[i], i);
     assert_int_equal(ct_placement_parallel_id(p, g_rank), g_rank);
-    assert_int_equal(ct_placement_my_pid(p), g_rank);
+    assert_int_equal(ct_dist_impl_placement_my_pid(p), g_rank);
     if (g_world == 4)
         assert_string_equal(fmt(p, "oneflow"),
                             "oneflow.placement(type=\"cpu\", ranks=[0, 1, 2, 3])");
@@ -235,18 +235,18 @@ static void test_coords(void **state) {
     fake(&f, h22, 2);
     const int64_t want[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
     for (int64_t pid = 0; pid < 4; pid++) {
-        ct_placement_coords(&f.p, pid, c);
+        ct_dist_impl_placement_coords(&f.p, pid, c);
         assert_int_equal(c[0], want[pid][0]);
         assert_int_equal(c[1], want[pid][1]);
-        assert_int_equal(ct_placement_pid_of(&f.p, c), pid);
+        assert_int_equal(ct_dist_impl_placement_pid_of(&f.p, c), pid);
     }
     int64_t h234[3] = {2, 3, 4};
     fake(&f, h234, 3);
-    ct_placement_coords(&f.p, 17, c); /* 17 = 1*12 + 1*4 + 1 */
+    ct_dist_impl_placement_coords(&f.p, 17, c); /* 17 = 1*12 + 1*4 + 1 */
     assert_int_equal(c[0], 1);
     assert_int_equal(c[1], 1);
     assert_int_equal(c[2], 1);
-    assert_int_equal(ct_placement_pid_of(&f.p, c), 17);
+    assert_int_equal(ct_dist_impl_placement_pid_of(&f.p, c), 17);
 }
 
 /* ---- sbp ------------------------------------------------------------------------------------ */
@@ -336,21 +336,21 @@ static void test_nd_sbp_check(void **state) {
     fake(&f, h2, 1);
     ct_sbp s1, two[2] = {ct_sbp_broadcast(), ct_sbp_broadcast()};
     ct_sbp_split(1, &s1);
-    assert_status_msg(ct_nd_sbp_check(two, 2, &f.p, 2), CT_ERR_VALUE,
+    assert_status_msg(ct_dist_impl_nd_sbp_check(two, 2, &f.p, 2), CT_ERR_VALUE,
                       "The number of sbp (2) must match the number of placement hierarchy dims "
                       "(1)");
-    assert_status_msg(ct_nd_sbp_check(&s1, 1, &f.p, 1), CT_ERR_RUNTIME,
+    assert_status_msg(ct_dist_impl_nd_sbp_check(&s1, 1, &f.p, 1), CT_ERR_RUNTIME,
                       "Split axis out of range (expected to be in range of [0, 1), but got 1!)");
-    assert_int_equal(ct_nd_sbp_check(&s1, 1, &f.p, 2), CT_OK);
+    assert_int_equal(ct_dist_impl_nd_sbp_check(&s1, 1, &f.p, 2), CT_OK);
     ct_sbp bad = {(ct_sbp_kind)7, -1};
-    assert_int_equal(ct_nd_sbp_check(&bad, 1, &f.p, 2), CT_ERR_VALUE);
+    assert_int_equal(ct_dist_impl_nd_sbp_check(&bad, 1, &f.p, 2), CT_ERR_VALUE);
     fake(&f, h22, 2);
     two[1] = s1;
-    assert_int_equal(ct_nd_sbp_check(two, 2, &f.p, 2), CT_OK);
-    assert_true(ct_nd_sbp_has_split(two, 2));
-    assert_false(ct_nd_sbp_has_partial(two, 2));
+    assert_int_equal(ct_dist_impl_nd_sbp_check(two, 2, &f.p, 2), CT_OK);
+    assert_true(ct_dist_impl_nd_sbp_has_split(two, 2));
+    assert_false(ct_dist_impl_nd_sbp_has_partial(two, 2));
     two[0] = ct_sbp_partial_sum();
-    assert_true(ct_nd_sbp_has_partial(two, 2));
+    assert_true(ct_dist_impl_nd_sbp_has_partial(two, 2));
 }
 
 /* ---- shards ---------------------------------------------------------------------------------- */
@@ -371,7 +371,7 @@ static void test_balanced(void **state) {
     for (size_t c = 0; c < sizeof(t) / sizeof(t[0]); c++) {
         for (int64_t i = 0; i < t[c].n; i++) {
             int64_t b = -1, l = -1;
-            ct_balanced_part(t[c].total, t[c].n, i, &b, &l);
+            ct_dist_impl_balanced_part(t[c].total, t[c].n, i, &b, &l);
             assert_int_equal(b, t[c].begin[i]);
             assert_int_equal(l, t[c].len[i]);
         }
@@ -390,22 +390,22 @@ static void test_local_box(void **state) {
     fake(&f, h4, 1);
     const int64_t rows[4] = {3, 3, 2, 2}, begins[4] = {0, 3, 6, 8};
     for (int64_t pid = 0; pid < 4; pid++) {
-        ct_local_box(sz, 2, &f.p, &s0, pid, &box);
+        ct_dist_impl_local_box(sz, 2, &f.p, &s0, pid, &box);
         assert_int_equal(box.ndim, 2);
         assert_int_equal(box.begin[0], begins[pid]);
         assert_int_equal(box.len[0], rows[pid]);
         assert_int_equal(box.begin[1], 0);
         assert_int_equal(box.len[1], 3);
-        ct_local_box(sz, 2, &f.p, &b, pid, &box);
+        ct_dist_impl_local_box(sz, 2, &f.p, &b, pid, &box);
         assert_int_equal(box.len[0], 10);
-        ct_local_box(sz, 2, &f.p, &p, pid, &box);
-        assert_int_equal(ct_box_numel(&box), 30);
+        ct_dist_impl_local_box(sz, 2, &f.p, &p, pid, &box);
+        assert_int_equal(ct_dist_impl_box_numel(&box), 30);
     }
-    ct_local_box(sz, 2, &f.p, &s0, -1, &box); /* outside: empty */
+    ct_dist_impl_local_box(sz, 2, &f.p, &s0, -1, &box); /* outside: empty */
     assert_int_equal(box.ndim, 2);
     assert_int_equal(box.len[0], 0);
     assert_int_equal(box.len[1], 0);
-    assert_int_equal(ct_box_numel(&box), 0);
+    assert_int_equal(ct_dist_impl_box_numel(&box), 0);
 
     /* (S(0), S(0)) of 6 rows on (2, 2): 2, 1, 2, 1 (not 2, 2, 1, 1) */
     int64_t h22[2] = {2, 2}, six[1] = {6};
@@ -413,7 +413,7 @@ static void test_local_box(void **state) {
     ct_sbp ss[2] = {s0, s0};
     const int64_t len6[4] = {2, 1, 2, 1}, beg6[4] = {0, 2, 3, 5};
     for (int64_t pid = 0; pid < 4; pid++) {
-        ct_local_box(six, 1, &f.p, ss, pid, &box);
+        ct_dist_impl_local_box(six, 1, &f.p, ss, pid, &box);
         assert_int_equal(box.len[0], len6[pid]);
         assert_int_equal(box.begin[0], beg6[pid]);
     }
@@ -421,8 +421,8 @@ static void test_local_box(void **state) {
     int64_t s46[2] = {4, 6}, c[2];
     ct_sbp sx[2] = {s1, s0};
     for (int64_t pid = 0; pid < 4; pid++) {
-        ct_placement_coords(&f.p, pid, c);
-        ct_local_box(s46, 2, &f.p, sx, pid, &box);
+        ct_dist_impl_placement_coords(&f.p, pid, c);
+        ct_dist_impl_local_box(s46, 2, &f.p, sx, pid, &box);
         assert_int_equal(box.begin[0], 2 * c[1]);
         assert_int_equal(box.len[0], 2);
         assert_int_equal(box.begin[1], 3 * c[0]);
@@ -431,25 +431,25 @@ static void test_local_box(void **state) {
     /* (B, S(0)): ranks differing only in axis 0 hold the same rows */
     ct_sbp bs[2] = {b, s0};
     ct_box b0, b2;
-    ct_local_box(s46, 2, &f.p, bs, 0, &b0);
-    ct_local_box(s46, 2, &f.p, bs, 2, &b2);
-    assert_true(ct_box_equal(&b0, &b2));
-    ct_local_box(s46, 2, &f.p, bs, 1, &b2);
-    assert_false(ct_box_equal(&b0, &b2));
+    ct_dist_impl_local_box(s46, 2, &f.p, bs, 0, &b0);
+    ct_dist_impl_local_box(s46, 2, &f.p, bs, 2, &b2);
+    assert_true(ct_dist_impl_box_equal(&b0, &b2));
+    ct_dist_impl_local_box(s46, 2, &f.p, bs, 1, &b2);
+    assert_false(ct_dist_impl_box_equal(&b0, &b2));
     /* intersection */
     ct_box x = {.ndim = 2, .begin = {0, 2}, .len = {3, 4}};
     ct_box y = {.ndim = 2, .begin = {1, 5}, .len = {5, 5}};
     ct_box z;
-    ct_box_intersect(&x, &y, &z);
+    ct_dist_impl_box_intersect(&x, &y, &z);
     assert_int_equal(z.begin[0], 1);
     assert_int_equal(z.len[0], 2);
     assert_int_equal(z.begin[1], 5);
     assert_int_equal(z.len[1], 1);
-    assert_int_equal(ct_box_numel(&z), 2);
+    assert_int_equal(ct_dist_impl_box_numel(&z), 2);
     y.begin[1] = 7;
-    ct_box_intersect(&x, &y, &z);
+    ct_dist_impl_box_intersect(&x, &y, &z);
     assert_int_equal(z.len[1], 0);
-    assert_int_equal(ct_box_numel(&z), 0);
+    assert_int_equal(ct_dist_impl_box_numel(&z), 0);
 }
 
 /* ---- communicators (collective) -------------------------------------------------------------- */
@@ -460,12 +460,12 @@ static void test_comm_cache(void **state) {
     assert_int_equal(ct_placement_all("cpu", &all), CT_OK);
     MPI_Comm c1 = MPI_COMM_NULL, c2 = MPI_COMM_NULL;
     int cr = -1, cs = -1;
-    CT_ASSERT_ALL(ct_comm_for_placement(all, &c1) == CT_OK);
+    CT_ASSERT_ALL(ct_dist_impl_comm_for_placement(all, &c1) == CT_OK);
     MPI_Comm_rank(c1, &cr);
     MPI_Comm_size(c1, &cs);
     CT_ASSERT_ALL(cr == g_rank && cs == g_world);
-    CT_ASSERT_ALL(ct_comm_for_placement(all, &c2) == CT_OK && c1 == c2);
-    CT_ASSERT_ALL(ct_comm_for_axis(all, 0, &c2) == CT_OK && c1 == c2);
+    CT_ASSERT_ALL(ct_dist_impl_comm_for_placement(all, &c2) == CT_OK && c1 == c2);
+    CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(all, 0, &c2) == CT_OK && c1 == c2);
 
     /* a placement without rank 0 */
     if (g_world > 1) {
@@ -474,14 +474,14 @@ static void test_comm_cache(void **state) {
             ranks[i - 1] = i;
         ct_placement *p = make("cpu", ranks, h, 1);
         MPI_Comm c = (MPI_Comm)0;
-        CT_ASSERT_ALL(ct_comm_for_placement(p, &c) == CT_OK);
+        CT_ASSERT_ALL(ct_dist_impl_comm_for_placement(p, &c) == CT_OK);
         int ok;
         if (g_rank == 0) {
-            ok = c == MPI_COMM_NULL && ct_placement_my_pid(p) == -1;
+            ok = c == MPI_COMM_NULL && ct_dist_impl_placement_my_pid(p) == -1;
         } else {
             MPI_Comm_rank(c, &cr);
             MPI_Comm_size(c, &cs);
-            ok = cr == ct_placement_my_pid(p) && cs == g_world - 1 && cr == g_rank - 1;
+            ok = cr == ct_dist_impl_placement_my_pid(p) && cs == g_world - 1 && cr == g_rank - 1;
         }
         CT_ASSERT_ALL(ok);
         ct_placement_release(p);
@@ -491,7 +491,7 @@ static void test_comm_cache(void **state) {
         int64_t ranks[4] = {0, 1, 2, 3}, h[2] = {2, 2};
         ct_placement *p = make("cpu", ranks, h, 2);
         MPI_Comm a0 = MPI_COMM_NULL, a1 = MPI_COMM_NULL, again;
-        CT_ASSERT_ALL(ct_comm_for_axis(p, 0, &a0) == CT_OK && ct_comm_for_axis(p, 1, &a1) == CT_OK);
+        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 0, &a0) == CT_OK && ct_dist_impl_comm_for_axis(p, 1, &a1) == CT_OK);
         int r0, r1, s0, s1;
         MPI_Comm_rank(a0, &r0);
         MPI_Comm_rank(a1, &r1);
@@ -504,8 +504,8 @@ static void test_comm_cache(void **state) {
         CT_ASSERT_ALL(other == 2 * (g_rank % 2) + 2);
         MPI_Allreduce(&mine, &other, 1, MPI_INT, MPI_SUM, a1);
         CT_ASSERT_ALL(other == 4 * (g_rank / 2) + 1);
-        CT_ASSERT_ALL(ct_comm_for_axis(p, 1, &again) == CT_OK && again == a1);
-        assert_int_equal(ct_comm_for_axis(p, 2, &again), CT_ERR_MISUSE);
+        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 1, &again) == CT_OK && again == a1);
+        assert_int_equal(ct_dist_impl_comm_for_axis(p, 2, &again), CT_ERR_MISUSE);
         ct_placement_release(p);
     }
     /* hierarchy (w, 1): axis 0 is everyone, axis 1 is each rank alone */
@@ -514,7 +514,7 @@ static void test_comm_cache(void **state) {
         ct_placement *p = make("cpu", ranks, h, 2);
         MPI_Comm a0 = MPI_COMM_NULL, a1 = MPI_COMM_NULL;
         int s0, s1, r0;
-        CT_ASSERT_ALL(ct_comm_for_axis(p, 0, &a0) == CT_OK && ct_comm_for_axis(p, 1, &a1) == CT_OK);
+        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 0, &a0) == CT_OK && ct_dist_impl_comm_for_axis(p, 1, &a1) == CT_OK);
         MPI_Comm_size(a0, &s0);
         MPI_Comm_size(a1, &s1);
         MPI_Comm_rank(a0, &r0);
@@ -530,11 +530,11 @@ static void test_agree(void **state) {
     memset(&mine, 0, sizeof(mine));
     mine.hash = 42;
     snprintf(mine.what, sizeof(mine.what), "op(%d)", g_rank);
-    CT_ASSERT_ALL(ct_dist_agree(&mine, all) == CT_OK);
+    CT_ASSERT_ALL(ct_dist_impl_agree(&mine, all) == CT_OK);
     CT_ASSERT_ALL(strcmp(all[g_world - 1].what, "") != 0);
     if (g_world > 1) {
         mine.hash = g_rank == 0 ? 1 : 2;
-        ct_status st = ct_dist_agree(&mine, all);
+        ct_status st = ct_dist_impl_agree(&mine, all);
         CT_ASSERT_ALL(st == CT_ERR_RUNTIME &&
                       strcmp(ct_last_error(), "global operation arguments differ across ranks: "
                                               "rank 0 called op(0), rank 1 called op(1)") == 0);
@@ -542,15 +542,15 @@ static void test_agree(void **state) {
     /* different operation names disagree, whatever the hashes */
     if (g_world > 1) {
         mine.hash = 42;
-        ct_agree_set_op(&mine, g_rank == 0 ? "add" : "mul");
-        CT_ASSERT_ALL(ct_dist_agree(&mine, all) == CT_ERR_RUNTIME);
+        ct_dist_impl_agree_set_op(&mine, g_rank == 0 ? "add" : "mul");
+        CT_ASSERT_ALL(ct_dist_impl_agree(&mine, all) == CT_ERR_RUNTIME);
     }
     /* a rank that failed alone keeps its error; everyone else returns it, naming the rank */
     mine.hash = 42;
-    ct_agree_set_op(&mine, "op");
+    ct_dist_impl_agree_set_op(&mine, "op");
     if (g_rank == g_world - 1)
-        ct_dist_agree_failed(&mine, ct_set_error(CT_ERR_VALUE, "bad thing on the last rank"));
-    ct_status st = ct_dist_agree(&mine, all);
+        ct_dist_impl_agree_failed(&mine, ct_set_error(CT_ERR_VALUE, "bad thing on the last rank"));
+    ct_status st = ct_dist_impl_agree(&mine, all);
     char want[128];
     if (g_rank == g_world - 1)
         snprintf(want, sizeof(want), "bad thing on the last rank");
@@ -570,14 +570,14 @@ static void test_mpi_types(void **state) {
     (void)state;
     MPI_Datatype t;
     for (int d = 0; d < CT_NUM_DTYPES; d++) {
-        assert_int_equal(ct_mpi_dtype((ct_dtype)d, &t), CT_OK);
+        assert_int_equal(ct_dist_impl_mpi_dtype((ct_dtype)d, &t), CT_OK);
         int size = 0;
         MPI_Type_size(t, &size);
         assert_int_equal(size, (int)ct_dtype_itemsize((ct_dtype)d));
     }
-    assert_int_equal(ct_mpi_dtype(CT_DTYPE_UNDEFINED, &t), CT_ERR_MISUSE);
-    assert_int_equal(ct_mpi_check(MPI_SUCCESS, "x"), CT_OK);
-    assert_int_equal(ct_mpi_check(MPI_ERR_COMM, "MPI_Foo"), CT_ERR_RUNTIME);
+    assert_int_equal(ct_dist_impl_mpi_dtype(CT_DTYPE_UNDEFINED, &t), CT_ERR_MISUSE);
+    assert_int_equal(ct_dist_impl_mpi_check(MPI_SUCCESS, "x"), CT_OK);
+    assert_int_equal(ct_dist_impl_mpi_check(MPI_ERR_COMM, "MPI_Foo"), CT_ERR_RUNTIME);
     assert_true(strncmp(ct_last_error(), "MPI_Foo failed: ", 16) == 0);
 }
 
