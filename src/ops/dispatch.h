@@ -1,7 +1,7 @@
 /* Per-op, per-layout implementations (the way device backends register): the public op
  * entry points (ct_binary and the named ops of ops.h) run strided operands themselves and
  * look other layouts up here. A higher layer fills its slots the first time it makes a
- * tensor of its layout (the sparse layer: ct_sparse_make), so every such tensor finds its
+ * tensor of its layout (the sparse layer: ct_sparse_impl_make), so every such tensor finds its
  * slots filled and no lower layer calls a higher one. Slots are written with release
  * stores and read with acquire loads; registering twice stores the same function. */
 #ifndef CT_OPS_DISPATCH_H

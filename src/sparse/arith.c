@@ -72,7 +72,7 @@ static uint16_t f2h(float f) { return ct_float_to_half(f); }
         }                                                                                          \
     } while (0)
 
-bool ct_sparse_axpy_dtype(ct_dtype dtype) {
+bool ct_sparse_impl_axpy_dtype(ct_dtype dtype) {
     switch (dtype) {
     case CT_BOOL:
     case CT_UINT8:
@@ -104,7 +104,7 @@ static void axpy_complex32(uint16_t *y, const uint16_t *x, int64_t n, const uint
     }
 }
 
-ct_status ct_sparse_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, const void *alpha,
+ct_status ct_sparse_impl_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, const void *alpha,
                          bool blas, const char *fn) {
     switch (dtype) {
     case CT_BOOL: {
@@ -186,7 +186,7 @@ ct_status ct_sparse_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, cons
  * the rest multiply in the dtype. */
 static ct_status scale(ct_dtype dtype, void *y, const void *x, int64_t n, ct_scalar alpha) {
     unsigned char a[16];
-    if (!ct_sparse_axpy_dtype(dtype))
+    if (!ct_sparse_impl_axpy_dtype(dtype))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"mul_cpu\" not implemented for '%s'",
                             ct_dtype_msg_name(dtype));
     CT_TRY(ct_convert(dtype, a, ct_scalar_dtype(alpha), &alpha.v, 1));
@@ -226,7 +226,7 @@ static ct_status scale(ct_dtype dtype, void *y, const void *x, int64_t n, ct_sca
         return CT_OK;
     default: /* integers: 0 + a * x wraps exactly like a * x */
         memset(y, 0, (size_t)n * ct_dtype_table[dtype].itemsize);
-        return ct_sparse_axpy(dtype, y, x, n, a, false, "mul_cpu");
+        return ct_sparse_impl_axpy(dtype, y, x, n, a, false, "mul_cpu");
     }
 }
 
@@ -245,9 +245,9 @@ static ct_status mul_values(const ct_tensor *v, ct_scalar alpha, ct_dtype out_dt
     CT_TRY(ct_result_type_finish(&rs, &d));
     CT_TRY(ct_check_output_cast(d, out_dtype)); /* mul_out into the result's values */
     ct_tensor *h = NULL, *r = NULL, *c = NULL;
-    ct_status st = ct_sparse_host(v, d, &h);
+    ct_status st = ct_sparse_impl_host(v, d, &h);
     if (st == CT_OK)
-        st = ct_sparse_host_empty(v->sizes, v->ndim, d, &r);
+        st = ct_sparse_impl_host_empty(v->sizes, v->ndim, d, &r);
     if (st == CT_OK)
         st = scale(d, ct_tensor_data_ptr(r), ct_tensor_data_ptr(h), v->numel, alpha);
     if (st == CT_OK)
@@ -267,7 +267,7 @@ static ct_status accumulate(ct_tensor *dense, const int64_t *ix, int64_t sd, int
     size_t isz = ct_dtype_table[dt].itemsize;
     char *dst = ct_tensor_data_ptr(dense);
     int64_t block;
-    CT_TRY(ct_sparse_prod(dense->sizes, sd, dense->ndim, &block));
+    CT_TRY(ct_sparse_impl_prod(dense->sizes, sd, dense->ndim, &block));
     for (int64_t k = 0; k < nnz && block > 0; k++) {
         int64_t off = 0; /* elements; bounded by numel once every index is in range */
         for (int64_t d = 0; d < sd; d++) {
@@ -280,7 +280,7 @@ static ct_status accumulate(ct_tensor *dense, const int64_t *ix, int64_t sd, int
                                     i, d, dense->sizes[d]);
             off += i * dense->strides[d];
         }
-        CT_TRY(ct_sparse_axpy(dt, dst + (size_t)off * isz, vals + (size_t)(k * block) * isz, block,
+        CT_TRY(ct_sparse_impl_axpy(dt, dst + (size_t)off * isz, vals + (size_t)(k * block) * isz, block,
                               alpha, blas, fn));
     }
     return CT_OK;
@@ -292,8 +292,8 @@ static ct_status accumulate(ct_tensor *dense, const int64_t *ix, int64_t sd, int
  * arithmetic; "hybrid", with dense dims: cpublas axpy) or, uncoalesced with sparse dims,
  * the loop that adds every column as it comes (cpublas axpy); anything else coalesces first
  * and adds with the dense add kernel. */
-ct_status ct_sparse_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct_scalar alpha) {
-    const ct_sparse_coo *p = ct_sparse_payload(sparse);
+ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct_scalar alpha) {
+    const ct_sparse_coo *p = ct_sparse_impl_payload(sparse);
     if (p->nnz == 0)
         return CT_OK;
     ct_dtype dt = dense->dtype;
@@ -316,15 +316,15 @@ ct_status ct_sparse_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct
     unsigned char a[16];
     ct_status st = CT_OK;
     if (!fast) {
-        if ((st = ct_sparse_coalesce_impl(sparse, p, &c)) != CT_OK)
+        if ((st = ct_sparse_impl_coalesce(sparse, p, &c)) != CT_OK)
             goto fail;
-        use = ct_sparse_payload(c);
+        use = ct_sparse_impl_payload(c);
     }
-    CT_CHECK(ct_sparse_axpy_dtype(dt), CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+    CT_CHECK(ct_sparse_impl_axpy_dtype(dt), CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
              fn, ct_dtype_msg_name(dt));
     if ((st = ct_scalar_to_dtype(alpha, dt, a)) == CT_OK &&
-        (st = ct_sparse_host(use->indices, CT_INT64, &hi)) == CT_OK &&
-        (st = ct_sparse_host(use->values, dt, &hv)) == CT_OK)
+        (st = ct_sparse_impl_host(use->indices, CT_INT64, &hi)) == CT_OK &&
+        (st = ct_sparse_impl_host(use->values, dt, &hv)) == CT_OK)
         st = accumulate(dense, ct_tensor_data_ptr(hi), use->sparse_dim, use->nnz,
                         ct_tensor_data_ptr(hv), a, blas, fn);
 fail:
@@ -368,7 +368,7 @@ static ct_status common_dtype(const ct_tensor *a, const ct_tensor *b, ct_dtype r
 
 /* The dtypes of AT_DISPATCH_ALL_TYPES_AND_COMPLEX, what sparse + sparse computes in. */
 static bool all_types_and_complex(ct_dtype d) {
-    return ct_sparse_axpy_dtype(d) && d != CT_BOOL && d != CT_FLOAT16 && d != CT_BFLOAT16 &&
+    return ct_sparse_impl_axpy_dtype(d) && d != CT_BOOL && d != CT_FLOAT16 && d != CT_BFLOAT16 &&
            d != CT_COMPLEX32;
 }
 
@@ -390,12 +390,12 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
     vsizes[0] = max;
     if ((st = ct_scalar_to_dtype(ct_scalar_int(1), dt, one)) != CT_OK ||
         (st = ct_scalar_to_dtype(alpha, dt, a)) != CT_OK ||
-        (st = ct_sparse_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||
-        (st = ct_sparse_host(tp->indices, CT_INT64, &ti)) != CT_OK ||
-        (st = ct_sparse_host(sp->indices, CT_INT64, &si)) != CT_OK ||
-        (st = ct_sparse_host(tp->values, dt, &tv)) != CT_OK ||
-        (st = ct_sparse_host(sp->values, dt, &sv)) != CT_OK ||
-        (st = ct_sparse_host_empty((const int64_t[]){sd, max}, 2, CT_INT64, &ri)) != CT_OK ||
+        (st = ct_sparse_impl_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||
+        (st = ct_sparse_impl_host(tp->indices, CT_INT64, &ti)) != CT_OK ||
+        (st = ct_sparse_impl_host(sp->indices, CT_INT64, &si)) != CT_OK ||
+        (st = ct_sparse_impl_host(tp->values, dt, &tv)) != CT_OK ||
+        (st = ct_sparse_impl_host(sp->values, dt, &sv)) != CT_OK ||
+        (st = ct_sparse_impl_host_empty((const int64_t[]){sd, max}, 2, CT_INT64, &ri)) != CT_OK ||
         (st = ct_tensor_zeros(vsizes, t->ndim - sd + 1, dt, &host_device, CT_LAYOUT_STRIDED,
                               &rv)) != CT_OK)
         goto fail;
@@ -407,12 +407,12 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
         size_t bb = (size_t)block * ct_dtype_table[dt].itemsize;
         int64_t i = 0, j = 0;
         while (i < tn || j < sn) {
-            int cmp = i >= tn ? -1 : j >= sn ? 1 : -ct_sparse_cmp_cols(tix, tn, i, six, sn, j, sd);
+            int cmp = i >= tn ? -1 : j >= sn ? 1 : -ct_sparse_impl_cmp_cols(tix, tn, i, six, sn, j, sd);
             if (cmp >= 0) {
                 for (int64_t d = 0; d < sd; d++)
                     rix[d * max + r] = tix[d * tn + i];
                 if (block > 0 &&
-                    (st = ct_sparse_axpy(dt, rvals + (size_t)r * bb, tvals + (size_t)i * bb, block,
+                    (st = ct_sparse_impl_axpy(dt, rvals + (size_t)r * bb, tvals + (size_t)i * bb, block,
                                          one, true, "cadd_sparse")) != CT_OK)
                     goto fail;
                 i++;
@@ -421,7 +421,7 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
                 for (int64_t d = 0; d < sd; d++)
                     rix[d * max + r] = six[d * sn + j];
                 if (block > 0 &&
-                    (st = ct_sparse_axpy(dt, rvals + (size_t)r * bb, svals + (size_t)j * bb, block,
+                    (st = ct_sparse_impl_axpy(dt, rvals + (size_t)r * bb, svals + (size_t)j * bb, block,
                                          a, true, "cadd_sparse")) != CT_OK)
                     goto fail;
                 j++;
@@ -429,14 +429,14 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
             r++;
         }
         /* exact-size indices; the values keep PyTorch's narrowed view */
-        if ((st = ct_sparse_host_empty((const int64_t[]){sd, r}, 2, CT_INT64, &fi)) != CT_OK ||
+        if ((st = ct_sparse_impl_host_empty((const int64_t[]){sd, r}, 2, CT_INT64, &fi)) != CT_OK ||
             (st = ct_tensor_narrow(rv, 0, 0, r, &fv)) != CT_OK)
             goto fail;
         int64_t *fix = ct_tensor_data_ptr(fi);
         for (int64_t d = 0; d < sd && r > 0; d++)
             memcpy(fix + d * r, rix + d * max, (size_t)r * sizeof(int64_t));
     }
-    st = ct_sparse_make_on(fi, fv, t->device, t->sizes, t->ndim, sd,
+    st = ct_sparse_impl_make_on(fi, fv, t->device, t->sizes, t->ndim, sd,
                            atomic_load(&tp->coalesced) && atomic_load(&sp->coalesced), out);
     fi = fv = NULL; /* consumed */
 fail:
@@ -468,13 +468,13 @@ static ct_status add_concat(const ct_tensor *t, const ct_sparse_coo *tp, const c
     vsizes[0] = n;
     if ((st = ct_scalar_to_dtype(ct_scalar_int(1), dt, one)) != CT_OK ||
         (st = ct_scalar_to_dtype(alpha, dt, a)) != CT_OK ||
-        (st = ct_sparse_host(tp->indices, CT_INT64, &ti)) != CT_OK ||
-        (st = ct_sparse_host(sp->indices, CT_INT64, &si)) != CT_OK ||
-        (st = ct_sparse_host(tp->values, dt, &tv)) != CT_OK)
+        (st = ct_sparse_impl_host(tp->indices, CT_INT64, &ti)) != CT_OK ||
+        (st = ct_sparse_impl_host(sp->indices, CT_INT64, &si)) != CT_OK ||
+        (st = ct_sparse_impl_host(tp->values, dt, &tv)) != CT_OK)
         goto fail;
     size_t isz = ct_dtype_table[dt].itemsize;
     /* other's values in dt, times alpha only when alpha (as dt) is not 1, as PyTorch */
-    st = ct_sparse_host(sp->values, dt, &sv);
+    st = ct_sparse_impl_host(sp->values, dt, &sv);
     if (st == CT_OK && memcmp(one, a, isz) != 0) {
         ct_tensor *scaled = NULL;
         st = mul_values(sv, alpha, dt, &scaled);
@@ -482,8 +482,8 @@ static ct_status add_concat(const ct_tensor *t, const ct_sparse_coo *tp, const c
         sv = scaled;
     }
     if (st != CT_OK ||
-        (st = ct_sparse_host_empty((const int64_t[]){sd, n}, 2, CT_INT64, &ri)) != CT_OK ||
-        (st = ct_sparse_host_empty(vsizes, t->ndim - sd + 1, dt, &rv)) != CT_OK)
+        (st = ct_sparse_impl_host_empty((const int64_t[]){sd, n}, 2, CT_INT64, &ri)) != CT_OK ||
+        (st = ct_sparse_impl_host_empty(vsizes, t->ndim - sd + 1, dt, &rv)) != CT_OK)
         goto fail;
     {
         const int64_t *tix = ct_tensor_data_ptr(ti), *six = ct_tensor_data_ptr(si);
@@ -499,16 +499,16 @@ static ct_status add_concat(const ct_tensor *t, const ct_sparse_coo *tp, const c
             memcpy((char *)ct_tensor_data_ptr(rv) + tb, ct_tensor_data_ptr(sv),
                    (size_t)sv->numel * isz);
     }
-    st = ct_sparse_make_on(ri, rv, t->device, t->sizes, t->ndim, sd, false, &cat);
+    st = ct_sparse_impl_make_on(ri, rv, t->device, t->sizes, t->ndim, sd, false, &cat);
     ri = rv = NULL; /* consumed */
     if (st != CT_OK)
         goto fail;
     if (n > t->numel) { /* PyTorch's guard against unbounded nnz growth */
-        if ((st = ct_sparse_coalesce_impl(cat, ct_sparse_payload(cat), &co)) != CT_OK)
+        if ((st = ct_sparse_impl_coalesce(cat, ct_sparse_impl_payload(cat), &co)) != CT_OK)
             goto fail;
         /* PyTorch 1.13 stores the parts anew, which flags them coalesced iff nnz < 2 */
-        const ct_sparse_coo *cp = ct_sparse_payload(co);
-        st = ct_sparse_make(ct_tensor_retain(cp->indices), ct_tensor_retain(cp->values), t->sizes,
+        const ct_sparse_coo *cp = ct_sparse_impl_payload(co);
+        st = ct_sparse_impl_make(ct_tensor_retain(cp->indices), ct_tensor_retain(cp->values), t->sizes,
                             t->ndim, sd, cp->nnz < 2, out);
     } else {
         *out = cat;
@@ -528,7 +528,7 @@ fail:
 
 static ct_status add_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dtype result,
                                    ct_scalar alpha, ct_tensor **out) {
-    const ct_sparse_coo *tp = ct_sparse_payload(t), *sp = ct_sparse_payload(s);
+    const ct_sparse_coo *tp = ct_sparse_impl_payload(t), *sp = ct_sparse_impl_payload(s);
     char x[400], y[400];
     if (!same_sizes(t, s))
         return ct_set_error(CT_ERR_RUNTIME,
@@ -547,19 +547,19 @@ static ct_status add_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
             ct_tensor_release(i);
             return st;
         }
-        return ct_sparse_make(i, v, t->sizes, t->ndim, tp->sparse_dim, atomic_load(&tp->coalesced),
+        return ct_sparse_impl_make(i, v, t->sizes, t->ndim, tp->sparse_dim, atomic_load(&tp->coalesced),
                               out);
     }
     if (tp->nnz == 0) { /* other times alpha (mul_out_sparse_scalar) */
         ct_tensor *i = NULL, *h = NULL, *v = NULL;
         ct_status st = ct_tensor_clone(sp->indices, CT_MEMFMT_CONTIGUOUS, &i);
         if (st == CT_OK && (st = mul_values(sp->values, alpha, result, &h)) == CT_OK)
-            st = ct_sparse_to_device(h, s->device, &v);
+            st = ct_sparse_impl_to_device(h, s->device, &v);
         if (st != CT_OK) {
             ct_tensor_release(i);
             return st;
         }
-        return ct_sparse_make(i, v, s->sizes, s->ndim, sp->sparse_dim, atomic_load(&sp->coalesced),
+        return ct_sparse_impl_make(i, v, s->sizes, s->ndim, sp->sparse_dim, atomic_load(&sp->coalesced),
                               out);
     }
     if (tp->sparse_dim != sp->sparse_dim)
@@ -598,17 +598,17 @@ static ct_status add_dense_sparse(const ct_tensor *d, const ct_tensor *s, ct_dty
                                CT_MEMFMT_CONTIGUOUS, out);
     ct_tensor *buf = NULL, *r = NULL;
     /* a private host copy in the computation dtype: it is written */
-    ct_status st = ct_sparse_host_empty(d->sizes, d->ndim, dt, &buf);
+    ct_status st = ct_sparse_impl_host_empty(d->sizes, d->ndim, dt, &buf);
     if (st == CT_OK && d->numel > 0)
         st = ct_tensor_copy_(buf, d);
     if (st == CT_OK)
-        st = ct_sparse_add_into_dense(buf, s, alpha);
+        st = ct_sparse_impl_add_into_dense(buf, s, alpha);
     if (st == CT_OK)
         st = ct_tensor_to_dtype(buf, result, &r);
     ct_tensor_release(buf);
     if (st != CT_OK)
         return st;
-    return ct_sparse_to_device(r, d->device, out);
+    return ct_sparse_impl_to_device(r, d->device, out);
 }
 
 /* ---- entry point ------------------------------------------------------------------------------
@@ -623,7 +623,7 @@ ct_status ct_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar
         return ct_set_error(CT_ERR_MISUSE, "ct_sparse_add: tensor is NULL");
     const ct_tensor *both[2] = {self, other};
     for (int k = 0; k < 2; k++)
-        if (both[k]->layout != CT_LAYOUT_STRIDED && ct_sparse_payload(both[k]) == NULL)
+        if (both[k]->layout != CT_LAYOUT_STRIDED && ct_sparse_impl_payload(both[k]) == NULL)
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "add: layout torch.%s is not supported",
                                 ct_layout_name(both[k]->layout));
     bool ss = ct_sparse_is_sparse(self), os = ct_sparse_is_sparse(other);
@@ -659,7 +659,7 @@ static ct_status add_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_s
     return ct_sparse_add(a, b, alpha, out);
 }
 
-void ct_sparse_register_ops(void) {
+void ct_sparse_impl_register_ops(void) {
     static atomic_flag done = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set_explicit(&done, memory_order_acq_rel))
         ct_op_register_sparse(CT_OP_ADD, CT_OP_FORM_NEW, add_slot);

@@ -26,7 +26,7 @@ static void sort_columns(int64_t *perm, int64_t *tmp, int64_t n, const int64_t *
             int64_t hi = mid + width < n ? mid + width : n;
             int64_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                dst[k++] = ct_sparse_cmp_cols(ix, nnz, src[j], ix, nnz, src[i], sd) < 0 ? src[j++]
+                dst[k++] = ct_sparse_impl_cmp_cols(ix, nnz, src[j], ix, nnz, src[i], sd) < 0 ? src[j++]
                                                                                         : src[i++];
             while (i < mid)
                 dst[k++] = src[i++];
@@ -51,14 +51,14 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
     int64_t vsizes[CT_MAX_DIMS + 1];
     ct_status st = CT_OK;
     /* PyTorch dispatches on the dtype before looking at any column */
-    CT_CHECK(ct_sparse_axpy_dtype(t->dtype), CT_ERR_NOT_IMPLEMENTED,
+    CT_CHECK(ct_sparse_impl_axpy_dtype(t->dtype), CT_ERR_NOT_IMPLEMENTED,
              "\"coalesce\" not implemented for '%s'", ct_dtype_msg_name(t->dtype));
     CT_CHECK(!ct_mul_overflow_size((size_t)nnz, sizeof(int64_t), &pbytes), CT_ERR_OVERFLOW,
              "coalesce: nnz too large");
     if ((st = ct_scalar_to_dtype(ct_scalar_int(1), t->dtype, one)) != CT_OK ||
-        (st = ct_sparse_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||
-        (st = ct_sparse_host(p->indices, CT_INT64, &hi)) != CT_OK ||
-        (st = ct_sparse_host(p->values, CT_DTYPE_UNDEFINED, &hv)) != CT_OK)
+        (st = ct_sparse_impl_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||
+        (st = ct_sparse_impl_host(p->indices, CT_INT64, &hi)) != CT_OK ||
+        (st = ct_sparse_impl_host(p->values, CT_DTYPE_UNDEFINED, &hv)) != CT_OK)
         goto fail;
     perm = ct_alloc(pbytes, _Alignof(int64_t));
     tmp = perm != NULL ? ct_alloc(pbytes, _Alignof(int64_t)) : NULL;
@@ -71,12 +71,12 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
         perm[k] = k;
     sort_columns(perm, tmp, nnz, ix, nnz, sd);
     for (int64_t k = 0; k < nnz; k++)
-        unique += k == 0 || ct_sparse_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, perm[k], sd) != 0;
+        unique += k == 0 || ct_sparse_impl_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, perm[k], sd) != 0;
 
     vsizes[0] = unique;
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
-    if ((st = ct_sparse_host_empty((const int64_t[]){sd, unique}, 2, CT_INT64, &ri)) != CT_OK ||
-        (st = ct_sparse_host_empty(vsizes, t->ndim - sd + 1, t->dtype, &rv)) != CT_OK)
+    if ((st = ct_sparse_impl_host_empty((const int64_t[]){sd, unique}, 2, CT_INT64, &ri)) != CT_OK ||
+        (st = ct_sparse_impl_host_empty(vsizes, t->ndim - sd + 1, t->dtype, &rv)) != CT_OK)
         goto fail;
     int64_t *rix = ct_tensor_data_ptr(ri);
     const char *vals = ct_tensor_data_ptr(hv);
@@ -84,9 +84,9 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
     size_t bb = (size_t)block * isz; /* bounded by the values' bytes */
     for (int64_t k = 0, r = -1; k < nnz; k++) {
         int64_t pos = perm[k];
-        if (k > 0 && ct_sparse_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, pos, sd) == 0) {
+        if (k > 0 && ct_sparse_impl_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, pos, sd) == 0) {
             if (block > 0 &&
-                (st = ct_sparse_axpy(t->dtype, rvals + (size_t)r * bb, vals + (size_t)pos * bb,
+                (st = ct_sparse_impl_axpy(t->dtype, rvals + (size_t)r * bb, vals + (size_t)pos * bb,
                                      block, one, true, "coalesce")) != CT_OK)
                 goto fail;
             continue;
@@ -97,7 +97,7 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
         if (bb > 0)
             memcpy(rvals + (size_t)r * bb, vals + (size_t)pos * bb, bb);
     }
-    st = ct_sparse_make_on(ri, rv, t->device, t->sizes, t->ndim, sd, true, out);
+    st = ct_sparse_impl_make_on(ri, rv, t->device, t->sizes, t->ndim, sd, true, out);
     ri = rv = NULL; /* consumed */
 fail:
     ct_free(tmp, pbytes, _Alignof(int64_t));
@@ -109,7 +109,7 @@ fail:
     return st;
 }
 
-ct_status ct_sparse_coalesce_impl(const ct_tensor *t, const ct_sparse_coo *p, ct_tensor **out) {
+ct_status ct_sparse_impl_coalesce(const ct_tensor *t, const ct_sparse_coo *p, ct_tensor **out) {
     *out = NULL;
     if (atomic_load_explicit(&p->coalesced, memory_order_relaxed)) {
         *out = ct_tensor_retain((ct_tensor *)t);
@@ -124,7 +124,7 @@ ct_status ct_sparse_coalesce_impl(const ct_tensor *t, const ct_sparse_coo *p, ct
             ct_tensor_release(i);
             return st;
         }
-        return ct_sparse_make(i, v, t->sizes, t->ndim, p->sparse_dim, true, out);
+        return ct_sparse_impl_make(i, v, t->sizes, t->ndim, p->sparse_dim, true, out);
     }
     return coalesce_data(t, p, out);
 }
@@ -134,6 +134,6 @@ ct_status ct_sparse_coalesce(const ct_tensor *t, ct_tensor **out) {
         return ct_set_error(CT_ERR_MISUSE, "coalesce: out is NULL");
     *out = NULL;
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, "coalesce", &p));
-    return ct_sparse_coalesce_impl(t, p, out);
+    CT_TRY(ct_sparse_impl_arg(t, "coalesce", &p));
+    return ct_sparse_impl_coalesce(t, p, out);
 }

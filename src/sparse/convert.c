@@ -21,17 +21,17 @@ ct_status ct_sparse_to_dense(const ct_tensor *t, ct_tensor **out) {
         return CT_OK;
     }
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, "to_dense", &p));
+    CT_TRY(ct_sparse_impl_arg(t, "to_dense", &p));
     if (t->device.type == CT_DEVICE_META) /* the result's metadata needs no index */
         return ct_tensor_zeros(t->sizes, t->ndim, t->dtype, &t->device, CT_LAYOUT_STRIDED, out);
     ct_tensor *h;
     CT_TRY(ct_tensor_zeros(t->sizes, t->ndim, t->dtype, &host_device, CT_LAYOUT_STRIDED, &h));
-    ct_status st = ct_sparse_add_into_dense(h, t, ct_scalar_int(1));
+    ct_status st = ct_sparse_impl_add_into_dense(h, t, ct_scalar_int(1));
     if (st != CT_OK) {
         ct_tensor_release(h);
         return st;
     }
-    return ct_sparse_to_device(h, t->device, out);
+    return ct_sparse_impl_to_device(h, t->device, out);
 }
 
 /* ---- to_sparse ----------------------------------------------------------------------------- */
@@ -85,9 +85,9 @@ static ct_status dense_to_sparse(const ct_tensor *t, int64_t sd, ct_tensor **out
     size_t isz = ct_dtype_table[t->dtype].itemsize;
     ct_status st = CT_OK;
     if (t->numel > 0) { /* else nothing is nonzero, and the sparse sizes may not multiply */
-        if ((st = ct_sparse_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||
-            (st = ct_sparse_prod(t->sizes, 0, sd, &positions)) != CT_OK ||
-            (st = ct_sparse_host(t, CT_DTYPE_UNDEFINED, &h)) != CT_OK)
+        if ((st = ct_sparse_impl_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||
+            (st = ct_sparse_impl_prod(t->sizes, 0, sd, &positions)) != CT_OK ||
+            (st = ct_sparse_impl_host(t, CT_DTYPE_UNDEFINED, &h)) != CT_OK)
             goto fail;
     }
     const unsigned char *data = h != NULL ? ct_tensor_data_ptr(h) : NULL;
@@ -97,8 +97,8 @@ static ct_status dense_to_sparse(const ct_tensor *t, int64_t sd, ct_tensor **out
 
     vsizes[0] = nnz;
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
-    if ((st = ct_sparse_host_empty((const int64_t[]){sd, nnz}, 2, CT_INT64, &ri)) != CT_OK ||
-        (st = ct_sparse_host_empty(vsizes, t->ndim - sd + 1, t->dtype, &rv)) != CT_OK)
+    if ((st = ct_sparse_impl_host_empty((const int64_t[]){sd, nnz}, 2, CT_INT64, &ri)) != CT_OK ||
+        (st = ct_sparse_impl_host_empty(vsizes, t->ndim - sd + 1, t->dtype, &rv)) != CT_OK)
         goto fail;
     int64_t *rix = ct_tensor_data_ptr(ri);
     unsigned char *rvals = ct_tensor_data_ptr(rv);
@@ -113,7 +113,7 @@ static ct_status dense_to_sparse(const ct_tensor *t, int64_t sd, ct_tensor **out
         memcpy(rvals + (size_t)r * bb, b, bb);
         r++;
     }
-    st = ct_sparse_make_on(ri, rv, t->device, t->sizes, t->ndim, sd, true, out);
+    st = ct_sparse_impl_make_on(ri, rv, t->device, t->sizes, t->ndim, sd, true, out);
     ri = rv = NULL; /* consumed */
 fail:
     ct_tensor_release(h);
@@ -126,7 +126,7 @@ fail:
  * indices when the value is zero, narrowing the nonzero() positions otherwise. */
 static ct_status negative_sparse_dim(const ct_tensor *t, int64_t sd) {
     ct_tensor *h;
-    CT_TRY(ct_sparse_host(t, CT_DTYPE_UNDEFINED, &h));
+    CT_TRY(ct_sparse_impl_host(t, CT_DTYPE_UNDEFINED, &h));
     bool nz = nonzero(t->dtype, ct_tensor_data_ptr(h));
     ct_tensor_release(h);
     if (!nz)
@@ -144,7 +144,7 @@ ct_status ct_sparse_to_sparse_dim(const ct_tensor *t, int64_t sd, ct_tensor **ou
     *out = NULL;
     if (t == NULL)
         return ct_set_error(CT_ERR_MISUSE, "to_sparse: tensor is NULL");
-    const ct_sparse_coo *p = ct_sparse_payload(t);
+    const ct_sparse_coo *p = ct_sparse_impl_payload(t);
     if (p != NULL) { /* newest PyTorch: the tensor itself, or no conversion at all */
         if (sd == p->sparse_dim) {
             *out = ct_tensor_retain((ct_tensor *)t);
@@ -166,7 +166,7 @@ ct_status ct_sparse_to_sparse_dim(const ct_tensor *t, int64_t sd, ct_tensor **ou
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "Could not run 'aten::to_sparse' with arguments from the '%s' "
                             "backend.",
-                            ct_sparse_backend_name(t, b, sizeof b));
+                            ct_sparse_impl_backend_name(t, b, sizeof b));
     }
     if (t->dtype == CT_FLOAT4_E2M1FN_X2) /* packed pairs: no element to test */
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
@@ -177,6 +177,6 @@ ct_status ct_sparse_to_sparse_dim(const ct_tensor *t, int64_t sd, ct_tensor **ou
 }
 
 ct_status ct_sparse_to_sparse(const ct_tensor *t, ct_tensor **out) {
-    const ct_sparse_coo *p = ct_sparse_payload(t);
+    const ct_sparse_coo *p = ct_sparse_impl_payload(t);
     return ct_sparse_to_sparse_dim(t, p != NULL ? p->sparse_dim : ct_tensor_dim(t), out);
 }

@@ -26,13 +26,13 @@ static void payload_free(void *ext) {
 
 /* The ext_free pointer identifies our payload: another layer could make a COO-layout
  * tensor with a payload of its own. */
-const ct_sparse_coo *ct_sparse_payload(const ct_tensor *t) {
+const ct_sparse_coo *ct_sparse_impl_payload(const ct_tensor *t) {
     if (t == NULL || t->layout != CT_LAYOUT_SPARSE_COO || t->ext_free != payload_free)
         return NULL;
     return t->ext;
 }
 
-const char *ct_sparse_backend_name(const ct_tensor *t, char *buf, size_t size) {
+const char *ct_sparse_impl_backend_name(const ct_tensor *t, char *buf, size_t size) {
     const char *dev;
     switch (t->device.type) {
     case CT_DEVICE_CPU:
@@ -53,25 +53,25 @@ const char *ct_sparse_backend_name(const ct_tensor *t, char *buf, size_t size) {
     return buf;
 }
 
-ct_status ct_sparse_arg(const ct_tensor *t, const char *op, const ct_sparse_coo **out) {
+ct_status ct_sparse_impl_arg(const ct_tensor *t, const char *op, const ct_sparse_coo **out) {
     *out = NULL;
     if (t == NULL)
         return ct_set_error(CT_ERR_MISUSE, "%s: tensor is NULL", op);
-    const ct_sparse_coo *p = ct_sparse_payload(t);
+    const ct_sparse_coo *p = ct_sparse_impl_payload(t);
     if (p == NULL) {
         char b[64];
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "Could not run 'aten::%s' with arguments from the '%s' backend.", op,
-                            ct_sparse_backend_name(t, b, sizeof b));
+                            ct_sparse_impl_backend_name(t, b, sizeof b));
     }
     *out = p;
     return CT_OK;
 }
 
-ct_status ct_sparse_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
+ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
                          int64_t sparse_dim, bool coalesced, ct_tensor **out) {
     *out = NULL;
-    ct_sparse_register_ops(); /* before the first sparse tensor can reach an op */
+    ct_sparse_impl_register_ops(); /* before the first sparse tensor can reach an op */
     ct_sparse_coo *p = ct_alloc(sizeof *p, _Alignof(ct_sparse_coo));
     if (p == NULL) {
         ct_tensor_release(indices);
@@ -91,13 +91,13 @@ ct_status ct_sparse_make(ct_tensor *indices, ct_tensor *values, const int64_t *s
 
 /* ---- host staging ------------------------------------------------------------------------ */
 
-ct_status ct_sparse_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
+ct_status ct_sparse_impl_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
                                ct_tensor **out) {
     return ct_tensor_empty(sizes, ndim, dtype, &host_device, CT_LAYOUT_STRIDED,
                            CT_MEMFMT_CONTIGUOUS, out);
 }
 
-ct_status ct_sparse_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out) {
+ct_status ct_sparse_impl_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out) {
     *out = NULL;
     if (dtype == CT_DTYPE_UNDEFINED)
         dtype = t->dtype;
@@ -107,7 +107,7 @@ ct_status ct_sparse_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out) {
         return CT_OK;
     }
     ct_tensor *h;
-    CT_TRY(ct_sparse_host_empty(t->sizes, t->ndim, dtype, &h));
+    CT_TRY(ct_sparse_impl_host_empty(t->sizes, t->ndim, dtype, &h));
     /* nothing to read from an empty tensor, not even on meta */
     ct_status st = t->numel > 0 ? ct_tensor_copy_(h, t) : CT_OK;
     if (st != CT_OK) {
@@ -118,7 +118,7 @@ ct_status ct_sparse_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out) {
     return CT_OK;
 }
 
-ct_status ct_sparse_to_device(ct_tensor *h, ct_device device, ct_tensor **out) {
+ct_status ct_sparse_impl_to_device(ct_tensor *h, ct_device device, ct_tensor **out) {
     *out = NULL;
     if (device.type == CT_DEVICE_CPU) {
         *out = h;
@@ -129,23 +129,23 @@ ct_status ct_sparse_to_device(ct_tensor *h, ct_device device, ct_tensor **out) {
     return st;
 }
 
-ct_status ct_sparse_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device, const int64_t *sizes,
+ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device, const int64_t *sizes,
                             int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out) {
     ct_tensor *di = NULL, *dv = NULL;
     *out = NULL;
-    ct_status st = ct_sparse_to_device(hi, device, &di);
+    ct_status st = ct_sparse_impl_to_device(hi, device, &di);
     if (st != CT_OK) {
         ct_tensor_release(hv);
         return st;
     }
-    if ((st = ct_sparse_to_device(hv, device, &dv)) != CT_OK) {
+    if ((st = ct_sparse_impl_to_device(hv, device, &dv)) != CT_OK) {
         ct_tensor_release(di);
         return st;
     }
-    return ct_sparse_make(di, dv, sizes, ndim, sparse_dim, coalesced, out);
+    return ct_sparse_impl_make(di, dv, sizes, ndim, sparse_dim, coalesced, out);
 }
 
-ct_status ct_sparse_prod(const int64_t *sizes, int64_t from, int64_t to, int64_t *out) {
+ct_status ct_sparse_impl_prod(const int64_t *sizes, int64_t from, int64_t to, int64_t *out) {
     int64_t n = 1;
     for (int64_t i = from; i < to; i++)
         if (ct_mul_overflow_i64(n, sizes[i], &n))
@@ -160,7 +160,7 @@ ct_status ct_sparse_prod(const int64_t *sizes, int64_t from, int64_t to, int64_t
  * copies min/max to the cpu. `mins`/`maxs` have sd entries. */
 static ct_status index_extremes(const ct_tensor *indices, int64_t *mins, int64_t *maxs) {
     ct_tensor *h;
-    CT_TRY(ct_sparse_host(indices, CT_INT64, &h));
+    CT_TRY(ct_sparse_impl_host(indices, CT_INT64, &h));
     const int64_t *ix = ct_tensor_data_ptr(h);
     int64_t sd = indices->sizes[0], nnz = indices->sizes[1];
     for (int64_t d = 0; d < sd; d++) {
@@ -180,12 +180,12 @@ static ct_status index_extremes(const ct_tensor *indices, int64_t *mins, int64_t
 /* Are the columns strictly increasing (sorted, no duplicates)? */
 static ct_status indices_coalesced(const ct_tensor *indices, bool *out) {
     ct_tensor *h;
-    CT_TRY(ct_sparse_host(indices, CT_INT64, &h));
+    CT_TRY(ct_sparse_impl_host(indices, CT_INT64, &h));
     const int64_t *ix = ct_tensor_data_ptr(h);
     int64_t sd = indices->sizes[0], nnz = indices->sizes[1];
     *out = true;
     for (int64_t k = 1; k < nnz && *out; k++)
-        *out = ct_sparse_cmp_cols(ix, nnz, k - 1, ix, nnz, k, sd) < 0;
+        *out = ct_sparse_impl_cmp_cols(ix, nnz, k - 1, ix, nnz, k, sd) < 0;
     ct_tensor_release(h);
     return CT_OK;
 }
@@ -240,7 +240,7 @@ static ct_status check_pair(const ct_tensor *ind, const ct_tensor *val, const in
     if (ind->device.type != val->device.type)
         return ct_set_error(
             CT_ERR_RUNTIME, "backend of indices (%s) must match backend of values (%s)",
-            ct_sparse_backend_name(ind, a, sizeof a), ct_sparse_backend_name(val, b, sizeof b));
+            ct_sparse_impl_backend_name(ind, a, sizeof a), ct_sparse_impl_backend_name(val, b, sizeof b));
     if (ind->device.index != val->device.index)
         return ct_set_error(CT_ERR_RUNTIME,
                             "device of indices (%d) must match device of values (%d)",
@@ -333,7 +333,7 @@ static ct_status build(ct_tensor **ind, ct_tensor **val, const int64_t *given, i
     }
     ct_tensor *i = *ind, *v = *val;
     *ind = *val = NULL; /* make() consumes them */
-    return ct_sparse_make(i, v, sizes, total, sd, coalesced, out);
+    return ct_sparse_impl_make(i, v, sizes, total, sd, coalesced, out);
 }
 
 ct_status ct_sparse_coo_tensor(const ct_tensor *indices, const ct_tensor *values,
@@ -394,7 +394,7 @@ ct_status ct_sparse_coo_zeros(const int64_t *sizes, int64_t ndim, int64_t sparse
         ct_tensor_release(ind);
         return st;
     }
-    return ct_sparse_make(ind, val, sizes, ndim, sparse_dim, true, out);
+    return ct_sparse_impl_make(ind, val, sizes, ndim, sparse_dim, true, out);
 }
 
 /* ---- accessors ------------------------------------------------------------------------- */
@@ -413,7 +413,7 @@ static ct_status dims_of(const ct_tensor *t, int64_t *out, bool sparse, const ch
         return CT_OK;
     }
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, op, &p));
+    CT_TRY(ct_sparse_impl_arg(t, op, &p));
     *out = sparse ? p->sparse_dim : p->dense_dim;
     return CT_OK;
 }
@@ -431,7 +431,7 @@ ct_status ct_sparse_nnz(const ct_tensor *t, int64_t *out) {
         return ct_set_error(CT_ERR_MISUSE, "_nnz: out is NULL");
     *out = 0;
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, "_nnz", &p));
+    CT_TRY(ct_sparse_impl_arg(t, "_nnz", &p));
     *out = p->nnz;
     return CT_OK;
 }
@@ -441,14 +441,14 @@ ct_status ct_sparse_is_coalesced(const ct_tensor *t, bool *out) {
         return ct_set_error(CT_ERR_MISUSE, "is_coalesced: out is NULL");
     *out = false;
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, "is_coalesced", &p));
+    CT_TRY(ct_sparse_impl_arg(t, "is_coalesced", &p));
     *out = atomic_load_explicit(&p->coalesced, memory_order_relaxed);
     return CT_OK;
 }
 
 ct_status ct_sparse_set_coalesced(ct_tensor *t, bool coalesced) {
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, "_coalesced_", &p));
+    CT_TRY(ct_sparse_impl_arg(t, "_coalesced_", &p));
     atomic_store_explicit(&((ct_sparse_coo *)p)->coalesced, coalesced, memory_order_relaxed);
     return CT_OK;
 }
@@ -460,7 +460,7 @@ static ct_status part(const ct_tensor *t, ct_tensor **out, bool values, bool raw
         return ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", op);
     *out = NULL;
     const ct_sparse_coo *p;
-    CT_TRY(ct_sparse_arg(t, op, &p));
+    CT_TRY(ct_sparse_impl_arg(t, op, &p));
     ct_tensor *x = values ? p->values : p->indices;
     if (raw) {
         *out = ct_tensor_retain(x);

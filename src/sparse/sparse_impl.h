@@ -24,42 +24,42 @@ typedef struct ct_sparse_coo {
 /* ---- coo.c ---- */
 
 /* The payload of t, or NULL when t is not a sparse COO tensor of this layer. */
-const ct_sparse_coo *ct_sparse_payload(const ct_tensor *t);
+const ct_sparse_coo *ct_sparse_impl_payload(const ct_tensor *t);
 
 /* The payload of a sparse argument. CT_ERR_MISUSE for NULL; CT_ERR_NOT_IMPLEMENTED
  * "Could not run 'aten::<op>' with arguments from the '<backend>' backend." otherwise. */
-ct_status ct_sparse_arg(const ct_tensor *t, const char *op, const ct_sparse_coo **out);
+ct_status ct_sparse_impl_arg(const ct_tensor *t, const char *op, const ct_sparse_coo **out);
 
 /* PyTorch's backend name of a tensor for messages: "CPU", "SparseCPU", "Meta", "CUDA", ... */
-const char *ct_sparse_backend_name(const ct_tensor *t, char *buf, size_t size);
+const char *ct_sparse_impl_backend_name(const ct_tensor *t, char *buf, size_t size);
 
 /* Build a sparse tensor from indices [sparse_dim, nnz] and values [nnz, ...] that the caller
  * has checked. CONSUMES both references (released on failure too). */
 /* Fill the sparse slots of the op table (ops/dispatch.h): add, new result. Once per process;
- * ct_sparse_make calls it, so every sparse tensor finds them filled. */
-void ct_sparse_register_ops(void);
-ct_status ct_sparse_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
+ * ct_sparse_impl_make calls it, so every sparse tensor finds them filled. */
+void ct_sparse_impl_register_ops(void);
+ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
                          int64_t sparse_dim, bool coalesced, ct_tensor **out);
 
 /* A contiguous cpu tensor with t's elements in `dtype` (UNDEFINED: t's): t itself (a new
  * reference) when it already is one, else a copy (so meta fails: "Cannot copy out of meta
  * tensor; no data!"). */
-ct_status ct_sparse_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out);
+ct_status ct_sparse_impl_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out);
 
 /* An uninitialised contiguous cpu tensor. */
-ct_status ct_sparse_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype, ct_tensor **out);
+ct_status ct_sparse_impl_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype, ct_tensor **out);
 
 /* Move a host tensor to `device` (itself for cpu). CONSUMES `h`. */
-ct_status ct_sparse_to_device(ct_tensor *h, ct_device device, ct_tensor **out);
+ct_status ct_sparse_impl_to_device(ct_tensor *h, ct_device device, ct_tensor **out);
 
-/* ct_sparse_make for host indices and values: moves both to `device` first. CONSUMES hi
+/* ct_sparse_impl_make for host indices and values: moves both to `device` first. CONSUMES hi
  * and hv (released on failure too). */
-ct_status ct_sparse_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device, const int64_t *sizes,
+ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device, const int64_t *sizes,
                             int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out);
 
 /* Compare column a of the [sd, na] int64 matrix ia with column b of [sd, nb] matrix ib
  * lexicographically: <0, 0, >0. */
-static inline int ct_sparse_cmp_cols(const int64_t *ia, int64_t na, int64_t a, const int64_t *ib,
+static inline int ct_sparse_impl_cmp_cols(const int64_t *ia, int64_t na, int64_t a, const int64_t *ib,
                                      int64_t nb, int64_t b, int64_t sd) {
     for (int64_t d = 0; d < sd; d++) {
         int64_t x = ia[d * na + a], y = ib[d * nb + b];
@@ -70,12 +70,12 @@ static inline int ct_sparse_cmp_cols(const int64_t *ia, int64_t na, int64_t a, c
 }
 
 /* The product of sizes[from..to), overflow-checked (CT_ERR_OVERFLOW). */
-ct_status ct_sparse_prod(const int64_t *sizes, int64_t from, int64_t to, int64_t *out);
+ct_status ct_sparse_impl_prod(const int64_t *sizes, int64_t from, int64_t to, int64_t *out);
 
 /* ---- coalesce.c ---- */
 
 /* coalesce() of a sparse tensor whose payload is p. */
-ct_status ct_sparse_coalesce_impl(const ct_tensor *t, const ct_sparse_coo *p, ct_tensor **out);
+ct_status ct_sparse_impl_coalesce(const ct_tensor *t, const ct_sparse_coo *p, ct_tensor **out);
 
 /* ---- arith.c ---- */
 
@@ -83,14 +83,14 @@ ct_status ct_sparse_coalesce_impl(const ct_tensor *t, const ct_sparse_coo *p, ct
  * scalar arithmetic for that dtype. `blas`: where PyTorch calls cpublas::axpy, which in
  * 1.13 refuses complex32 ("\"cpublas_axpy_impl\" not implemented for 'ComplexHalf'").
  * Dtypes without a kernel fail with "\"<fn>\" not implemented for '<Name>'". */
-ct_status ct_sparse_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, const void *alpha,
+ct_status ct_sparse_impl_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, const void *alpha,
                          bool blas, const char *fn);
 
-/* Whether ct_sparse_axpy computes in `dtype` (the 13 dtypes PyTorch 1.13 has). */
-bool ct_sparse_axpy_dtype(ct_dtype dtype);
+/* Whether ct_sparse_impl_axpy computes in `dtype` (the 13 dtypes PyTorch 1.13 has). */
+bool ct_sparse_impl_axpy_dtype(ct_dtype dtype);
 
 /* dense += alpha * sparse (PyTorch's add_out_dense_sparse_cpu after its checks): `dense` a
  * contiguous cpu tensor of sparse's sizes in the computation dtype. */
-ct_status ct_sparse_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct_scalar alpha);
+ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct_scalar alpha);
 
 #endif /* CT_SPARSE_SPARSE_IMPL_H */
