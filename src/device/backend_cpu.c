@@ -67,4 +67,4 @@ static const ct_backend cpu = {
     .fill = cpu_fill,
 };
 
-const ct_backend *ct_cpu_backend(void) { return &cpu; }
+const ct_backend *ct_device_impl_cpu_backend(void) { return &cpu; }

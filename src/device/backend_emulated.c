@@ -200,7 +200,7 @@ ct_status ct_backend_host_emulated(ct_device_type type, int device_count, ct_bac
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_backend_host_emulated: out is NULL");
     memset(out, 0, sizeof *out);
-    CT_TRY(ct_devval_check((ct_device){type, CT_DEVICE_NO_INDEX}));
+    CT_TRY(ct_device_impl_devval_check((ct_device){type, CT_DEVICE_NO_INDEX}));
     if (type == CT_DEVICE_CPU || type == CT_DEVICE_META)
         return ct_set_error(CT_ERR_MISUSE, "Cannot emulate the built-in %s backend",
                             ct_device_type_name(type));

@@ -55,4 +55,4 @@ static const ct_backend meta = {
     .fill = meta_fill,
 };
 
-const ct_backend *ct_meta_backend(void) { return &meta; }
+const ct_backend *ct_device_impl_meta_backend(void) { return &meta; }

@@ -9,7 +9,7 @@
  * current device, and 0 until set. */
 static _Thread_local int8_t thread_current[CT_NUM_DEVICE_TYPES];
 
-int32_t ct_current_count(const ct_backend *b) {
+int32_t ct_device_impl_current_count(const ct_backend *b) {
     if (b->device_count == NULL)
         return 1;
     int32_t n = b->device_count(b->context);
@@ -18,7 +18,7 @@ int32_t ct_current_count(const ct_backend *b) {
     return n > CT_DEVICE_MAX_INDEX + 1 ? CT_DEVICE_MAX_INDEX + 1 : n;
 }
 
-int32_t ct_current_index(const ct_backend *b, ct_device_type type) {
+int32_t ct_device_impl_current_index(const ct_backend *b, ct_device_type type) {
     if (b->get_device == NULL)
         return thread_current[type];
     int32_t i = b->get_device(b->context);
@@ -31,7 +31,7 @@ static ct_status none_available(ct_device_type type) {
 
 /* An explicit index must name an existing device. */
 static ct_status check_index(const ct_backend *b, ct_device d) {
-    int32_t n = ct_current_count(b);
+    int32_t n = ct_device_impl_current_count(b);
     if (n == 0)
         return none_available(d.type);
     if (d.index >= n)
@@ -41,16 +41,16 @@ static ct_status check_index(const ct_backend *b, ct_device d) {
     return CT_OK;
 }
 
-ct_status ct_current_concrete(const ct_backend *b, ct_device d, ct_device *out) {
-    *out = ct_device_undefined();
+ct_status ct_device_impl_current_concrete(const ct_backend *b, ct_device d, ct_device *out) {
+    *out = ct_device_impl_undefined();
     if (b->flags & CT_BACKEND_INDEXLESS) {
         out->type = d.type;
         return CT_OK;
     }
     if (d.index == CT_DEVICE_NO_INDEX) {
-        if (ct_current_count(b) == 0)
+        if (ct_device_impl_current_count(b) == 0)
             return none_available(d.type);
-        d.index = ct_current_index(b, d.type);
+        d.index = ct_device_impl_current_index(b, d.type);
     }
     CT_TRY(check_index(b, d));
     *out = d;
@@ -61,27 +61,27 @@ ct_status ct_device_count(ct_device_type type, int32_t *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_count: out is NULL");
     *out = 0;
-    if (!ct_device_type_ok(type))
-        return ct_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
+    if (!ct_device_impl_type_ok(type))
+        return ct_device_impl_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
     ct_backend b;
-    if (ct_registry_find(type, &b))
-        *out = ct_current_count(&b);
+    if (ct_device_impl_registry_find(type, &b))
+        *out = ct_device_impl_current_count(&b);
     return CT_OK;
 }
 
 ct_status ct_current_device(ct_device_type type, ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_current_device: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     ct_backend b;
-    CT_TRY(ct_registry_get(type, false, &b));
-    return ct_current_concrete(&b, (ct_device){type, CT_DEVICE_NO_INDEX}, out);
+    CT_TRY(ct_device_impl_registry_get(type, false, &b));
+    return ct_device_impl_current_concrete(&b, (ct_device){type, CT_DEVICE_NO_INDEX}, out);
 }
 
 ct_status ct_set_device(ct_device device) {
-    CT_TRY(ct_devval_check(device));
+    CT_TRY(ct_device_impl_devval_check(device));
     ct_backend b;
-    CT_TRY(ct_registry_get(device.type, false, &b));
+    CT_TRY(ct_device_impl_registry_get(device.type, false, &b));
     if ((b.flags & CT_BACKEND_INDEXLESS) || device.index == CT_DEVICE_NO_INDEX)
         return CT_OK;
     CT_TRY(check_index(&b, device));
@@ -92,14 +92,14 @@ ct_status ct_set_device(ct_device device) {
 }
 
 ct_status ct_device_synchronize(ct_device device) {
-    CT_TRY(ct_devval_check(device));
+    CT_TRY(ct_device_impl_devval_check(device));
     ct_backend b;
-    CT_TRY(ct_registry_get(device.type, false, &b));
+    CT_TRY(ct_device_impl_registry_get(device.type, false, &b));
     ct_device d;
-    CT_TRY(ct_current_concrete(&b, device, &d));
+    CT_TRY(ct_device_impl_current_concrete(&b, device, &d));
     if (b.synchronize == NULL)
         return CT_OK;
-    return b.synchronize(b.context, ct_current_slot_index(&b, d));
+    return b.synchronize(b.context, ct_device_impl_current_slot_index(&b, d));
 }
 
 ct_status ct_current_accelerator(ct_device_type *out) {
@@ -111,12 +111,12 @@ ct_status ct_current_accelerator(ct_device_type *out) {
     static const ct_device_type order[] = {CT_DEVICE_CUDA, CT_DEVICE_MTIA, CT_DEVICE_XPU,
                                            CT_DEVICE_HIP,  CT_DEVICE_MPS,  CT_DEVICE_HPU};
     ct_backend b;
-    if (ct_registry_find(CT_DEVICE_PRIVATEUSEONE, &b)) {
+    if (ct_device_impl_registry_find(CT_DEVICE_PRIVATEUSEONE, &b)) {
         *out = CT_DEVICE_PRIVATEUSEONE;
         return CT_OK;
     }
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (ct_registry_find(order[i], &b) && ct_current_count(&b) > 0) {
+        if (ct_device_impl_registry_find(order[i], &b) && ct_device_impl_current_count(&b) > 0) {
             *out = order[i];
             return CT_OK;
         }

@@ -40,13 +40,13 @@ static const type_info types[CT_NUM_DEVICE_TYPES] = {
 /* clang-format on */
 _Static_assert(sizeof types / sizeof types[0] == CT_NUM_DEVICE_TYPES, "one row per device type");
 
-bool ct_device_type_is_valid(ct_device_type type) { return ct_device_type_ok(type); }
+bool ct_device_type_is_valid(ct_device_type type) { return ct_device_impl_type_ok(type); }
 
 const char *ct_device_type_name(ct_device_type type) {
-    if (!ct_device_type_ok(type))
+    if (!ct_device_impl_type_ok(type))
         return NULL;
     if (type == CT_DEVICE_PRIVATEUSEONE) {
-        const char *n = ct_registry_pu1_name(false);
+        const char *n = ct_device_impl_registry_pu1_name(false);
         if (n != NULL)
             return n;
     }
@@ -54,17 +54,17 @@ const char *ct_device_type_name(ct_device_type type) {
 }
 
 const char *ct_device_type_upper_name(ct_device_type type) {
-    if (!ct_device_type_ok(type))
+    if (!ct_device_impl_type_ok(type))
         return NULL;
     if (type == CT_DEVICE_PRIVATEUSEONE) {
-        const char *n = ct_registry_pu1_name(true);
+        const char *n = ct_device_impl_registry_pu1_name(true);
         if (n != NULL)
             return n;
     }
     return types[type].upper;
 }
 
-bool ct_devval_lookup_name(const char *name, size_t n, ct_device_type *out) {
+bool ct_device_impl_devval_lookup_name(const char *name, size_t n, ct_device_type *out) {
     for (int t = 0; t < CT_NUM_DEVICE_TYPES; t++) {
         if (types[t].parseable && strlen(types[t].name) == n &&
             memcmp(types[t].name, name, n) == 0) {
@@ -72,7 +72,7 @@ bool ct_devval_lookup_name(const char *name, size_t n, ct_device_type *out) {
             return true;
         }
     }
-    const char *pu1 = ct_registry_pu1_name(false);
+    const char *pu1 = ct_device_impl_registry_pu1_name(false);
     if (pu1 != NULL && strlen(pu1) == n && memcmp(pu1, name, n) == 0) {
         *out = CT_DEVICE_PRIVATEUSEONE;
         return true;
@@ -80,7 +80,7 @@ bool ct_devval_lookup_name(const char *name, size_t n, ct_device_type *out) {
     return false;
 }
 
-bool ct_devval_is_builtin_name(const char *name) {
+bool ct_device_impl_devval_is_builtin_name(const char *name) {
     for (int t = 0; t < CT_NUM_DEVICE_TYPES; t++)
         if (types[t].parseable && strcmp(types[t].name, name) == 0)
             return true;
@@ -89,15 +89,15 @@ bool ct_devval_is_builtin_name(const char *name) {
 
 /* ---- values ---- */
 
-ct_status ct_devval_index_range_error(int64_t index) {
+ct_status ct_device_impl_devval_index_range_error(int64_t index) {
     return ct_set_error(CT_ERR_RUNTIME,
                         "Device index %" PRId64 " is out of range: device indices must be "
                         "between 0 and %d",
                         index, CT_DEVICE_MAX_INDEX);
 }
 
-ct_status ct_devval_check(ct_device d) {
-    if (!ct_device_type_ok(d.type))
+ct_status ct_device_impl_devval_check(ct_device d) {
+    if (!ct_device_impl_type_ok(d.type))
         return ct_set_error(CT_ERR_MISUSE,
                             "Unknown device: %d. If you have recently updated the caffe2.proto "
                             "file to add a new device type, did you forget to update the "
@@ -107,26 +107,26 @@ ct_status ct_devval_check(ct_device d) {
         return ct_set_error(CT_ERR_RUNTIME, "Device index must be -1 or non-negative, got %d",
                             (int)d.index);
     if (d.index > CT_DEVICE_MAX_INDEX)
-        return ct_devval_index_range_error(d.index);
+        return ct_device_impl_devval_index_range_error(d.index);
     return CT_OK;
 }
 
 bool ct_device_is_valid(ct_device device) {
-    return ct_device_type_ok(device.type) && device.index >= CT_DEVICE_NO_INDEX &&
+    return ct_device_impl_type_ok(device.type) && device.index >= CT_DEVICE_NO_INDEX &&
            device.index <= CT_DEVICE_MAX_INDEX;
 }
 
 ct_status ct_device_make(ct_device_type type, int64_t index, ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_make: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     ct_device d = {type, CT_DEVICE_NO_INDEX};
-    CT_TRY(ct_devval_check(d));
+    CT_TRY(ct_device_impl_devval_check(d));
     if (index < CT_DEVICE_NO_INDEX)
         return ct_set_error(CT_ERR_RUNTIME, "Device index must be -1 or non-negative, got %" PRId64,
                             index);
     if (index > CT_DEVICE_MAX_INDEX)
-        return ct_devval_index_range_error(index);
+        return ct_device_impl_devval_index_range_error(index);
     d.index = (int32_t)index;
     *out = d;
     return CT_OK;
@@ -139,16 +139,16 @@ uint32_t ct_device_hash(ct_device device) {
     return ((uint32_t)(uint8_t)device.type << 16) | (uint32_t)(uint8_t)device.index;
 }
 
-int32_t ct_devval_oneflow_index(ct_device d) {
+int32_t ct_device_impl_devval_oneflow_index(ct_device d) {
     if (d.index != CT_DEVICE_NO_INDEX)
         return d.index;
     /* Quiet lookups: formatting must not disturb the thread's last error. Without a
      * backend OneFlow shows its local rank, which is 0 in a single process. */
     ct_backend b;
-    if (!ct_registry_find(d.type, &b) || (b.flags & CT_BACKEND_INDEXLESS) ||
-        ct_current_count(&b) == 0)
+    if (!ct_device_impl_registry_find(d.type, &b) || (b.flags & CT_BACKEND_INDEXLESS) ||
+        ct_device_impl_current_count(&b) == 0)
         return 0;
-    return ct_current_index(&b, d.type);
+    return ct_device_impl_current_index(&b, d.type);
 }
 
 /* Write str (repr = false) or repr of a checked device. */
@@ -157,10 +157,10 @@ static ct_status format(ct_device d, bool repr, char *buf, size_t size, const ch
         return ct_set_error(CT_ERR_MISUSE, "%s: buf is NULL", fn);
     if (size > 0)
         buf[0] = '\0';
-    CT_TRY(ct_devval_check(d));
+    CT_TRY(ct_device_impl_devval_check(d));
     int32_t index = d.index;
     if (ct_get_compat_mode() == CT_COMPAT_ONEFLOW)
-        index = ct_devval_oneflow_index(d);
+        index = ct_device_impl_devval_oneflow_index(d);
     const char *name = ct_device_type_name(d.type);
     int n;
     if (repr && index == CT_DEVICE_NO_INDEX)

@@ -27,15 +27,15 @@ static ct_status check_align(size_t *align, const char *fn) {
 
 /* Check a device and find its backend and concrete device. */
 static ct_status lookup(ct_device d, ct_backend *b, ct_device *concrete) {
-    CT_TRY(ct_devval_check(d));
-    CT_TRY(ct_registry_get(d.type, false, b));
-    return ct_current_concrete(b, d, concrete);
+    CT_TRY(ct_device_impl_devval_check(d));
+    CT_TRY(ct_device_impl_registry_get(d.type, false, b));
+    return ct_device_impl_current_concrete(b, d, concrete);
 }
 
 ct_status ct_device_alloc(ct_device device, size_t size, size_t align, void **ptr,
                           ct_device *where) {
     if (where != NULL)
-        *where = ct_device_undefined();
+        *where = ct_device_impl_undefined();
     if (ptr == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_alloc: ptr is NULL");
     *ptr = NULL;
@@ -45,17 +45,17 @@ ct_status ct_device_alloc(ct_device device, size_t size, size_t align, void **pt
                             "Cannot allocate %zu bytes: the size exceeds the largest object size "
                             "(PTRDIFF_MAX)",
                             size);
-    CT_TRY(ct_devval_check(device));
+    CT_TRY(ct_device_impl_devval_check(device));
     ct_backend b;
     /* Reserve first, so the backend cannot be unregistered while we allocate. */
-    CT_TRY(ct_registry_get(device.type, true, &b));
+    CT_TRY(ct_device_impl_registry_get(device.type, true, &b));
     ct_device d;
     void *p = NULL;
-    ct_status st = ct_current_concrete(&b, device, &d);
+    ct_status st = ct_device_impl_current_concrete(&b, device, &d);
     if (st == CT_OK)
-        st = b.allocate(b.context, ct_current_slot_index(&b, d), size, align, &p);
+        st = b.allocate(b.context, ct_device_impl_current_slot_index(&b, d), size, align, &p);
     if (st != CT_OK || p == NULL) /* NULL (meta) owns nothing to count */
-        ct_registry_release(device.type);
+        ct_device_impl_registry_release(device.type);
     if (st != CT_OK)
         return st;
     *ptr = p;
@@ -68,16 +68,16 @@ ct_status ct_device_free(ct_device device, void *ptr, size_t size, size_t align)
     if (ptr == NULL)
         return CT_OK;
     CT_TRY(check_align(&align, "ct_device_free"));
-    CT_TRY(ct_devval_check(device));
+    CT_TRY(ct_device_impl_devval_check(device));
     ct_backend b;
-    CT_TRY(ct_registry_get(device.type, false, &b));
+    CT_TRY(ct_device_impl_registry_get(device.type, false, &b));
     if (!(b.flags & CT_BACKEND_INDEXLESS) && device.index == CT_DEVICE_NO_INDEX)
         return ct_set_error(CT_ERR_MISUSE,
                             "ct_device_free: device %s has no index; pass the device "
                             "ct_device_alloc reported",
                             ct_device_type_name(device.type));
-    b.free(b.context, ct_current_slot_index(&b, device), ptr, size, align);
-    ct_registry_release(device.type);
+    b.free(b.context, ct_device_impl_current_slot_index(&b, device), ptr, size, align);
+    ct_device_impl_registry_release(device.type);
     return CT_OK;
 }
 
@@ -122,7 +122,7 @@ ct_status ct_device_copy(ct_device dst_device, void *dst, ct_device src_device, 
     if (dst == NULL || src == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_copy: NULL %s pointer for %zu bytes",
                             dst == NULL ? "destination" : "source", nbytes);
-    int32_t di = ct_current_slot_index(&db, dd), si = ct_current_slot_index(&sb, sd);
+    int32_t di = ct_device_impl_current_slot_index(&db, dd), si = ct_device_impl_current_slot_index(&sb, sd);
     if (sd.type == CT_DEVICE_CPU && dd.type != CT_DEVICE_CPU)
         return db.copy_h2d(db.context, di, dst, src, nbytes);
     if (dd.type == CT_DEVICE_CPU && sd.type != CT_DEVICE_CPU)
@@ -176,7 +176,7 @@ ct_status ct_device_fill(ct_device device, void *dst, size_t nbytes, const void 
         return CT_OK;
     if (dst == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_fill: dst is NULL for %zu bytes", nbytes);
-    int32_t index = ct_current_slot_index(&b, d);
+    int32_t index = ct_device_impl_current_slot_index(&b, d);
     if (b.fill != NULL)
         return b.fill(b.context, index, dst, nbytes, pattern, pattern_size);
     return staged_fill(&b, index, dst, nbytes, pattern, pattern_size);

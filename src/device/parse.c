@@ -25,7 +25,7 @@ static const char expected_types[] =
 
 /* Parse with PyTorch's grammar; *has_index tells whether the string named an index. */
 static ct_status parse(const char *s, ct_device *out, bool *has_index) {
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     *has_index = false;
     if (s[0] == '\0')
         return ct_set_error(CT_ERR_RUNTIME, "Device string must not be empty");
@@ -66,12 +66,12 @@ static ct_status parse(const char *s, ct_device *out, bool *has_index) {
     }
 
     ct_device_type type;
-    if (!ct_devval_lookup_name(s, type_len, &type))
+    if (!ct_device_impl_devval_lookup_name(s, type_len, &type))
         return ct_set_error(CT_ERR_RUNTIME,
                             "Expected one of %s device type at start of device string: %.*s",
                             expected_types, (int)type_len, s);
     if (index > CT_DEVICE_MAX_INDEX)
-        return ct_devval_index_range_error(index);
+        return ct_device_impl_devval_index_range_error(index);
     out->type = type;
     out->index = (int32_t)index;
     *has_index = in_index;
@@ -81,14 +81,14 @@ static ct_status parse(const char *s, ct_device *out, bool *has_index) {
 /* OneFlow devices always carry an index (see compat.h). */
 static ct_device apply_compat(ct_device d) {
     if (ct_get_compat_mode() == CT_COMPAT_ONEFLOW)
-        d.index = ct_devval_oneflow_index(d);
+        d.index = ct_device_impl_devval_oneflow_index(d);
     return d;
 }
 
 ct_status ct_device_from_string(const char *str, ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_from_string: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     if (str == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_from_string: str is NULL");
     ct_device d;
@@ -101,7 +101,7 @@ ct_status ct_device_from_string(const char *str, ct_device *out) {
 ct_status ct_device_from_type(const char *type, const int64_t *index, ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_from_type: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     if (type == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_from_type: type is NULL");
     ct_device d;
@@ -117,7 +117,7 @@ ct_status ct_device_from_type(const char *type, const int64_t *index, ct_device 
         if (*index < 0)
             return ct_set_error(CT_ERR_RUNTIME, "Device index must not be negative");
         if (*index > CT_DEVICE_MAX_INDEX)
-            return ct_devval_index_range_error(*index);
+            return ct_device_impl_devval_index_range_error(*index);
         d.index = (int32_t)*index;
     }
     *out = apply_compat(d);
@@ -127,11 +127,11 @@ ct_status ct_device_from_type(const char *type, const int64_t *index, ct_device 
 ct_status ct_device_from_ordinal(int64_t ordinal, ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_from_ordinal: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     if (ordinal < 0)
         return ct_set_error(CT_ERR_RUNTIME, "Device index must not be negative");
     if (ordinal > CT_DEVICE_MAX_INDEX)
-        return ct_devval_index_range_error(ordinal);
+        return ct_device_impl_devval_index_range_error(ordinal);
     ct_device_type type = CT_DEVICE_CUDA; /* OneFlow: "treated as a cuda device" */
     if (ct_get_compat_mode() != CT_COMPAT_ONEFLOW)
         CT_TRY(ct_current_accelerator(&type));

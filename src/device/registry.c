@@ -42,22 +42,22 @@ static void leave(void) { pthread_mutex_unlock(&lock); }
 
 /* The constant table of a built-in type, NULL for the others. */
 static const ct_backend *builtin(ct_device_type type) {
-    return type == CT_DEVICE_CPU    ? ct_cpu_backend()
-           : type == CT_DEVICE_META ? ct_meta_backend()
+    return type == CT_DEVICE_CPU    ? ct_device_impl_cpu_backend()
+           : type == CT_DEVICE_META ? ct_device_impl_meta_backend()
                                     : NULL;
 }
 
-const char *ct_registry_pu1_name(bool upper) {
+const char *ct_device_impl_registry_pu1_name(bool upper) {
     return atomic_load_explicit(upper ? &pu1_upper : &pu1_lower, memory_order_acquire);
 }
 
-ct_status ct_registry_missing_error(ct_device_type type) {
+ct_status ct_device_impl_registry_missing_error(ct_device_type type) {
     return ct_set_error(CT_ERR_RUNTIME, "No backend is registered for device type %s",
                         ct_device_type_name(type));
 }
 
-bool ct_registry_find(ct_device_type type, ct_backend *out) {
-    if (!ct_device_type_ok(type))
+bool ct_device_impl_registry_find(ct_device_type type, ct_backend *out) {
+    if (!ct_device_impl_type_ok(type))
         return false;
     const ct_backend *b = builtin(type);
     if (b != NULL) {
@@ -72,9 +72,9 @@ bool ct_registry_find(ct_device_type type, ct_backend *out) {
     return found;
 }
 
-ct_status ct_registry_get(ct_device_type type, bool reserve, ct_backend *out) {
-    if (!ct_device_type_ok(type))
-        return ct_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
+ct_status ct_device_impl_registry_get(ct_device_type type, bool reserve, ct_backend *out) {
+    if (!ct_device_impl_type_ok(type))
+        return ct_device_impl_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
     const ct_backend *b = builtin(type);
     if (b != NULL) { /* nothing to reserve: it can never be unregistered */
         *out = *b;
@@ -88,19 +88,19 @@ ct_status ct_registry_get(ct_device_type type, bool reserve, ct_backend *out) {
             slots[type].live++;
     }
     leave();
-    return found ? CT_OK : ct_registry_missing_error(type);
+    return found ? CT_OK : ct_device_impl_registry_missing_error(type);
 }
 
-bool ct_device_host_accessible(ct_device_type type) {
+bool ct_device_impl_host_accessible(ct_device_type type) {
     if (type == CT_DEVICE_CPU)
         return true;
     if (type == CT_DEVICE_META)
         return false;
     ct_backend b;
-    return ct_registry_find(type, &b) && (b.flags & CT_BACKEND_HOST_ACCESSIBLE) != 0;
+    return ct_device_impl_registry_find(type, &b) && (b.flags & CT_BACKEND_HOST_ACCESSIBLE) != 0;
 }
 
-void ct_registry_release(ct_device_type type) {
+void ct_device_impl_registry_release(ct_device_type type) {
     if (builtin(type) != NULL) /* never reserved */
         return;
     enter();
@@ -111,7 +111,7 @@ void ct_registry_release(ct_device_type type) {
 
 bool ct_backend_is_registered(ct_device_type type) {
     ct_backend b;
-    return ct_registry_find(type, &b);
+    return ct_device_impl_registry_find(type, &b);
 }
 
 /* ---- the PrivateUse1 name ---- */
@@ -134,7 +134,7 @@ static ct_status set_name_locked(const char *name) {
                             "torch.register_privateuse1_backend() has already been set! Current "
                             "backend: %s",
                             cur);
-    if (strcmp(name, "privateuseone") != 0 && ct_devval_is_builtin_name(name))
+    if (strcmp(name, "privateuseone") != 0 && ct_device_impl_devval_is_builtin_name(name))
         return ct_set_error(CT_ERR_RUNTIME,
                             "Cannot register privateuse1 backend with in-tree device name: %s",
                             name);
@@ -176,7 +176,7 @@ ct_status ct_privateuse1_set_name(const char *name) {
     return st;
 }
 
-const char *ct_privateuse1_name(void) { return ct_registry_pu1_name(false); }
+const char *ct_privateuse1_name(void) { return ct_device_impl_registry_pu1_name(false); }
 
 /* ---- registration ---- */
 
@@ -187,7 +187,7 @@ static ct_status check_backend(const ct_backend *b, const char *label) {
                             "Backend '%s' has API version %d, but this ctensor supports "
                             "versions 1 to %d",
                             label, (int)b->api_version, CT_BACKEND_API_VERSION);
-    if (!ct_device_type_ok(b->device_type))
+    if (!ct_device_impl_type_ok(b->device_type))
         return ct_set_error(CT_ERR_MISUSE, "Backend '%s' has an invalid device type %d", label,
                             (int)b->device_type);
     if (b->device_type == CT_DEVICE_CPU || b->device_type == CT_DEVICE_META)
@@ -225,7 +225,7 @@ ct_status ct_backend_register(const ct_backend *backend) {
         return ct_set_error(CT_ERR_MISUSE, "ct_backend_register: backend is NULL");
     const char *label = backend->name;
     if (label == NULL || strlen(label) > CT_BACKEND_MAX_NAME)
-        label = ct_device_type_ok(backend->device_type) ? ct_device_type_name(backend->device_type)
+        label = ct_device_impl_type_ok(backend->device_type) ? ct_device_type_name(backend->device_type)
                                                         : "?";
     CT_TRY(check_backend(backend, label));
     ct_device_type t = backend->device_type;
@@ -246,8 +246,8 @@ ct_status ct_backend_register(const ct_backend *backend) {
 }
 
 ct_status ct_backend_unregister(ct_device_type type) {
-    if (!ct_device_type_ok(type))
-        return ct_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
+    if (!ct_device_impl_type_ok(type))
+        return ct_device_impl_devval_check((ct_device){type, CT_DEVICE_NO_INDEX});
     if (type == CT_DEVICE_CPU || type == CT_DEVICE_META)
         return ct_set_error(CT_ERR_MISUSE, "The built-in %s backend cannot be unregistered",
                             ct_device_type_name(type));
@@ -261,7 +261,7 @@ ct_status ct_backend_unregister(ct_device_type type) {
                           "are still live",
                           ct_device_type_name(type), slots[type].live);
     } else if (!slots[type].used && !had_name) {
-        st = ct_registry_missing_error(type);
+        st = ct_device_impl_registry_missing_error(type);
     } else {
         slots[type] = (slot){false, {0}, 0};
         if (type == CT_DEVICE_PRIVATEUSEONE) {

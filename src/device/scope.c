@@ -26,7 +26,7 @@ ct_status ct_set_default_device(const ct_device *device) {
         atomic_store_explicit(&global_default, 0, memory_order_relaxed);
         return CT_OK;
     }
-    CT_TRY(ct_devval_check(*device));
+    CT_TRY(ct_device_impl_devval_check(*device));
     atomic_store_explicit(&global_default, pack(*device), memory_order_relaxed);
     return CT_OK;
 }
@@ -45,7 +45,7 @@ static ct_device default_as_set(void) {
 ct_status ct_get_default_device(ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_get_default_device: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     ct_device d = default_as_set();
     /* torch.get_default_device keeps an explicit index ('cpu:1' stays) and otherwise
      * answers with the device a new tensor would get. */
@@ -59,7 +59,7 @@ ct_status ct_get_default_device(ct_device *out) {
 ct_status ct_default_device_push(ct_device device, size_t *mark) {
     if (mark != NULL)
         *mark = depth;
-    CT_TRY(ct_devval_check(device));
+    CT_TRY(ct_device_impl_devval_check(device));
     if (depth == CT_DEFAULT_DEVICE_MAX_DEPTH)
         return ct_set_error(CT_ERR_RUNTIME,
                             "Default device scopes are nested too deeply (at most %d)",
@@ -78,10 +78,10 @@ size_t ct_default_device_depth(void) { return depth; }
 ct_status ct_device_resolve(const ct_device *device, ct_device *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_resolve: out is NULL");
-    *out = ct_device_undefined();
+    *out = ct_device_impl_undefined();
     ct_device d = device != NULL ? *device : default_as_set();
-    CT_TRY(ct_devval_check(d));
+    CT_TRY(ct_device_impl_devval_check(d));
     ct_backend b;
-    CT_TRY(ct_registry_get(d.type, false, &b));
-    return ct_current_concrete(&b, d, out);
+    CT_TRY(ct_device_impl_registry_get(d.type, false, &b));
+    return ct_device_impl_current_concrete(&b, d, out);
 }

@@ -110,7 +110,7 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
     }
     it->device = common;
     it->is_meta = common.type == CT_DEVICE_META;
-    if (!it->is_meta && !ct_device_host_accessible(common.type))
+    if (!it->is_meta && !ct_device_impl_host_accessible(common.type))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: no kernels for device type %s",
                             cfg->name, ct_device_type_name(common.type));
     return CT_OK;
