@@ -125,8 +125,8 @@ static void warn_resized(const int64_t *old, int32_t old_ndim, const ct_iter *it
             "future PyTorch release outputs will not be resized unless they have zero elements. "
             "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
             "with t.resize_(0).",
-            ct_shape_format(was, sizeof was, old, old_ndim),
-            ct_shape_format(now, sizeof now, it->shape_user, it->ndim_shape));
+            ct_tensor_impl_shape_format(was, sizeof was, old, old_ndim),
+            ct_tensor_impl_shape_format(now, sizeof now, it->shape_user, it->ndim_shape));
 }
 
 /* Allocate or resize the output (fast setup, else the general path), then lay out the loop. */
@@ -214,7 +214,7 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     /* 2. broadcast */
     CT_TRY(ct_iter_broadcast(a, b, it->shape_user, &it->ndim_shape));
     /* (a (2^40, 1) + b (1, 2^40) has too many elements to count) */
-    CT_TRY(ct_shape_numel(it->shape_user, it->ndim_shape, &it->numel));
+    CT_TRY(ct_tensor_impl_shape_numel(it->shape_user, it->ndim_shape, &it->numel));
     /* 3. the output's shape: out= tensors are resized, read-write ones cannot be */
     bool will_resize = false;
     if (out != NULL && !same_sizes(out, it->shape_user, it->ndim_shape)) {
@@ -222,8 +222,8 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
             char have[256], want[256];
             return ct_set_error(CT_ERR_RUNTIME,
                                 "output with shape %s doesn't match the broadcast shape %s",
-                                ct_shape_format(have, sizeof have, out->sizes, out->ndim),
-                                ct_shape_format(want, sizeof want, it->shape_user,
+                                ct_tensor_impl_shape_format(have, sizeof have, out->sizes, out->ndim),
+                                ct_tensor_impl_shape_format(want, sizeof want, it->shape_user,
                                                 it->ndim_shape));
         }
         will_resize = true;

@@ -75,7 +75,7 @@ ct_status ct_iter_decision_input(const ct_iter *it, const ct_tensor *t, ct_tenso
     view->dtype = it->common_dtype;
     view->device = t->device;
     view->layout = t->layout;
-    view->flags = ct_memfmt_flags(t->sizes, strides, t->ndim);
+    view->flags = ct_tensor_impl_memfmt_flags(t->sizes, strides, t->ndim);
     *out = view;
     return CT_OK;
 }

@@ -533,8 +533,8 @@ static ct_status add_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
     if (!same_sizes(t, s))
         return ct_set_error(CT_ERR_RUNTIME,
                             "add: expected sizes of 'self' and 'other' to match, but %s != %s",
-                            ct_shape_format(x, sizeof x, t->sizes, t->ndim),
-                            ct_shape_format(y, sizeof y, s->sizes, s->ndim));
+                            ct_tensor_impl_shape_format(x, sizeof x, t->sizes, t->ndim),
+                            ct_tensor_impl_shape_format(y, sizeof y, s->sizes, s->ndim));
     ct_dtype dt;
     CT_TRY(common_dtype(t, s, result, &dt));
     if (sp->nnz == 0) { /* a copy of self (copy_sparse_to_sparse_) */
@@ -589,8 +589,8 @@ static ct_status add_dense_sparse(const ct_tensor *d, const ct_tensor *s, ct_dty
                             "add: expected 'self' and 'other' to have same size, but self has "
                             "size %s while other has size %s (FYI: dense-sparse addition does "
                             "not currently support broadcasting)",
-                            ct_shape_format(x, sizeof x, d->sizes, d->ndim),
-                            ct_shape_format(y, sizeof y, s->sizes, s->ndim));
+                            ct_tensor_impl_shape_format(x, sizeof x, d->sizes, d->ndim),
+                            ct_tensor_impl_shape_format(y, sizeof y, s->sizes, s->ndim));
     ct_dtype dt;
     CT_TRY(common_dtype(d, s, result, &dt));
     if (d->device.type == CT_DEVICE_META) /* metadata only */

@@ -257,8 +257,8 @@ static ct_status check_pair(const ct_tensor *ind, const ct_tensor *val, const in
         memcpy(want + 1, sizes + sd, (size_t)dd * sizeof(int64_t));
         char x[400], y[400];
         return ct_set_error(CT_ERR_RUNTIME, "values has incorrect size, expected %s, got %s",
-                            ct_shape_format(x, sizeof x, want, dd + 1),
-                            ct_shape_format(y, sizeof y, val->sizes, val->ndim));
+                            ct_tensor_impl_shape_format(x, sizeof x, want, dd + 1),
+                            ct_tensor_impl_shape_format(y, sizeof y, val->sizes, val->ndim));
     }
     return CT_OK;
 }
@@ -272,7 +272,7 @@ static ct_status build(ct_tensor **ind, ct_tensor **val, const int64_t *given, i
     bool infer = ndim == CT_SPARSE_INFER_SIZE;
     if ((*ind)->ndim != 2)
         return ct_set_error(CT_ERR_RUNTIME, "indices must be sparse_dim x nnz, but got: %s",
-                            ct_shape_format(a, sizeof a, (*ind)->sizes, (*ind)->ndim));
+                            ct_tensor_impl_shape_format(a, sizeof a, (*ind)->sizes, (*ind)->ndim));
     if ((*ind)->layout != CT_LAYOUT_STRIDED)
         return ct_set_error(CT_ERR_RUNTIME,
                             "expected indices to be a dense tensor, but got indices of layout %s",
@@ -369,7 +369,7 @@ ct_status ct_sparse_coo_zeros(const int64_t *sizes, int64_t ndim, int64_t sparse
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_sparse_coo_zeros: out is NULL");
     *out = NULL;
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
     if (sparse_dim < 0 || sparse_dim > ndim)
         return ct_set_error(CT_ERR_RUNTIME,
                             "sparse_dim must be in [0, %" PRId64 "], but got %" PRId64, ndim,

@@ -50,11 +50,11 @@ static ct_status alloc_tensor(const int64_t *sizes, const int64_t *strides, int6
 
 ct_status ct_tensor_impl_empty_strided(const int64_t *sizes, const int64_t *strides, int64_t ndim,
                                        ct_dtype dtype, ct_device device, ct_tensor **out) {
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
-    CT_TRY(ct_shape_check_strides(strides, ndim, "empty_strided"));
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
+    CT_TRY(ct_tensor_impl_shape_check_strides(strides, ndim, "empty_strided"));
     size_t nbytes = 0;
     CT_TRY(
-        ct_shape_storage_nbytes(sizes, strides, ndim, ct_dtype_table[dtype].itemsize, 0, &nbytes));
+        ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, ct_dtype_table[dtype].itemsize, 0, &nbytes));
     return alloc_tensor(sizes, strides, ndim, dtype, device, nbytes, out);
 }
 
@@ -75,7 +75,7 @@ static ct_status contiguous_nbytes(const int64_t *sizes, int64_t ndim, ct_dtype 
     if (overflow) {
         char s[512];
         return ct_set_error(CT_ERR_OVERFLOW, "Storage size calculation overflowed with sizes=%s",
-                            ct_shape_format(s, sizeof s, sizes, ndim));
+                            ct_tensor_impl_shape_format(s, sizeof s, sizes, ndim));
     }
     *out = (size_t)bytes;
     return CT_OK;
@@ -84,7 +84,7 @@ static ct_status contiguous_nbytes(const int64_t *sizes, int64_t ndim, ct_dtype 
 /* empty() with a concrete dtype and resolved device. */
 static ct_status empty_impl(const int64_t *sizes, int64_t ndim, ct_dtype dtype, ct_device device,
                             ct_memory_format format, ct_tensor **out) {
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
     size_t nbytes = 0;
     CT_TRY(contiguous_nbytes(sizes, ndim, dtype, &nbytes));
     /* the constructor makes contiguous strides itself; they cannot overflow when the

@@ -404,9 +404,9 @@ static ct_status import_dl(const ct_dl_tensor *dl, ct_storage_finalizer fin, voi
         memcpy(sizes, dl->shape, (size_t)ndim * sizeof(int64_t));
     for (int64_t i = 0; i < ndim; i++)
         CT_CHECK(sizes[i] >= 0, CT_ERR_VALUE, "DLPack tensor has a negative size: shape %s",
-                 ct_shape_format(buf, sizeof buf, sizes, ndim));
+                 ct_tensor_impl_shape_format(buf, sizeof buf, sizes, ndim));
     int64_t numel;
-    if ((st = ct_shape_numel(sizes, ndim, &numel)) != CT_OK ||
+    if ((st = ct_tensor_impl_shape_numel(sizes, ndim, &numel)) != CT_OK ||
         (st = ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, sizes, ndim, dense)) != CT_OK)
         goto fail;
     if (dl->strides == NULL) {
@@ -424,13 +424,13 @@ static ct_status import_dl(const ct_dl_tensor *dl, ct_storage_finalizer fin, voi
                 CT_CHECK(false, CT_ERR_VALUE,
                          "DLPack tensor has negative strides %s (shape %s); ctensor tensors "
                          "cannot have negative strides: make a copy before exporting",
-                         ct_shape_format(buf, sizeof buf, dl->strides, ndim),
-                         ct_shape_format(buf2, sizeof buf2, sizes, ndim));
+                         ct_tensor_impl_shape_format(buf, sizeof buf, dl->strides, ndim),
+                         ct_tensor_impl_shape_format(buf2, sizeof buf2, sizes, ndim));
         }
     }
 
     size_t itemsize = ct_dtype_table[dtype].itemsize, nbytes;
-    if ((st = ct_shape_storage_nbytes(sizes, strides, ndim, itemsize, 0, &nbytes)) != CT_OK)
+    if ((st = ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, itemsize, 0, &nbytes)) != CT_OK)
         goto fail;
     uintptr_t base = (uintptr_t)dl->data, start = 0;
     if (dl->data != NULL) {

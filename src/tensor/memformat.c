@@ -122,7 +122,7 @@ static bool compute_dense(const int64_t *sizes, const int64_t *strides, int64_t 
     return true;
 }
 
-uint32_t ct_memfmt_flags(const int64_t *sizes, const int64_t *strides, int64_t ndim) {
+uint32_t ct_tensor_impl_memfmt_flags(const int64_t *sizes, const int64_t *strides, int64_t ndim) {
     uint32_t f = 0;
     bool contiguous = compute_contiguous(sizes, strides, ndim);
     bool cl = false, cl3d = false;
@@ -148,7 +148,7 @@ uint32_t ct_memfmt_flags(const int64_t *sizes, const int64_t *strides, int64_t n
     return f;
 }
 
-ct_memory_format ct_memfmt_suggest(uint32_t flags, const int64_t *sizes, const int64_t *strides,
+ct_memory_format ct_tensor_impl_memfmt_suggest(uint32_t flags, const int64_t *sizes, const int64_t *strides,
                                    int64_t ndim, bool exact_match) {
     ct_memory_format mf = CT_MEMFMT_CONTIGUOUS;
     if (flags & CT_TF_CHANNELS_LAST)
@@ -175,7 +175,7 @@ bool ct_strides_are_contiguous(const int64_t *sizes, const int64_t *strides, int
                                ct_memory_format format) {
     if (!arrays_ok(sizes, strides, ndim) || !ct_memory_format_is_valid(format))
         return false;
-    uint32_t f = ct_memfmt_flags(sizes, strides, ndim);
+    uint32_t f = ct_tensor_impl_memfmt_flags(sizes, strides, ndim);
     switch (format) {
     case CT_MEMFMT_CHANNELS_LAST:
         return (f & CT_TF_CL_CONTIGUOUS) != 0;
@@ -190,14 +190,14 @@ bool ct_strides_are_non_overlapping_and_dense(const int64_t *sizes, const int64_
                                               int64_t ndim) {
     if (!arrays_ok(sizes, strides, ndim))
         return false;
-    return (ct_memfmt_flags(sizes, strides, ndim) & CT_TF_NON_OVERLAPPING_DENSE) != 0;
+    return (ct_tensor_impl_memfmt_flags(sizes, strides, ndim) & CT_TF_NON_OVERLAPPING_DENSE) != 0;
 }
 
 ct_memory_format ct_strides_suggest_memory_format(const int64_t *sizes, const int64_t *strides,
                                                   int64_t ndim, bool exact_match) {
     if (!arrays_ok(sizes, strides, ndim))
         return CT_MEMFMT_CONTIGUOUS;
-    return ct_memfmt_suggest(ct_memfmt_flags(sizes, strides, ndim), sizes, strides, ndim,
+    return ct_tensor_impl_memfmt_suggest(ct_tensor_impl_memfmt_flags(sizes, strides, ndim), sizes, strides, ndim,
                              exact_match);
 }
 
@@ -207,7 +207,7 @@ ct_status ct_memory_format_strides(ct_memory_format format, const int64_t *sizes
         return ct_set_error(CT_ERR_MISUSE, "invalid memory format value %d", (int)format);
     if (ndim > 0 && strides == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_memory_format_strides: strides is NULL");
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
     switch (format) {
     case CT_MEMFMT_PRESERVE:
         return ct_set_error(CT_ERR_RUNTIME, "unsupported memory format Preserve");

@@ -33,7 +33,7 @@ static ct_status grown_storage(const ct_storage *old, size_t nbytes, ct_storage 
 ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim,
                                 const int64_t *strides) {
     CT_TRY(ct_tensor_impl_check(t, "resize_"));
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
     /* local copies: the arguments may point into t's own arrays */
     int64_t nsz[CT_MAX_DIMS], nst[CT_MAX_DIMS];
     if (ndim > 0)
@@ -44,14 +44,14 @@ ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim
         memcpy(nst, strides, (size_t)ndim * sizeof *nst);
     sizes = nsz;
     strides = nst;
-    CT_TRY(ct_shape_check_strides(strides, ndim, "resize_"));
+    CT_TRY(ct_tensor_impl_shape_check_strides(strides, ndim, "resize_"));
     size_t itemsize = ct_dtype_table[t->dtype].itemsize;
     int64_t numel, nbytes_elems;
-    CT_TRY(ct_shape_numel(sizes, ndim, &numel));
+    CT_TRY(ct_tensor_impl_shape_numel(sizes, ndim, &numel));
     if (ct_mul_overflow_i64(numel, (int64_t)itemsize, &nbytes_elems))
         return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
     size_t need;
-    CT_TRY(ct_shape_storage_nbytes(sizes, strides, ndim, itemsize, t->storage_offset, &need));
+    CT_TRY(ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, itemsize, t->storage_offset, &need));
 
     ct_storage *fresh = NULL;
     if (need > t->storage->nbytes)
@@ -85,7 +85,7 @@ ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim
     t->ndim = (int32_t)ndim;
     t->numel = numel;
     uint32_t wrapped = ndim == 0 ? (t->flags & CT_TF_WRAPPED_NUMBER) : 0;
-    t->flags = ct_memfmt_flags(t->sizes, t->strides, ndim) | wrapped;
+    t->flags = ct_tensor_impl_memfmt_flags(t->sizes, t->strides, ndim) | wrapped;
     if (fresh != NULL) {
         ct_storage_release(t->storage);
         t->storage = fresh; /* our reference */

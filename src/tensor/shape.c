@@ -8,7 +8,7 @@
 #include "base/error_impl.h"
 #include "tensor/tensor_impl.h"
 
-char *ct_shape_format(char *buf, size_t cap, const int64_t *v, int64_t n) {
+char *ct_tensor_impl_shape_format(char *buf, size_t cap, const int64_t *v, int64_t n) {
     size_t len = 0;
     if (cap < 8) { /* never happens in practice: callers pass message-sized buffers */
         if (cap > 0)
@@ -32,7 +32,7 @@ char *ct_shape_format(char *buf, size_t cap, const int64_t *v, int64_t n) {
     return buf;
 }
 
-ct_status ct_shape_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar, int64_t *out) {
+ct_status ct_tensor_impl_shape_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar, int64_t *out) {
     if (ndim <= 0) {
         if (!wrap_scalar)
             return ct_set_error(CT_ERR_INDEX,
@@ -49,7 +49,7 @@ ct_status ct_shape_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar, int64_t
     return CT_OK;
 }
 
-ct_status ct_shape_check_sizes(const int64_t *sizes, int64_t ndim) {
+ct_status ct_tensor_impl_shape_check_sizes(const int64_t *sizes, int64_t ndim) {
     if (ndim < 0)
         return ct_set_error(CT_ERR_MISUSE, "negative number of dimensions %" PRId64, ndim);
     if (ndim > CT_MAX_DIMS)
@@ -63,13 +63,13 @@ ct_status ct_shape_check_sizes(const int64_t *sizes, int64_t ndim) {
             char shape[512];
             return ct_set_error(CT_ERR_RUNTIME,
                                 "Trying to create tensor with negative dimension %" PRId64 ": %s",
-                                sizes[i], ct_shape_format(shape, sizeof shape, sizes, ndim));
+                                sizes[i], ct_tensor_impl_shape_format(shape, sizeof shape, sizes, ndim));
         }
     }
     return CT_OK;
 }
 
-ct_status ct_shape_numel(const int64_t *sizes, int64_t ndim, int64_t *out) {
+ct_status ct_tensor_impl_shape_numel(const int64_t *sizes, int64_t ndim, int64_t *out) {
     int64_t n = 1;
     bool overflow = false;
     for (int64_t i = 0; i < ndim; i++) {
@@ -85,7 +85,7 @@ ct_status ct_shape_numel(const int64_t *sizes, int64_t ndim, int64_t *out) {
     return CT_OK;
 }
 
-ct_status ct_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, int64_t ndim,
+ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, int64_t ndim,
                                   size_t itemsize, int64_t offset, size_t *out) {
     *out = 0;
     for (int64_t i = 0; i < ndim; i++)
@@ -106,20 +106,20 @@ ct_status ct_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, 
         char s[400], t[400];
         return ct_set_error(
             CT_ERR_OVERFLOW, "Storage size calculation overflowed with sizes=%s and strides=%s",
-            ct_shape_format(s, sizeof s, sizes, ndim), ct_shape_format(t, sizeof t, strides, ndim));
+            ct_tensor_impl_shape_format(s, sizeof s, sizes, ndim), ct_tensor_impl_shape_format(t, sizeof t, strides, ndim));
     }
     *out = (size_t)bytes;
     return CT_OK;
 }
 
-ct_status ct_shape_check_strides(const int64_t *strides, int64_t ndim, const char *fn) {
+ct_status ct_tensor_impl_shape_check_strides(const int64_t *strides, int64_t ndim, const char *fn) {
     for (int64_t i = 0; i < ndim; i++) {
         if (strides[i] < 0) {
             char s[512];
             return ct_set_error(CT_ERR_RUNTIME,
                                 "%s: Negative strides are not supported at the moment, got "
                                 "strides: %s",
-                                fn, ct_shape_format(s, sizeof s, strides, ndim));
+                                fn, ct_tensor_impl_shape_format(s, sizeof s, strides, ndim));
         }
     }
     return CT_OK;

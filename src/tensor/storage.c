@@ -117,7 +117,7 @@ ct_storage *ct_storage_retain(ct_storage *storage) {
 }
 
 void ct_storage_release(ct_storage *s) {
-    if (s == NULL || !ct_refcount_drop(&s->refcount))
+    if (s == NULL || !ct_tensor_impl_refcount_drop(&s->refcount))
         return;
     if (s->inline_data) {
         ct_free(s, INLINE_OFFSET + s->nbytes, STORAGE_ALIGN);

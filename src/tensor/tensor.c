@@ -25,7 +25,7 @@ static ct_status check_bounds(const ct_storage *s, ct_dtype dtype, const int64_t
                               const int64_t *strides, int64_t ndim, int64_t offset) {
     size_t itemsize = ct_dtype_table[dtype].itemsize;
     size_t need;
-    CT_TRY(ct_shape_storage_nbytes(sizes, strides, ndim, itemsize, offset, &need));
+    CT_TRY(ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, itemsize, offset, &need));
     if (need == 0 || need <= s->nbytes)
         return CT_OK;
     char a[300], b[300];
@@ -33,8 +33,8 @@ static ct_status check_bounds(const ct_storage *s, ct_dtype dtype, const int64_t
                         "setStorage: sizes %s, strides %s, storage offset %" PRId64
                         ", and itemsize %zu requiring a storage size of %zu are out of bounds "
                         "for storage of size %zu",
-                        ct_shape_format(a, sizeof a, sizes, ndim),
-                        ct_shape_format(b, sizeof b, strides, ndim), offset, itemsize, need,
+                        ct_tensor_impl_shape_format(a, sizeof a, sizes, ndim),
+                        ct_tensor_impl_shape_format(b, sizeof b, strides, ndim), offset, itemsize, need,
                         s->nbytes);
 }
 
@@ -55,7 +55,7 @@ static bool quick_geometry(const ct_storage *storage, size_t itemsize, const int
         int64_t size = sizes[i];
         int64_t stride = st != NULL ? st[i] : (scratch[i] = n);
         bad |= size <= 0 || stride < 0;
-        contig &= size == 1 || stride == n; /* the test of ct_memfmt_flags */
+        contig &= size == 1 || stride == n; /* the test of ct_tensor_impl_memfmt_flags */
         /* size <= 0 is already bad; size - 1 of INT64_MIN would overflow */
         bad |= ct_mul_overflow_i64(stride, size > 0 ? size - 1 : 0, &span);
         bad |= ct_add_overflow_i64(last, span, &last);
@@ -77,14 +77,14 @@ static bool quick_geometry(const ct_storage *storage, size_t itemsize, const int
 static ct_status full_geometry(const ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
                                const int64_t **strides, int64_t ndim, int64_t offset,
                                const char *fn, int64_t *scratch, int64_t *numel) {
-    CT_TRY(ct_shape_check_sizes(sizes, ndim));
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
     if (*strides == NULL) {
         CT_TRY(ct_memory_format_strides(CT_MEMFMT_CONTIGUOUS, sizes, ndim, scratch));
         *strides = scratch;
     }
-    CT_TRY(ct_shape_check_strides(*strides, ndim, fn));
+    CT_TRY(ct_tensor_impl_shape_check_strides(*strides, ndim, fn));
     int64_t nbytes;
-    CT_TRY(ct_shape_numel(sizes, ndim, numel));
+    CT_TRY(ct_tensor_impl_shape_numel(sizes, ndim, numel));
     /* nbytes() must be representable too */
     if (ct_mul_overflow_i64(*numel, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
         return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
@@ -141,10 +141,10 @@ static ct_status construct(ct_storage *storage, bool adopt, ct_dtype dtype, cons
     t->dtype = dtype;
     t->device = storage->device;
     t->layout = CT_LAYOUT_STRIDED;
-    /* contiguous below 4 dims: no channels-last flag can hold (ct_memfmt_flags) */
+    /* contiguous below 4 dims: no channels-last flag can hold (ct_tensor_impl_memfmt_flags) */
     t->flags = quick && contiguous && ndim < 4
                    ? (uint32_t)(CT_TF_CONTIGUOUS | CT_TF_NON_OVERLAPPING_DENSE)
-                   : ct_memfmt_flags(t->sizes, t->strides, ndim);
+                   : ct_tensor_impl_memfmt_flags(t->sizes, t->strides, ndim);
     t->ext = NULL;
     t->ext_free = NULL;
     *out = t;
@@ -178,8 +178,8 @@ ct_status ct_tensor_impl_new_nonstrided(ct_layout layout, ct_dtype dtype, ct_dev
     ct_tensor *t = NULL;
     CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED && ct_dtype_valid(dtype),
              CT_ERR_MISUSE, "ct_tensor_impl_new_nonstrided: bad layout or dtype");
-    if ((st = ct_shape_check_sizes(sizes, ndim)) != CT_OK ||
-        (st = ct_shape_numel(sizes, ndim, &numel)) != CT_OK)
+    if ((st = ct_tensor_impl_shape_check_sizes(sizes, ndim)) != CT_OK ||
+        (st = ct_tensor_impl_shape_numel(sizes, ndim, &numel)) != CT_OK)
         goto fail;
     t = ct_alloc(sizeof *t, _Alignof(ct_tensor));
     if (t == NULL) {
@@ -243,7 +243,7 @@ ct_tensor *ct_tensor_retain(ct_tensor *t) {
 }
 
 void ct_tensor_release(ct_tensor *t) {
-    if (t == NULL || !ct_refcount_drop(&t->refcount))
+    if (t == NULL || !ct_tensor_impl_refcount_drop(&t->refcount))
         return;
     if (t->ext_free != NULL)
         t->ext_free(t->ext);
@@ -289,7 +289,7 @@ static ct_status dim_value(const ct_tensor *t, int64_t dim, const int64_t *arr, 
     *out = 0;
     CT_TRY(ct_tensor_impl_check(t, fn));
     int64_t d;
-    CT_TRY(ct_shape_wrap_dim(dim, t->ndim, false, &d));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim, t->ndim, false, &d));
     *out = arr[d];
     return CT_OK;
 }
@@ -353,7 +353,7 @@ bool ct_tensor_is_non_overlapping_and_dense(const ct_tensor *t) {
 ct_memory_format ct_tensor_suggest_memory_format(const ct_tensor *t, bool exact_match) {
     if (t == NULL || t->layout != CT_LAYOUT_STRIDED)
         return CT_MEMFMT_CONTIGUOUS;
-    return ct_memfmt_suggest(t->flags, t->sizes, t->strides, t->ndim, exact_match);
+    return ct_tensor_impl_memfmt_suggest(t->flags, t->sizes, t->strides, t->ndim, exact_match);
 }
 
 void *ct_tensor_data_ptr(const ct_tensor *t) {

@@ -63,7 +63,7 @@ struct ct_tensor {
  * 1 is the caller's own reference, which nobody else can copy while it is being dropped, so
  * the atomic decrement (the dearest step of freeing a small tensor) is skipped. acquire: the
  * freeing thread sees the writes of every thread that dropped a reference before. */
-static inline bool ct_refcount_drop(atomic_llong *count) {
+static inline bool ct_tensor_impl_refcount_drop(atomic_llong *count) {
     if (atomic_load_explicit(count, memory_order_acquire) == 1)
         return true;
     /* acq_rel rather than release plus an acquire fence: the same lock xadd on x86, and
@@ -108,28 +108,28 @@ ct_status ct_tensor_impl_check(const ct_tensor *t, const char *fn);
 /* ---- shape.c ---- */
 
 /* Format "[a, b, c]" into buf (cap bytes; cut with "..." when too long). Returns buf. */
-char *ct_shape_format(char *buf, size_t cap, const int64_t *v, int64_t n);
+char *ct_tensor_impl_shape_format(char *buf, size_t cap, const int64_t *v, int64_t n);
 /* PyTorch's maybe_wrap_dim. */
-ct_status ct_shape_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar, int64_t *out);
+ct_status ct_tensor_impl_shape_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar, int64_t *out);
 /* ndim within 0..CT_MAX_DIMS and every size >= 0 (PyTorch's check_size_nonnegative). */
-ct_status ct_shape_check_sizes(const int64_t *sizes, int64_t ndim);
+ct_status ct_tensor_impl_shape_check_sizes(const int64_t *sizes, int64_t ndim);
 /* The product of sizes, or CT_ERR_OVERFLOW "numel: integer multiplication overflow". A zero
  * size makes the product zero whatever the other sizes are. */
-ct_status ct_shape_numel(const int64_t *sizes, int64_t ndim, int64_t *out);
+ct_status ct_tensor_impl_shape_numel(const int64_t *sizes, int64_t ndim, int64_t *out);
 /* Bytes a storage needs for sizes/strides (elements) and itemsize: 0 when any size is 0,
  * else (1 + sum (size - 1) * stride) * itemsize. CT_ERR_OVERFLOW "Storage size calculation
  * overflowed with sizes=[..] and strides=[..]". Strides must be >= 0. */
-ct_status ct_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, int64_t ndim,
+ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, int64_t ndim,
                                   size_t itemsize, int64_t offset, size_t *out);
 /* The "<fn>: Negative strides are not supported at the moment, got strides: [..]" check. */
-ct_status ct_shape_check_strides(const int64_t *strides, int64_t ndim, const char *fn);
+ct_status ct_tensor_impl_shape_check_strides(const int64_t *strides, int64_t ndim, const char *fn);
 
 /* ---- memformat.c ---- */
 
 /* The CT_TF_* geometry flags of sizes/strides (ndim <= CT_MAX_DIMS). */
-uint32_t ct_memfmt_flags(const int64_t *sizes, const int64_t *strides, int64_t ndim);
+uint32_t ct_tensor_impl_memfmt_flags(const int64_t *sizes, const int64_t *strides, int64_t ndim);
 /* suggest_memory_format from cached flags. */
-ct_memory_format ct_memfmt_suggest(uint32_t flags, const int64_t *sizes, const int64_t *strides,
+ct_memory_format ct_tensor_impl_memfmt_suggest(uint32_t flags, const int64_t *sizes, const int64_t *strides,
                                    int64_t ndim, bool exact_match);
 
 /* ---- create.c ---- */
@@ -164,7 +164,7 @@ ct_status ct_tensor_impl_copy(ct_tensor *dst, const ct_tensor *src, bool check_o
  * sum(index * src_strides) becomes the element of dst at sum(index * dst_strides) (strides
  * in elements, >= 0; src strides may be 0 for broadcasting). Iterates in dst's memory
  * order, merges dims that are contiguous in both, and tiles transposes. */
-ct_status ct_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides, const void *src,
+ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides, const void *src,
                        ct_dtype src_dtype, const int64_t *src_strides, const int64_t *sizes,
                        int64_t ndim);
 

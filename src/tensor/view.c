@@ -25,7 +25,7 @@ ct_status ct_tensor_alias(const ct_tensor *t, ct_tensor **out) {
 /* PyTorch's infer_size: resolve one -1 against numel. */
 static ct_status infer_size(const int64_t *shape, int64_t n, int64_t numel, int64_t *res) {
     if (n < 0 || n > CT_MAX_DIMS) /* a negative count is misuse, not an empty shape */
-        return ct_shape_check_sizes(shape, n);
+        return ct_tensor_impl_shape_check_sizes(shape, n);
     if (n > 0 && shape == NULL)
         return ct_set_error(CT_ERR_MISUSE, "shape is NULL for %" PRId64 " dimensions", n);
     int64_t infer = -1, newsize = 1;
@@ -55,7 +55,7 @@ static ct_status infer_size(const int64_t *shape, int64_t n, int64_t numel, int6
                                 "cannot reshape tensor of %" PRId64 " elements into shape %s "
                                 "because the unspecified dimension size -1 can be any value and "
                                 "is ambiguous",
-                                numel, ct_shape_format(s, sizeof s, shape, n));
+                                numel, ct_tensor_impl_shape_format(s, sizeof s, shape, n));
         if (!big && newsize > 0 && numel % newsize == 0) {
             res[infer] = numel / newsize;
             return CT_OK;
@@ -64,7 +64,7 @@ static ct_status infer_size(const int64_t *shape, int64_t n, int64_t numel, int6
         return CT_OK;
     }
     return ct_set_error(CT_ERR_RUNTIME, "shape '%s' is invalid for input of size %" PRId64,
-                        ct_shape_format(s, sizeof s, shape, n), numel);
+                        ct_tensor_impl_shape_format(s, sizeof s, shape, n), numel);
 }
 
 /* PyTorch's computeStride: strides that view `t` with sizes `shape`, or false when the
@@ -161,8 +161,8 @@ ct_status ct_tensor_reshape(const ct_tensor *t, const int64_t *shape, int64_t n,
 ct_status ct_tensor_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_transpose"));
     int64_t a, b;
-    CT_TRY(ct_shape_wrap_dim(dim0, t->ndim, true, &a));
-    CT_TRY(ct_shape_wrap_dim(dim1, t->ndim, true, &b));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim0, t->ndim, true, &a));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim1, t->ndim, true, &b));
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
@@ -200,7 +200,7 @@ ct_status ct_tensor_permute(const ct_tensor *t, const int64_t *dims, int64_t n, 
     bool seen[CT_MAX_DIMS] = {false};
     for (int64_t i = 0; i < n; i++) {
         int64_t d;
-        CT_TRY(ct_shape_wrap_dim(dims[i], n, true, &d));
+        CT_TRY(ct_tensor_impl_shape_wrap_dim(dims[i], n, true, &d));
         if (seen[d])
             return ct_set_error(CT_ERR_RUNTIME, "permute(): duplicate dims are not allowed.");
         seen[d] = true;
@@ -218,7 +218,7 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
     if (n > 0 && target == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_expand: sizes is NULL");
     if (n < 0 || n > CT_MAX_DIMS) /* a negative count is misuse, not too few sizes */
-        return ct_shape_check_sizes(target, n);
+        return ct_tensor_impl_shape_check_sizes(target, n);
     char a[400], b[400];
     if (n < t->ndim) {
         char type[64];
@@ -227,8 +227,8 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
                             "expand(%s{%s}, size=%s): the number of sizes provided (%" PRId64
                             ") must be greater or equal to the number of dimensions in the "
                             "tensor (%d)",
-                            type, ct_shape_format(a, sizeof a, t->sizes, t->ndim),
-                            ct_shape_format(b, sizeof b, target, n), n, (int)t->ndim);
+                            type, ct_tensor_impl_shape_format(a, sizeof a, t->sizes, t->ndim),
+                            ct_tensor_impl_shape_format(b, sizeof b, target, n), n, (int)t->ndim);
     }
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     /* PyTorch's inferExpandGeometry, from the last dim backwards; a 0-dim tensor's dims are
@@ -262,15 +262,15 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
                                     ") must match the existing size (%" PRId64
                                     ") at non-singleton dimension %" PRId64
                                     ".  Target sizes: %s.  Tensor sizes: %s",
-                                    want, size, i, ct_shape_format(a, sizeof a, target, n),
-                                    ct_shape_format(b, sizeof b, t->sizes, t->ndim));
+                                    want, size, i, ct_tensor_impl_shape_format(a, sizeof a, target, n),
+                                    ct_tensor_impl_shape_format(b, sizeof b, t->sizes, t->ndim));
             size = want;
             stride = 0;
         }
         sizes[i] = size;
         strides[i] = stride;
     }
-    CT_TRY(ct_shape_check_sizes(sizes, n)); /* the negative-dimension message */
+    CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, n)); /* the negative-dimension message */
     return ct_tensor_impl_view(t, sizes, strides, n, t->storage_offset, out);
 }
 

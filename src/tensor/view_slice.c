@@ -38,7 +38,7 @@ ct_status ct_tensor_slice(const ct_tensor *t, int64_t dim, int64_t start, int64_
     if (t->ndim == 0)
         return ct_set_error(CT_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
     int64_t d;
-    CT_TRY(ct_shape_wrap_dim(dim, t->ndim, true, &d));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim, t->ndim, true, &d));
     if (step <= 0)
         return ct_set_error(CT_ERR_VALUE, "step must be greater than zero");
     int64_t size = t->sizes[d];
@@ -74,7 +74,7 @@ ct_status ct_tensor_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64
     if (length < 0)
         return ct_set_error(CT_ERR_RUNTIME, "narrow(): length must be non-negative.");
     int64_t d;
-    CT_TRY(ct_shape_wrap_dim(dim, t->ndim, true, &d));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim, t->ndim, true, &d));
     int64_t cur = t->sizes[d];
     if (start < -cur || start > cur)
         return ct_set_error(CT_ERR_INDEX,
@@ -117,14 +117,14 @@ ct_status ct_tensor_select(const ct_tensor *t, int64_t dim, int64_t index, ct_te
     if (t->ndim == 0)
         return ct_set_error(CT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     int64_t d;
-    CT_TRY(ct_shape_wrap_dim(dim, t->ndim, true, &d));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim, t->ndim, true, &d));
     int64_t size = t->sizes[d];
     if (index < -size || index >= size) {
         char s[512];
         return ct_set_error(CT_ERR_INDEX,
                             "select(): index %" PRId64 " out of range for tensor of size %s at "
                             "dimension %" PRId64,
-                            index, ct_shape_format(s, sizeof s, t->sizes, t->ndim), d);
+                            index, ct_tensor_impl_shape_format(s, sizeof s, t->sizes, t->ndim), d);
     }
     if (index < 0)
         index += size;
@@ -146,7 +146,7 @@ ct_status ct_tensor_squeeze(const ct_tensor *t, ct_tensor **out) {
 ct_status ct_tensor_squeeze_dim(const ct_tensor *t, int64_t dim, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_squeeze_dim"));
     int64_t d;
-    CT_TRY(ct_shape_wrap_dim(dim, t->ndim, true, &d));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim, t->ndim, true, &d));
     if (t->ndim == 0 || t->sizes[d] != 1)
         return ct_tensor_impl_view(t, t->sizes, t->strides, t->ndim, t->storage_offset, out);
     return drop_dim(t, d, 0, out);
@@ -155,7 +155,7 @@ ct_status ct_tensor_squeeze_dim(const ct_tensor *t, int64_t dim, ct_tensor **out
 ct_status ct_tensor_unsqueeze(const ct_tensor *t, int64_t dim, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_unsqueeze"));
     int64_t d;
-    CT_TRY(ct_shape_wrap_dim(dim, (int64_t)t->ndim + 1, true, &d));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim, (int64_t)t->ndim + 1, true, &d));
     if (t->ndim + 1 > CT_MAX_DIMS)
         return ct_set_error(CT_ERR_VALUE,
                             "maximum supported dimension for a tensor is %d, found %d", CT_MAX_DIMS,
@@ -182,8 +182,8 @@ ct_status ct_tensor_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_d
                             ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_flatten"));
     int64_t s, e;
-    CT_TRY(ct_shape_wrap_dim(start_dim, t->ndim, true, &s));
-    CT_TRY(ct_shape_wrap_dim(end_dim, t->ndim, true, &e));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(start_dim, t->ndim, true, &s));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(end_dim, t->ndim, true, &e));
     if (s > e)
         return ct_set_error(CT_ERR_RUNTIME,
                             "flatten() has invalid args: start_dim cannot come after end_dim");
@@ -196,7 +196,7 @@ ct_status ct_tensor_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_d
         return CT_OK;
     }
     int64_t shape[CT_MAX_DIMS], n = 0, merged;
-    CT_TRY(ct_shape_numel(t->sizes + s, e - s + 1, &merged));
+    CT_TRY(ct_tensor_impl_shape_numel(t->sizes + s, e - s + 1, &merged));
     for (int64_t i = 0; i < s; i++)
         shape[n++] = t->sizes[i];
     shape[n++] = merged;
