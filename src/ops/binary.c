@@ -318,7 +318,7 @@ static bool is_sparse(const ct_tensor *t) { return t->layout == CT_LAYOUT_SPARSE
 /* An op with a sparse COO operand: the sparse layer's implementation, or the refusal. */
 static ct_status sparse_call(ct_op op, ct_op_form form, const ct_tensor *a, const ct_tensor *b,
                              ct_scalar alpha, ct_tensor *target, ct_tensor **out) {
-    ct_op_layout_fn fn = ct_op_sparse_impl(op, form);
+    ct_op_layout_fn fn = ct_op_impl_sparse(op, form);
     if (fn == NULL)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "%s%s(): sparse COO operands are not supported%s",
@@ -416,7 +416,7 @@ bool ct_binary_supports(ct_op op, ct_op_form form, const ct_tensor *a, const ct_
     if (a == NULL || b == NULL || !op_valid(op) || (unsigned)form > CT_OP_FORM_INPLACE)
         return false;
     if (is_sparse(a) || is_sparse(b))
-        return ct_op_sparse_impl(op, form) != NULL;
+        return ct_op_impl_sparse(op, form) != NULL;
     return !(SPECS[op].swap && form == CT_OP_FORM_INPLACE);
 }
 

@@ -11,12 +11,12 @@ static bool slot_valid(ct_op op, ct_op_form form) {
     return (unsigned)op < (unsigned)CT_NUM_OPS && (unsigned)form < NUM_FORMS;
 }
 
-void ct_op_register_sparse(ct_op op, ct_op_form form, ct_op_layout_fn fn) {
+void ct_op_impl_register_sparse(ct_op op, ct_op_form form, ct_op_layout_fn fn) {
     if (slot_valid(op, form))
         atomic_store_explicit(&sparse_slots[op][form], fn, memory_order_release);
 }
 
-ct_op_layout_fn ct_op_sparse_impl(ct_op op, ct_op_form form) {
+ct_op_layout_fn ct_op_impl_sparse(ct_op op, ct_op_form form) {
     if (!slot_valid(op, form))
         return NULL;
     return atomic_load_explicit(&sparse_slots[op][form], memory_order_acquire);

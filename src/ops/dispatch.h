@@ -15,8 +15,8 @@ typedef ct_status (*ct_op_layout_fn)(ct_op op, const ct_tensor *a, const ct_tens
                                      ct_scalar alpha, ct_tensor *target, ct_tensor **out);
 
 /* Fill the sparse COO slot of (op, form). Invalid op or form: ignored. */
-void ct_op_register_sparse(ct_op op, ct_op_form form, ct_op_layout_fn fn);
+void ct_op_impl_register_sparse(ct_op op, ct_op_form form, ct_op_layout_fn fn);
 /* The sparse COO slot of (op, form); NULL when empty or invalid. */
-ct_op_layout_fn ct_op_sparse_impl(ct_op op, ct_op_form form);
+ct_op_layout_fn ct_op_impl_sparse(ct_op op, ct_op_form form);
 
 #endif /* CT_OPS_DISPATCH_H */

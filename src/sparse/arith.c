@@ -662,5 +662,5 @@ static ct_status add_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_s
 void ct_sparse_impl_register_ops(void) {
     static atomic_flag done = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set_explicit(&done, memory_order_acq_rel))
-        ct_op_register_sparse(CT_OP_ADD, CT_OP_FORM_NEW, add_slot);
+        ct_op_impl_register_sparse(CT_OP_ADD, CT_OP_FORM_NEW, add_slot);
 }
