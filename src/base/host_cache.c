@@ -92,7 +92,7 @@ static bool cacheable(size_t size) {
 
 static size_t size_class(size_t size) { return (size + PAGE - 1) & ~(PAGE - 1); }
 
-void *ct_host_cache_alloc(size_t size, size_t align) {
+void *ct_host_cache_impl_alloc(size_t size, size_t align) {
     if (!cacheable(size))
         return ct_alloc(size, align);
     size_t asked = size;
@@ -125,7 +125,7 @@ void *ct_host_cache_alloc(size_t size, size_t align) {
     return p;
 }
 
-void ct_host_cache_free(void *ptr, size_t size, size_t align) {
+void ct_host_cache_impl_free(void *ptr, size_t size, size_t align) {
     if (ptr == NULL)
         return;
     if (!cacheable(size)) {

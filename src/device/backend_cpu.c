@@ -8,14 +8,14 @@
 static ct_status cpu_allocate(void *ctx, int32_t index, size_t size, size_t align, void **out) {
     (void)ctx;
     (void)index;
-    *out = ct_host_cache_alloc(size, align); /* sets CT_ERR_NOMEM itself */
+    *out = ct_host_cache_impl_alloc(size, align); /* sets CT_ERR_NOMEM itself */
     return *out != NULL ? CT_OK : ct_last_error_kind();
 }
 
 static void cpu_free(void *ctx, int32_t index, void *ptr, size_t size, size_t align) {
     (void)ctx;
     (void)index;
-    ct_host_cache_free(ptr, size, align);
+    ct_host_cache_impl_free(ptr, size, align);
 }
 
 static ct_status cpu_copy(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
