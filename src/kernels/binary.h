@@ -77,17 +77,17 @@ typedef int (*ct_binary_math_loop)(char *out, const char *a, const char *b, int6
 /* The math dtype an operand dtype computes in: float16/bfloat16 -> float32, complex32 ->
  * complex64, the others themselves; CT_DTYPE_UNDEFINED when there is no arithmetic
  * (float8 family, float4_e2m1fn_x2). */
-ct_dtype ct_binary_math_dtype(ct_dtype dtype);
+ct_dtype ct_binary_impl_math_dtype(ct_dtype dtype);
 
 /* The loop for (op, math dtype) at the active ISA level; NULL when the op has no loop for it
  * (DIV on integers or bool, DIV_TRUNC/DIV_FLOOR on bool and on complex) or for invalid
  * arguments. */
-ct_binary_math_loop ct_binary_math_loop_get(ct_binop op, ct_dtype math);
+ct_binary_math_loop ct_binary_impl_math_loop_get(ct_binop op, ct_dtype math);
 /* The same at a given level (CT_CPU_ISA_BASELINE.. from cpu.h), for the tests; NULL as above
  * or when the level was not compiled. */
-ct_binary_math_loop ct_binary_math_loop_at(ct_binop op, ct_dtype math, int isa_level);
+ct_binary_math_loop ct_binary_impl_math_loop_at(ct_binop op, ct_dtype math, int isa_level);
 /* The scalar reference loop (one element at a time, obvious code). */
-ct_binary_math_loop ct_binary_math_loop_reference(ct_binop op, ct_dtype math);
+ct_binary_math_loop ct_binary_impl_math_loop_reference(ct_binop op, ct_dtype math);
 
 /* A prepared kernel for one op on operands of given dtypes. */
 typedef struct ct_binary_kernel {
@@ -114,7 +114,7 @@ typedef struct ct_binary_kernel {
     void *fused;
 } ct_binary_kernel;
 
-/* ct_binary_kernel_init_ex flags. */
+/* ct_binary_impl_kernel_init_ex flags. */
 enum {
     /* b is one element broadcast over the whole iteration (PyTorch's iter.is_scalar(2): no
      * dim where b has a stride and the shape is not 1). Newest PyTorch's mul, div and
@@ -147,11 +147,11 @@ enum {
  * newest PyTorch's CPU names: "add_stub", "mul_cpu", "div_cpu" (div_true_kernel's dispatch
  * name), "div_trunc_cpu", "div_floor_cpu". CT_ERR_MISUSE for a NULL kernel, an invalid op,
  * dtype or flag. */
-ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
+ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
                                    ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                    ct_dtype b_dtype, ct_scalar alpha, unsigned flags);
-/* ct_binary_kernel_init_ex with no flags. */
-ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
+/* ct_binary_impl_kernel_init_ex with no flags. */
+ct_status ct_binary_impl_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
                                 ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                 ct_dtype b_dtype, ct_scalar alpha);
 
@@ -161,7 +161,7 @@ ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *na
  * contiguous outputs (4 MiB and more per call, not aliasing an input) are written with
  * streaming stores. Returns CT_KERNEL_OK or a kernel error code. Thread-safe (the kernel is
  * read only; it uses the conversion loops of the ISA level active at init). */
-int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
+int ct_binary_impl_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
                          int64_t so, int64_t sa, int64_t sb, int64_t n);
 
 #endif /* CT_KERNELS_BINARY_H */

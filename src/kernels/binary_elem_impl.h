@@ -243,7 +243,7 @@ extern const ct_binary_loop_table ct_binary_loops_avx512;
 /* Fused float16 / bfloat16 loops (binary_loops.c, AVX2 and AVX-512 levels; the baseline
  * table is empty): out = a op b with all three operands in the 16-bit dtype, widened to
  * float32 in registers, computed there and rounded once, bit for bit what the chunked path
- * of ct_binary_kernel_run gives (the dtype layer's conversions and the float32 math loop).
+ * of ct_binary_impl_kernel_run gives (the dtype layer's conversions and the float32 math loop).
  * out is contiguous; a and b are contiguous or, when a_bcast / b_bcast, one element read
  * once. alpha (float32) is used by the ADD_ALPHA entry only. The loop does the longest
  * prefix that is a whole number of its vectors (at most 32 elements) and returns its

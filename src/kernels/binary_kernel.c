@@ -21,7 +21,7 @@
 /* Outputs at least this long are written with streaming stores (see binary_loops.c). */
 #define CT_KSTREAM_MIN_BYTES ((int64_t)4 << 20)
 
-ct_dtype ct_binary_math_dtype(ct_dtype dtype) {
+ct_dtype ct_binary_impl_math_dtype(ct_dtype dtype) {
     switch (dtype) {
     case CT_FLOAT16:
     case CT_BFLOAT16:
@@ -78,15 +78,15 @@ static ct_binary_math_loop table_entry(const ct_binary_loop_table *t, ct_binop o
     return (*t)[op][math];
 }
 
-ct_binary_math_loop ct_binary_math_loop_at(ct_binop op, ct_dtype math, int isa_level) {
+ct_binary_math_loop ct_binary_impl_math_loop_at(ct_binop op, ct_dtype math, int isa_level) {
     return table_entry(loop_table_at(isa_level), op, math);
 }
 
-ct_binary_math_loop ct_binary_math_loop_get(ct_binop op, ct_dtype math) {
-    return ct_binary_math_loop_at(op, math, (int)ct_cpu_isa_active());
+ct_binary_math_loop ct_binary_impl_math_loop_get(ct_binop op, ct_dtype math) {
+    return ct_binary_impl_math_loop_at(op, math, (int)ct_cpu_isa_active());
 }
 
-ct_binary_math_loop ct_binary_math_loop_reference(ct_binop op, ct_dtype math) {
+ct_binary_math_loop ct_binary_impl_math_loop_reference(ct_binop op, ct_dtype math) {
     return table_entry(&ct_binary_loops_reference, op, math);
 }
 
@@ -185,13 +185,13 @@ static ct_binary_math_loop reduced_div_loop(ct_binop op, ct_dtype compute) {
     return compute == CT_FLOAT16 ? loop_divf_f16 : loop_divf_bf16;
 }
 
-ct_status ct_binary_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
+ct_status ct_binary_impl_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
                                 ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                 ct_dtype b_dtype, ct_scalar alpha) {
-    return ct_binary_kernel_init_ex(k, op, name, compute, out_dtype, a_dtype, b_dtype, alpha, 0);
+    return ct_binary_impl_kernel_init_ex(k, op, name, compute, out_dtype, a_dtype, b_dtype, alpha, 0);
 }
 
-ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
+ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
                                    ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                    ct_dtype b_dtype, ct_scalar alpha, unsigned flags) {
     ct_status st = CT_OK;
@@ -205,9 +205,9 @@ ct_status ct_binary_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char 
     CT_CHECK((flags & ~(unsigned)CT_BINARY_B_IS_SCALAR) == 0, CT_ERR_MISUSE,
              "ct_binary_kernel_init: invalid flags %#x", flags);
 
-    ct_dtype math = ct_binary_math_dtype(compute);
+    ct_dtype math = ct_binary_impl_math_dtype(compute);
     ct_binary_math_loop loop =
-        math == CT_DTYPE_UNDEFINED ? NULL : ct_binary_math_loop_get(op, math);
+        math == CT_DTYPE_UNDEFINED ? NULL : ct_binary_impl_math_loop_get(op, math);
     /* PyTorch's CPU division kernels do not dispatch ComplexHalf (add and mul do) */
     if (compute == CT_COMPLEX32 && op != CT_BINOP_ADD && op != CT_BINOP_MUL)
         loop = NULL;
@@ -450,7 +450,7 @@ static int run_fused(const ct_binary_kernel *k, char *out, const char *a, const 
     return run_chunked(k, out + done * 2, a + done * sa, b + done * sb, 2, sa, sb, n - done);
 }
 
-int ct_binary_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
+int ct_binary_impl_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
                          int64_t so, int64_t sa, int64_t sb, int64_t n) {
     /* An empty run may come with NULL pointers (empty tensors own no memory), and even a zero
      * offset applied to NULL is undefined: return before any pointer arithmetic. */

@@ -156,13 +156,13 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     }
     /* meta tensors run nothing, but choosing the kernel is where a dtype without one is
      * refused: every device, meta included, makes that choice and fails as cpu would */
-    return ct_binary_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name, it->common_dtype,
+    return ct_binary_impl_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name, it->common_dtype,
                                     it->dtype[0], it->dtype[1], it->dtype[2], alpha,
                                     p->kernel_flags);
 }
 
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
-    return ct_binary_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
+    return ct_binary_impl_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
                                 strides[2], n);
 }
 
@@ -259,9 +259,9 @@ static ct_status run_fast(const binop_spec *spec, const ct_tensor *a, const ct_t
     *handled = false;
     /* add with an alpha goes through the prepared kernel, which converts alpha */
     if ((spec->has_alpha && !alpha_is_one(alpha)) ||
-        ct_binary_math_dtype(a->dtype) != a->dtype)
+        ct_binary_impl_math_dtype(a->dtype) != a->dtype)
         return CT_OK;
-    ct_binary_math_loop loop = ct_binary_math_loop_get(spec->op, a->dtype);
+    ct_binary_math_loop loop = ct_binary_impl_math_loop_get(spec->op, a->dtype);
     if (loop == NULL) /* no kernel: the iterator path reports it */
         return CT_OK;
     /* sub is add with alpha -1 (bool never gets here: sub_check refused it); complex add

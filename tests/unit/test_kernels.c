@@ -2,7 +2,7 @@
  * against the scalar reference on the same inputs (random values and specials, lengths
  * 0..70 and a few long ones, every stride pattern, out aliasing a), exact semantic values
  * (Python's floor division), prepared kernels on mixed dtypes against a slow per-element
- * oracle at every level, and the errors of ct_binary_kernel_init. */
+ * oracle at every level, and the errors of ct_binary_impl_kernel_init. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -286,8 +286,8 @@ static void test_loops_vs_reference(void **state) {
         for (int op = 0; op < CT_NUM_BINOPS; op++) {
             for (size_t di = 0; di < NUM_MATH; di++) {
                 ct_dtype d = math_dtypes[di];
-                ct_binary_math_loop ref = ct_binary_math_loop_reference((ct_binop)op, d);
-                ct_binary_math_loop loop = ct_binary_math_loop_at((ct_binop)op, d, level);
+                ct_binary_math_loop ref = ct_binary_impl_math_loop_reference((ct_binop)op, d);
+                ct_binary_math_loop loop = ct_binary_impl_math_loop_at((ct_binop)op, d, level);
                 if (ref == NULL) {
                     assert_null(loop);
                     continue;
@@ -317,29 +317,29 @@ static void test_loop_availability(void **state) {
     for (size_t di = 0; di < NUM_MATH; di++) {
         ct_dtype d = math_dtypes[di];
         bool fl = ct_dtype_is_floating_point(d), cx = ct_dtype_is_complex(d);
-        assert_non_null(ct_binary_math_loop_reference(CT_BINOP_ADD, d));
-        assert_non_null(ct_binary_math_loop_reference(CT_BINOP_MUL, d));
-        assert_true((ct_binary_math_loop_reference(CT_BINOP_DIV, d) != NULL) == (fl || cx));
-        assert_true((ct_binary_math_loop_reference(CT_BINOP_DIV_TRUNC, d) != NULL) ==
+        assert_non_null(ct_binary_impl_math_loop_reference(CT_BINOP_ADD, d));
+        assert_non_null(ct_binary_impl_math_loop_reference(CT_BINOP_MUL, d));
+        assert_true((ct_binary_impl_math_loop_reference(CT_BINOP_DIV, d) != NULL) == (fl || cx));
+        assert_true((ct_binary_impl_math_loop_reference(CT_BINOP_DIV_TRUNC, d) != NULL) ==
                     (d != CT_BOOL && !cx));
-        assert_true((ct_binary_math_loop_reference(CT_BINOP_DIV_FLOOR, d) != NULL) ==
+        assert_true((ct_binary_impl_math_loop_reference(CT_BINOP_DIV_FLOOR, d) != NULL) ==
                     (d != CT_BOOL && !cx));
-        assert_true(ct_binary_math_loop_get(CT_BINOP_ADD, d) ==
-                    ct_binary_math_loop_at(CT_BINOP_ADD, d, (int)ct_cpu_isa_active()));
+        assert_true(ct_binary_impl_math_loop_get(CT_BINOP_ADD, d) ==
+                    ct_binary_impl_math_loop_at(CT_BINOP_ADD, d, (int)ct_cpu_isa_active()));
     }
-    assert_null(ct_binary_math_loop_reference(CT_BINOP_ADD, CT_FLOAT16));
-    assert_null(ct_binary_math_loop_get(CT_BINOP_ADD, CT_DTYPE_UNDEFINED));
-    assert_null(ct_binary_math_loop_at(CT_BINOP_ADD, CT_FLOAT32, 99));
-    assert_null(ct_binary_math_loop_at(CT_NUM_BINOPS, CT_FLOAT32, 0));
+    assert_null(ct_binary_impl_math_loop_reference(CT_BINOP_ADD, CT_FLOAT16));
+    assert_null(ct_binary_impl_math_loop_get(CT_BINOP_ADD, CT_DTYPE_UNDEFINED));
+    assert_null(ct_binary_impl_math_loop_at(CT_BINOP_ADD, CT_FLOAT32, 99));
+    assert_null(ct_binary_impl_math_loop_at(CT_NUM_BINOPS, CT_FLOAT32, 0));
 
-    assert_int_equal(ct_binary_math_dtype(CT_FLOAT16), CT_FLOAT32);
-    assert_int_equal(ct_binary_math_dtype(CT_BFLOAT16), CT_FLOAT32);
-    assert_int_equal(ct_binary_math_dtype(CT_COMPLEX32), CT_COMPLEX64);
-    assert_int_equal(ct_binary_math_dtype(CT_UINT16), CT_UINT16);
-    assert_int_equal(ct_binary_math_dtype(CT_COMPLEX128), CT_COMPLEX128);
-    assert_int_equal(ct_binary_math_dtype(CT_FLOAT8_E5M2), CT_DTYPE_UNDEFINED);
-    assert_int_equal(ct_binary_math_dtype(CT_FLOAT4_E2M1FN_X2), CT_DTYPE_UNDEFINED);
-    assert_int_equal(ct_binary_math_dtype(CT_DTYPE_UNDEFINED), CT_DTYPE_UNDEFINED);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_FLOAT16), CT_FLOAT32);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_BFLOAT16), CT_FLOAT32);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_COMPLEX32), CT_COMPLEX64);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_UINT16), CT_UINT16);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_COMPLEX128), CT_COMPLEX128);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_FLOAT8_E5M2), CT_DTYPE_UNDEFINED);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_FLOAT4_E2M1FN_X2), CT_DTYPE_UNDEFINED);
+    assert_int_equal(ct_binary_impl_math_dtype(CT_DTYPE_UNDEFINED), CT_DTYPE_UNDEFINED);
 }
 
 /* ---- exact values ------------------------------------------------------------------------ */
@@ -351,11 +351,11 @@ static int run_all(ct_binop op, ct_dtype d, void *out, const void *a, const void
     int64_t s = (int64_t)isz(d);
     char want[256];
     assert_true(n * s <= (int64_t)sizeof want);
-    int rc = ct_binary_math_loop_reference(op, d)(want, a, b, s, s, s, n, alpha);
+    int rc = ct_binary_impl_math_loop_reference(op, d)(want, a, b, s, s, s, n, alpha);
     for (int level = 0; level < num_levels(); level++) {
         char got[256];
         memset(got, 0, sizeof got);
-        int lrc = ct_binary_math_loop_at(op, d, level)(got, a, b, s, s, s, n, alpha);
+        int lrc = ct_binary_impl_math_loop_at(op, d, level)(got, a, b, s, s, s, n, alpha);
         assert_int_equal(lrc, rc);
         if (rc == CT_KERNEL_OK)
             assert_elems_equal(d, got, s, want, s, n, ct_cpu_isa_name((ct_cpu_isa)level));
@@ -410,7 +410,7 @@ static void test_integer_division(void **state) {
                      CT_KERNEL_ZERO_DIVISION);
     for (int level = 0; level < num_levels(); level++) {
         int32_t zero = 0, out[4];
-        assert_int_equal(ct_binary_math_loop_at(CT_BINOP_DIV_TRUNC, CT_INT32, level)(
+        assert_int_equal(ct_binary_impl_math_loop_at(CT_BINOP_DIV_TRUNC, CT_INT32, level)(
                              (char *)out, (const char *)a, (const char *)&zero, 4, 4, 0, 4, NULL),
                          CT_KERNEL_ZERO_DIVISION);
     }
@@ -557,7 +557,7 @@ static int oracle(const ct_binary_kernel *k, unsigned flags, char *out, const ch
     ct_dtype c = k->compute, m = k->math;
     bool reduced_float = c == CT_FLOAT16 || c == CT_BFLOAT16;
     bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && k->op != CT_BINOP_ADD;
-    ct_binary_math_loop ref = ct_binary_math_loop_reference(k->op, m);
+    ct_binary_math_loop ref = ct_binary_impl_math_loop_reference(k->op, m);
     const ct_kernel_value *alpha = k->has_alpha ? &k->alpha : NULL;
     for (int64_t i = 0; i < n; i++) {
         ct_kernel_value x, y, r;
@@ -572,11 +572,11 @@ static int oracle(const ct_binary_kernel *k, unsigned flags, char *out, const ch
         } else if (c == CT_COMPLEX32 && k->op == CT_BINOP_ADD) {
             /* c10::complex<Half>: alpha * b is rounded before the sum */
             ct_kernel_value p;
-            ct_binary_math_loop_reference(CT_BINOP_MUL, m)((char *)&p, (const char *)alpha,
+            ct_binary_impl_math_loop_reference(CT_BINOP_MUL, m)((char *)&p, (const char *)alpha,
                                                            (const char *)&y, 0, 0, 0, 1, NULL);
             p.c64[0] = round_to(CT_FLOAT16, p.c64[0]);
             p.c64[1] = round_to(CT_FLOAT16, p.c64[1]);
-            ct_binary_math_loop_reference(CT_BINOP_ADD, m)((char *)&r, (const char *)&x,
+            ct_binary_impl_math_loop_reference(CT_BINOP_ADD, m)((char *)&r, (const char *)&x,
                                                            (const char *)&p, 0, 0, 0, 1, NULL);
         } else {
             int rc = ref((char *)&r, (const char *)&x, (const char *)&y, 0, 0, 0, 1, alpha);
@@ -598,7 +598,7 @@ static void check_kernel_flags(ct_binop op, ct_dtype compute, ct_dtype od, ct_dt
                                ct_dtype bd, ct_scalar alpha, int64_t n, int pattern_kind,
                                unsigned flags, const char *what) {
     ct_binary_kernel k;
-    if (ct_binary_kernel_init_ex(&k, op, NULL, compute, od, ad, bd, alpha, flags) != CT_OK)
+    if (ct_binary_impl_kernel_init_ex(&k, op, NULL, compute, od, ad, bd, alpha, flags) != CT_OK)
         return; /* no loop for this op and dtype, or alpha does not fit: tested elsewhere */
     int64_t os = (int64_t)isz(od), as = (int64_t)isz(ad), bs = (int64_t)isz(bd);
     int64_t so = os, sa = as, sb = bs;
@@ -634,10 +634,10 @@ static void check_kernel_flags(ct_binop op, ct_dtype compute, ct_dtype od, ct_dt
         memcpy(o, a, cap);
         memcpy(r, a, cap);
         want = oracle(&k, flags, r, r, b, so, so, sb, n);
-        got = ct_binary_kernel_run(&k, o, o, b, so, so, sb, n);
+        got = ct_binary_impl_kernel_run(&k, o, o, b, so, so, sb, n);
     } else {
         want = oracle(&k, flags, r, a, b, so, sa, sb, n);
-        got = ct_binary_kernel_run(&k, o, a, b, so, sa, sb, n);
+        got = ct_binary_impl_kernel_run(&k, o, a, b, so, sa, sb, n);
     }
     if (got != want)
         fail_msg("%s: %s %s = %s op %s in %s: returned %d, oracle %d", what, op_names[op],
@@ -733,19 +733,19 @@ static void test_long_runs(void **state) {
     for (int level = 0; level < num_levels(); level++) {
         const char *what = ct_cpu_isa_name((ct_cpu_isa)level);
         for (int op = 0; op <= CT_BINOP_DIV; op++) {
-            ct_binary_math_loop ref = ct_binary_math_loop_reference((ct_binop)op, CT_FLOAT32);
-            ct_binary_math_loop loop = ct_binary_math_loop_at((ct_binop)op, CT_FLOAT32, level);
+            ct_binary_math_loop ref = ct_binary_impl_math_loop_reference((ct_binop)op, CT_FLOAT32);
+            ct_binary_math_loop loop = ct_binary_impl_math_loop_at((ct_binop)op, CT_FLOAT32, level);
             for (size_t pi = 0; pi < sizeof long_patterns / sizeof long_patterns[0]; pi++)
                 check_loop_once(loop, ref, (ct_binop)op, CT_FLOAT32, n + (int64_t)pi,
                                 &long_patterns[pi], NULL, what);
         }
         ct_kernel_value alpha;
         alpha.f64 = -0.75;
-        check_loop_once(ct_binary_math_loop_at(CT_BINOP_ADD, CT_FLOAT64, level),
-                        ct_binary_math_loop_reference(CT_BINOP_ADD, CT_FLOAT64), CT_BINOP_ADD,
+        check_loop_once(ct_binary_impl_math_loop_at(CT_BINOP_ADD, CT_FLOAT64, level),
+                        ct_binary_impl_math_loop_reference(CT_BINOP_ADD, CT_FLOAT64), CT_BINOP_ADD,
                         CT_FLOAT64, n / 2 + 3, &long_patterns[0], &alpha, what);
-        check_loop_once(ct_binary_math_loop_at(CT_BINOP_MUL, CT_INT8, level),
-                        ct_binary_math_loop_reference(CT_BINOP_MUL, CT_INT8), CT_BINOP_MUL, CT_INT8,
+        check_loop_once(ct_binary_impl_math_loop_at(CT_BINOP_MUL, CT_INT8, level),
+                        ct_binary_impl_math_loop_reference(CT_BINOP_MUL, CT_INT8), CT_BINOP_MUL, CT_INT8,
                         4 * n + 1, &long_patterns[0], NULL, what);
 
         /* out starting 4 bytes past a vector boundary */
@@ -754,9 +754,9 @@ static void test_long_runs(void **state) {
         assert_true(a && b && o && r);
         fill(CT_FLOAT32, (char *)a, 4, n + 16);
         fill(CT_FLOAT32, (char *)b, 4, n + 16);
-        ct_binary_math_loop_reference(CT_BINOP_ADD, CT_FLOAT32)((char *)(r + 1), (char *)a,
+        ct_binary_impl_math_loop_reference(CT_BINOP_ADD, CT_FLOAT32)((char *)(r + 1), (char *)a,
                                                                 (char *)b, 4, 4, 4, n, NULL);
-        assert_int_equal(ct_binary_math_loop_at(CT_BINOP_ADD, CT_FLOAT32, level)(
+        assert_int_equal(ct_binary_impl_math_loop_at(CT_BINOP_ADD, CT_FLOAT32, level)(
                              (char *)(o + 1), (char *)a, (char *)b, 4, 4, 4, n, NULL),
                          CT_KERNEL_OK);
         assert_elems_equal(CT_FLOAT32, (char *)(o + 1), 4, (char *)(r + 1), 4, n, what);
@@ -821,7 +821,7 @@ static void fill_half(ct_dtype d, uint16_t *p, int64_t n) {
 static void check_fused_once(ct_dtype d, ct_binop op, ct_scalar alpha, int64_t n, int pk,
                              const char *what) {
     ct_binary_kernel k;
-    assert_int_equal(ct_binary_kernel_init(&k, op, NULL, d, d, d, d, alpha), CT_OK);
+    assert_int_equal(ct_binary_impl_kernel_init(&k, op, NULL, d, d, d, d, alpha), CT_OK);
     ct_binary_kernel chunked = k;
     chunked.fused = NULL;
     /* offset 1 element: out not 64-byte aligned for the streamed runs */
@@ -838,12 +838,12 @@ static void check_fused_once(ct_dtype d, ct_binop op, ct_scalar alpha, int64_t n
         memcpy(o, a, (size_t)cap * 2);
         memcpy(c, a, (size_t)cap * 2);
         memcpy(r, a, (size_t)cap * 2);
-        assert_int_equal(ct_binary_kernel_run(&k, po, po, pb, 2, 2, sb, n), CT_KERNEL_OK);
-        assert_int_equal(ct_binary_kernel_run(&chunked, pc, pc, pb, 2, 2, sb, n), CT_KERNEL_OK);
+        assert_int_equal(ct_binary_impl_kernel_run(&k, po, po, pb, 2, 2, sb, n), CT_KERNEL_OK);
+        assert_int_equal(ct_binary_impl_kernel_run(&chunked, pc, pc, pb, 2, 2, sb, n), CT_KERNEL_OK);
         assert_int_equal(oracle(&k, 0, pr, pr, pb, 2, 2, sb, n), CT_KERNEL_OK);
     } else {
-        assert_int_equal(ct_binary_kernel_run(&k, po, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
-        assert_int_equal(ct_binary_kernel_run(&chunked, pc, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
+        assert_int_equal(ct_binary_impl_kernel_run(&k, po, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
+        assert_int_equal(ct_binary_impl_kernel_run(&chunked, pc, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
         assert_int_equal(oracle(&k, 0, pr, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
     }
     char label[160];
@@ -883,21 +883,21 @@ static void test_fused_half(void **state) {
         const char *what = ct_cpu_isa_name((ct_cpu_isa)level);
         for (size_t di = 0; di < 2; di++) {
             ct_binary_kernel k;
-            assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], ds[di], ds[di],
+            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], ds[di], ds[di],
                                                    ds[di], ct_scalar_int(1)),
                              CT_OK);
             /* the fused loops exist exactly where F16C does (AVX2 and up) */
             assert_true((k.fused != NULL) == (level >= (int)CT_ISA_AVX2));
             /* not for mixed operands, other ops, or with flags */
-            assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], CT_FLOAT32,
+            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], CT_FLOAT32,
                                                    ds[di], ds[di], ct_scalar_int(1)),
                              CT_OK);
             assert_null(k.fused);
-            assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_DIV, NULL, ds[di], ds[di], ds[di],
+            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, ds[di], ds[di], ds[di],
                                                    ds[di], ct_scalar_int(1)),
                              CT_OK);
             assert_null(k.fused);
-            assert_int_equal(ct_binary_kernel_init_ex(&k, CT_BINOP_MUL, NULL, ds[di], ds[di],
+            assert_int_equal(ct_binary_impl_kernel_init_ex(&k, CT_BINOP_MUL, NULL, ds[di], ds[di],
                                                       ds[di], ds[di], ct_scalar_int(1),
                                                       CT_BINARY_B_IS_SCALAR),
                              CT_OK);
@@ -931,7 +931,7 @@ static void test_empty(void **state) {
         for (int op = 0; op < CT_NUM_BINOPS; op++)
             for (size_t di = 0; di < NUM_MATH; di++) {
                 ct_binary_math_loop loop =
-                    ct_binary_math_loop_at((ct_binop)op, math_dtypes[di], level);
+                    ct_binary_impl_math_loop_at((ct_binop)op, math_dtypes[di], level);
                 if (loop == NULL)
                     continue;
                 int64_t s = (int64_t)isz(math_dtypes[di]);
@@ -940,10 +940,10 @@ static void test_empty(void **state) {
                 assert_int_equal(loop(NULL, NULL, NULL, s, s, 0, 0, NULL), CT_KERNEL_OK);
             }
     ct_binary_kernel k;
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT16, CT_FLOAT16,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT16, CT_FLOAT16,
                                            CT_FLOAT16, CT_FLOAT16, ct_scalar_int(1)),
                      CT_OK);
-    assert_int_equal(ct_binary_kernel_run(&k, NULL, NULL, NULL, 2, 0, 0, 0), CT_KERNEL_OK);
+    assert_int_equal(ct_binary_impl_kernel_run(&k, NULL, NULL, NULL, 2, 0, 0, 0), CT_KERNEL_OK);
 }
 
 /* ---- the rounding rules of float16 / bfloat16 / complex32 computations ------------------ */
@@ -956,7 +956,7 @@ static void run1(ct_binop op, ct_dtype c, ct_dtype od, ct_dtype ad, ct_dtype bd,
     for (int level = 0; level <= (int)detected; level++) {
         assert_int_equal(ct_cpu_set_isa((ct_cpu_isa)level), CT_OK);
         ct_binary_kernel k;
-        assert_int_equal(ct_binary_kernel_init_ex(&k, op, NULL, c, od, ad, bd, alpha, flags),
+        assert_int_equal(ct_binary_impl_kernel_init_ex(&k, op, NULL, c, od, ad, bd, alpha, flags),
                          CT_OK);
         ct_kernel_value a, b, o;
         double got;
@@ -964,7 +964,7 @@ static void run1(ct_binop op, ct_dtype c, ct_dtype od, ct_dtype ad, ct_dtype bd,
         ct_convert_reference(bd, &b, CT_FLOAT64, &y);
         /* a run of 3 (b broadcast) so the vector loops see it too */
         ct_kernel_value av[3] = {a, a, a}, ov[3];
-        assert_int_equal(ct_binary_kernel_run(&k, (char *)ov, (const char *)av,
+        assert_int_equal(ct_binary_impl_kernel_run(&k, (char *)ov, (const char *)av,
                                               (const char *)&b, (int64_t)isz(od),
                                               (int64_t)sizeof a, 0, 3),
                          CT_KERNEL_OK);
@@ -1034,60 +1034,60 @@ static void test_reduced_rules(void **state) {
          ct_scalar_int(3), 0, 716);
 }
 
-/* ---- ct_binary_kernel_init ---------------------------------------------------------------- */
+/* ---- ct_binary_impl_kernel_init ---------------------------------------------------------------- */
 
 static void test_kernel_init(void **state) {
     (void)state;
     ct_binary_kernel k;
     ct_scalar one = ct_scalar_int(1);
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT8_E4M3FN,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT8_E4M3FN,
                                             CT_FLOAT8_E4M3FN, CT_FLOAT8_E4M3FN, CT_FLOAT8_E4M3FN,
                                             one),
                       CT_ERR_NOT_IMPLEMENTED, "\"add_stub\" not implemented for 'Float8_e4m3fn'");
     assert_null(k.loop);
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_ADD, "add_cpu", CT_FLOAT4_E2M1FN_X2,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, "add_cpu", CT_FLOAT4_E2M1FN_X2,
                                             CT_FLOAT4_E2M1FN_X2, CT_FLOAT4_E2M1FN_X2,
                                             CT_FLOAT4_E2M1FN_X2, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"add_cpu\" not implemented for 'Float4_e2m1fn_x2'");
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
                                             CT_BOOL, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"div_floor_cpu\" not implemented for 'Bool'");
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
                                             CT_BOOL, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"div_trunc_cpu\" not implemented for 'Bool'");
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_COMPLEX64,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_COMPLEX64,
                                             CT_COMPLEX64, CT_COMPLEX64, CT_COMPLEX64, one),
                       CT_ERR_NOT_IMPLEMENTED,
                       "\"div_floor_cpu\" not implemented for 'ComplexFloat'");
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_COMPLEX128,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_COMPLEX128,
                                             CT_COMPLEX128, CT_COMPLEX128, CT_COMPLEX128, one),
                       CT_ERR_NOT_IMPLEMENTED,
                       "\"div_trunc_cpu\" not implemented for 'ComplexDouble'");
     assert_status_msg(
-        ct_binary_kernel_init(&k, CT_BINOP_DIV, NULL, CT_INT32, CT_INT32, CT_INT32, CT_INT32, one),
+        ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, CT_INT32, CT_INT32, CT_INT32, CT_INT32, one),
         CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'Int'");
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_DIV, NULL, CT_COMPLEX32, CT_COMPLEX32,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, CT_COMPLEX32, CT_COMPLEX32,
                                             CT_COMPLEX32, CT_COMPLEX32, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'ComplexHalf'");
     /* an operand no conversion reaches */
-    assert_status_msg(ct_binary_kernel_init(&k, CT_BINOP_MUL, "mul_cpu", CT_FLOAT32, CT_FLOAT32,
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_MUL, "mul_cpu", CT_FLOAT32, CT_FLOAT32,
                                             CT_FLOAT4_E2M1FN_X2, CT_FLOAT32, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"mul_cpu\" not implemented for 'Float4_e2m1fn_x2'");
-    assert_int_equal(ct_binary_kernel_init(&k, CT_NUM_BINOPS, NULL, CT_FLOAT32, CT_FLOAT32,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_NUM_BINOPS, NULL, CT_FLOAT32, CT_FLOAT32,
                                            CT_FLOAT32, CT_FLOAT32, one),
                      CT_ERR_MISUSE);
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_DTYPE_UNDEFINED, CT_FLOAT32,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_DTYPE_UNDEFINED, CT_FLOAT32,
                                            CT_FLOAT32, CT_FLOAT32, one),
                      CT_ERR_MISUSE);
-    assert_int_equal(ct_binary_kernel_init(NULL, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32,
+    assert_int_equal(ct_binary_impl_kernel_init(NULL, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32,
                                            CT_FLOAT32, CT_FLOAT32, one),
                      CT_ERR_MISUSE);
 
     /* alpha goes through the common dtype (PyTorch's Scalar::to<scalar_t>), with its check */
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT8, CT_INT8, CT_INT8,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT8, CT_INT8, CT_INT8,
                                            CT_INT8, ct_scalar_int(1000)),
                      CT_ERR_OVERFLOW);
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT16, CT_FLOAT16,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT16, CT_FLOAT16,
                                            CT_FLOAT16, CT_FLOAT16, ct_scalar_float(0.1)),
                      CT_OK);
     assert_int_equal(k.math, CT_FLOAT32);
@@ -1097,28 +1097,28 @@ static void test_kernel_init(void **state) {
     assert_non_null(k.cvt_b);
     assert_non_null(k.cvt_out);
 
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32, CT_INT32,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32, CT_INT32,
                                            CT_FLOAT32, ct_scalar_int(1)),
                      CT_OK);
     assert_false(k.has_alpha);
     assert_non_null(k.cvt_a);
     assert_null(k.cvt_b);
     assert_null(k.cvt_out);
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT64, CT_INT64, CT_INT64,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT64, CT_INT64, CT_INT64,
                                            CT_INT64, ct_scalar_int(-1)),
                      CT_OK);
     assert_true(k.has_alpha && k.alpha.i64 == -1);
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
                                            CT_BOOL, ct_scalar_bool(true)),
                      CT_OK);
     assert_false(k.has_alpha);
     /* complex: alpha always applied (PyTorch multiplies out even 1+0j) */
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_ADD, NULL, CT_COMPLEX64, CT_COMPLEX64,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_COMPLEX64, CT_COMPLEX64,
                                            CT_COMPLEX64, CT_COMPLEX64, ct_scalar_int(1)),
                      CT_OK);
     assert_true(k.has_alpha && k.alpha.c64[0] == 1.0f && k.alpha.c64[1] == 0.0f);
     /* ops other than add ignore alpha */
-    assert_int_equal(ct_binary_kernel_init(&k, CT_BINOP_MUL, NULL, CT_INT8, CT_INT8, CT_INT8,
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_MUL, NULL, CT_INT8, CT_INT8, CT_INT8,
                                            CT_INT8, ct_scalar_int(1000)),
                      CT_OK);
     assert_false(k.has_alpha);
