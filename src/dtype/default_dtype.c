@@ -21,7 +21,7 @@ ct_dtype ct_get_default_complex_dtype(void) {
 }
 
 ct_status ct_set_default_dtype(ct_dtype dtype) {
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_set_default_dtype: invalid dtype value %d", (int)dtype);
     if (!ct_dtype_is_floating_point(dtype))
         return ct_set_error(CT_ERR_TYPE, "only floating-point types are supported as the default type");

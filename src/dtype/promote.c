@@ -38,7 +38,7 @@ ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype *out) {
         *out = CT_DTYPE_UNDEFINED;
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_promote_types: out must not be NULL");
-    if (!ct_dtype_valid(a) || !ct_dtype_valid(b))
+    if (!ct_dtype_impl_valid(a) || !ct_dtype_impl_valid(b))
         return ct_set_error(CT_ERR_MISUSE, "ct_promote_types: invalid dtype value (%d, %d)", (int)a,
                             (int)b);
     const char *an = ct_dtype_table[a].cpp_name, *bn = ct_dtype_table[b].cpp_name;
@@ -79,7 +79,7 @@ ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype *out) {
 }
 
 bool ct_can_cast(ct_dtype from, ct_dtype to) {
-    if (!ct_dtype_valid(from) || !ct_dtype_valid(to))
+    if (!ct_dtype_impl_valid(from) || !ct_dtype_impl_valid(to))
         return false;
     if (ct_dtype_is_complex(from) && !ct_dtype_is_complex(to))
         return false;
@@ -91,7 +91,7 @@ bool ct_can_cast(ct_dtype from, ct_dtype to) {
 }
 
 ct_status ct_check_output_cast(ct_dtype result, ct_dtype out) {
-    if (!ct_dtype_valid(result) || !ct_dtype_valid(out))
+    if (!ct_dtype_impl_valid(result) || !ct_dtype_impl_valid(out))
         return ct_set_error(CT_ERR_MISUSE, "ct_check_output_cast: invalid dtype value (%d, %d)",
                             (int)result, (int)out);
     if (!ct_can_cast(result, out))

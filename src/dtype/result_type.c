@@ -19,7 +19,7 @@ ct_status ct_result_type_update(ct_result_type_state *state, ct_dtype dtype,
                                 ct_operand_category category) {
     if (state == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_result_type_update: state must not be NULL");
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_result_type_update: invalid dtype value %d", (int)dtype);
     ct_dtype *slot;
     switch (category) {

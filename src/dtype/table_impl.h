@@ -23,11 +23,11 @@ typedef struct ct_dtype_info {
 
 extern const ct_dtype_info ct_dtype_table[CT_NUM_DTYPES];
 
-static inline bool ct_dtype_valid(ct_dtype d) { return (int)d >= 0 && (int)d < CT_NUM_DTYPES; }
+static inline bool ct_dtype_impl_valid(ct_dtype d) { return (int)d >= 0 && (int)d < CT_NUM_DTYPES; }
 
 /* The C++ name of d for messages; "Undefined" for an invalid value. */
-static inline const char *ct_dtype_msg_name(ct_dtype d) {
-    return ct_dtype_valid(d) ? ct_dtype_table[d].cpp_name : "Undefined";
+static inline const char *ct_dtype_impl_msg_name(ct_dtype d) {
+    return ct_dtype_impl_valid(d) ? ct_dtype_table[d].cpp_name : "Undefined";
 }
 
 #endif /* CT_DTYPE_TABLE_IMPL_H */

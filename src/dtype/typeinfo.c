@@ -32,7 +32,7 @@ ct_status ct_finfo_of(ct_dtype dtype, ct_finfo *out) {
         return ct_set_error(CT_ERR_MISUSE, "ct_finfo_of: out must not be NULL");
     *out = (ct_finfo){0};
     out->dtype = CT_DTYPE_UNDEFINED;
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_finfo_of: invalid dtype value %d", (int)dtype);
     if (!ct_dtype_is_floating_point(dtype) && !ct_dtype_is_complex(dtype))
         return ct_set_error(CT_ERR_TYPE, "torch.finfo() requires a floating point input type. Use "
@@ -57,7 +57,7 @@ ct_status ct_iinfo_of(ct_dtype dtype, ct_iinfo *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_iinfo_of: out must not be NULL");
     *out = (ct_iinfo){0, 0, 0, CT_DTYPE_UNDEFINED};
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_iinfo_of: invalid dtype value %d", (int)dtype);
     if (dtype == CT_BOOL)
         return ct_set_error(CT_ERR_TYPE, "torch.bool is not supported by torch.iinfo");

@@ -223,7 +223,7 @@ ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const 
     if (compute == CT_COMPLEX32 && op == CT_BINOP_ADD)
         loop = loop_add_c32;
 
-    const ct_convert_loop_table *cvt = ct_convert_active_loops();
+    const ct_convert_loop_table *cvt = ct_convert_impl_active_loops();
     /* Each operand's route (NULL entries: no conversion needed). A computation dtype that is
      * not its math dtype (float16, bfloat16, complex32) is a rounding step of its own: other
      * dtypes pass through it on the way in and the result on the way out. */

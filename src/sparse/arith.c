@@ -155,7 +155,7 @@ ct_status ct_sparse_impl_axpy(ct_dtype dtype, void *y, const void *x, int64_t n,
         return CT_OK;
     default:
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", fn,
-                            ct_dtype_msg_name(dtype));
+                            ct_dtype_impl_msg_name(dtype));
     }
 }
 
@@ -188,7 +188,7 @@ static ct_status scale(ct_dtype dtype, void *y, const void *x, int64_t n, ct_sca
     unsigned char a[16];
     if (!ct_sparse_impl_axpy_dtype(dtype))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"mul_cpu\" not implemented for '%s'",
-                            ct_dtype_msg_name(dtype));
+                            ct_dtype_impl_msg_name(dtype));
     CT_TRY(ct_convert(dtype, a, ct_scalar_dtype(alpha), &alpha.v, 1));
     const uint16_t *xh = x, *ah = (const uint16_t *)a;
     uint16_t *yh = y;
@@ -321,7 +321,7 @@ ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *spars
         use = ct_sparse_impl_payload(c);
     }
     CT_CHECK(ct_sparse_impl_axpy_dtype(dt), CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
-             fn, ct_dtype_msg_name(dt));
+             fn, ct_dtype_impl_msg_name(dt));
     if ((st = ct_scalar_to_dtype(alpha, dt, a)) == CT_OK &&
         (st = ct_sparse_impl_host(use->indices, CT_INT64, &hi)) == CT_OK &&
         (st = ct_sparse_impl_host(use->values, dt, &hv)) == CT_OK)
@@ -362,7 +362,7 @@ static ct_status common_dtype(const ct_tensor *a, const ct_tensor *b, ct_dtype r
     if (!ct_can_cast(*out, result))
         return ct_set_error(CT_ERR_RUNTIME,
                             "Can't convert result type %s to output %s in add operation",
-                            ct_dtype_msg_name(*out), ct_dtype_msg_name(result));
+                            ct_dtype_impl_msg_name(*out), ct_dtype_impl_msg_name(result));
     return CT_OK;
 }
 
@@ -573,7 +573,7 @@ static ct_status add_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
     if (!all_types_and_complex(dt))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                             contiguous ? "cadd_sparse" : "add_out_sparse_cpu",
-                            ct_dtype_msg_name(dt));
+                            ct_dtype_impl_msg_name(dt));
     /* result == dt here: both are dimensioned alike, so result_type is promote_types */
     return contiguous ? add_merge(t, tp, sp, dt, alpha, out)
                       : add_concat(t, tp, sp, dt, alpha, out);

@@ -347,7 +347,7 @@ ct_status ct_sparse_coo_tensor(const ct_tensor *indices, const ct_tensor *values
         opt = *options;
     if (indices == NULL || values == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_sparse_coo_tensor: tensor is NULL");
-    if (opt.dtype != CT_DTYPE_UNDEFINED && !ct_dtype_valid(opt.dtype))
+    if (opt.dtype != CT_DTYPE_UNDEFINED && !ct_dtype_impl_valid(opt.dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_sparse_coo_tensor: invalid dtype value %d",
                             (int)opt.dtype);
     if (ndim != CT_SPARSE_INFER_SIZE) {
@@ -376,7 +376,7 @@ ct_status ct_sparse_coo_zeros(const int64_t *sizes, int64_t ndim, int64_t sparse
                             sparse_dim);
     if (dtype == CT_DTYPE_UNDEFINED)
         dtype = ct_get_default_dtype();
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_sparse_coo_zeros: invalid dtype value %d",
                             (int)dtype);
     ct_device dev;

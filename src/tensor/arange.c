@@ -161,12 +161,12 @@ ct_status ct_tensor_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dt
                         ct_scalar_is_integral(step, true);
         dtype = integral ? CT_INT64 : ct_get_default_dtype();
     }
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_arange: invalid dtype value %d", (int)dtype);
     acc_kind acc;
     if (!supported(dtype, &acc))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"arange_cpu\" not implemented for '%s'",
-                            ct_dtype_msg_name(dtype));
+                            ct_dtype_impl_msg_name(dtype));
     ct_device dev;
     CT_TRY(ct_device_resolve(device, &dev));
     int64_t n = 0, xs = 0, xst = 0;

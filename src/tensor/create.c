@@ -23,7 +23,7 @@ static ct_status check_out(ct_tensor **out, const char *fn) {
 static ct_status resolve_dtype(ct_dtype dtype, ct_dtype fallback, ct_dtype *out) {
     if (dtype == CT_DTYPE_UNDEFINED)
         dtype = fallback;
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "invalid dtype value %d", (int)dtype);
     *out = dtype;
     return CT_OK;
@@ -262,7 +262,7 @@ ct_status ct_tensor_full_like(const ct_tensor *t, ct_scalar value, ct_dtype dtyp
 ct_status ct_tensor_from_data(const int64_t *sizes, int64_t ndim, ct_dtype dtype, const void *data,
                               const ct_device *device, ct_tensor **out) {
     CT_TRY(check_out(out, "ct_tensor_from_data"));
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_from_data: needs a concrete dtype, got %d",
                             (int)dtype);
     ct_device dev = cpu_device;

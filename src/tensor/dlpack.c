@@ -59,7 +59,7 @@ ct_status ct_dtype_to_dlpack(ct_dtype dtype, ct_dl_data_type *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_dtype_to_dlpack: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_dtype_to_dlpack: invalid dtype value %d",
                             (int)dtype);
     out->code = (uint8_t)ct_dtype_table[dtype].dl_code;

@@ -221,7 +221,7 @@ static ct_status check_bounds(ct_dtype dt, int64_t *from, int64_t *to) {
     if (ct_dtype_is_floating_point(dt))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "\"random_update_from_to\" not implemented for '%s'",
-                            ct_dtype_msg_name(dt));
+                            ct_dtype_impl_msg_name(dt));
     switch (dt) {
     case CT_BOOL:
         return check_int_range(*from, *to - 1, 0, 1, dt);

@@ -239,7 +239,7 @@ static ct_status random_tensor(ct_tensor *t, ct_generator *g, bool normal, ct_te
     if (!random_dtype_ok(t->dtype) && (normal || t->numel > 0))
         st = ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                           normal ? "normal_kernel_cpu" : "check_uniform_bounds",
-                          ct_dtype_msg_name(ct_dtype_to_real(t->dtype)));
+                          ct_dtype_impl_msg_name(ct_dtype_to_real(t->dtype)));
     if (st == CT_OK && random_dtype_ok(t->dtype))
         st = random_fill(t, g != NULL ? g : &default_gen, normal);
     if (st != CT_OK) {

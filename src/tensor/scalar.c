@@ -169,7 +169,7 @@ static double as_double(ct_scalar v) {
 }
 
 ct_status ct_scalar_to_dtype(ct_scalar value, ct_dtype dtype, void *out) {
-    if (out == NULL || !ct_dtype_valid(dtype) || (int)value.kind < 0 ||
+    if (out == NULL || !ct_dtype_impl_valid(dtype) || (int)value.kind < 0 ||
         (int)value.kind > CT_SCALAR_COMPLEX)
         return ct_set_error(CT_ERR_MISUSE, "ct_scalar_to_dtype: bad arguments");
     if (overflows(dtype, value))

@@ -108,7 +108,7 @@ static ct_status construct(ct_storage *storage, bool adopt, ct_dtype dtype, cons
     *out = NULL;
     if (storage == NULL)
         return ct_set_error(CT_ERR_MISUSE, "%s: storage is NULL", fn);
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "%s: invalid dtype value %d", fn, (int)dtype);
     int64_t scratch[CT_MAX_DIMS], numel;
     bool contiguous = false;
@@ -176,7 +176,7 @@ ct_status ct_tensor_impl_new_nonstrided(ct_layout layout, ct_dtype dtype, ct_dev
     ct_status st = CT_OK;
     int64_t numel = 0;
     ct_tensor *t = NULL;
-    CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED && ct_dtype_valid(dtype),
+    CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED && ct_dtype_impl_valid(dtype),
              CT_ERR_MISUSE, "ct_tensor_impl_new_nonstrided: bad layout or dtype");
     if ((st = ct_tensor_impl_shape_check_sizes(sizes, ndim)) != CT_OK ||
         (st = ct_tensor_impl_shape_numel(sizes, ndim, &numel)) != CT_OK)
@@ -407,7 +407,7 @@ ct_status ct_tensor_type_string(const ct_tensor *t, char *buf, size_t size) {
         snprintf(module, sizeof module, "torch.%s", name != NULL ? name : "unknown");
     }
     const char *sparse = t->layout == CT_LAYOUT_SPARSE_COO ? ".sparse" : "";
-    int n = snprintf(buf, size, "%s%s.%sTensor", module, sparse, ct_dtype_msg_name(t->dtype));
+    int n = snprintf(buf, size, "%s%s.%sTensor", module, sparse, ct_dtype_impl_msg_name(t->dtype));
     if (n < 0 || (size_t)n >= size) {
         buf[0] = '\0';
         return ct_set_error(CT_ERR_MISUSE,

@@ -49,7 +49,7 @@ ct_status ct_tensor_to(const ct_tensor *t, ct_dtype dtype, const ct_device *devi
     CT_TRY(begin(t, out, "ct_tensor_to"));
     if (dtype == CT_DTYPE_UNDEFINED)
         dtype = t->dtype;
-    if (!ct_dtype_valid(dtype))
+    if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_to: invalid dtype value %d", (int)dtype);
     if (!ct_memory_format_is_valid(format))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_to: invalid memory format value %d",

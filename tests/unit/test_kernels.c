@@ -151,8 +151,8 @@ static bool lanes_equal(ct_dtype d, const char *x, const char *y) {
         return false;
     /* decode both through complex128 and compare part by part */
     ct_complex128 cx, cy;
-    ct_convert_reference(CT_COMPLEX128, &cx, d, x);
-    ct_convert_reference(CT_COMPLEX128, &cy, d, y);
+    ct_convert_impl_reference(CT_COMPLEX128, &cx, d, x);
+    ct_convert_impl_reference(CT_COMPLEX128, &cy, d, y);
     bool re = (isnan(cx.re) && isnan(cy.re)) || memcmp(&cx.re, &cy.re, 8) == 0;
     bool im = (isnan(cx.im) && isnan(cy.im)) || memcmp(&cx.im, &cy.im, 8) == 0;
     return re && im && (isnan(cx.re) || isnan(cx.im) || isnan(cy.re) || isnan(cy.im));
@@ -519,16 +519,16 @@ static void test_float_and_complex_arith(void **state) {
  * computation dtype to the output; with the reference converter throughout. */
 static void via_dtype(ct_dtype to, void *dst, ct_dtype mid, ct_dtype from, const void *src) {
     ct_kernel_value t;
-    ct_convert_reference(mid, &t, from, src);
-    ct_convert_reference(to, dst, mid, &t);
+    ct_convert_impl_reference(mid, &t, from, src);
+    ct_convert_impl_reference(to, dst, mid, &t);
 }
 
 /* x rounded to a float16 / bfloat16 value, in float32 */
 static float round_to(ct_dtype d, float x) {
     ct_kernel_value t;
     float r;
-    ct_convert_reference(d, &t, CT_FLOAT32, &x);
-    ct_convert_reference(CT_FLOAT32, &r, d, &t);
+    ct_convert_impl_reference(d, &t, CT_FLOAT32, &x);
+    ct_convert_impl_reference(CT_FLOAT32, &r, d, &t);
     return r;
 }
 
@@ -563,7 +563,7 @@ static int oracle(const ct_binary_kernel *k, unsigned flags, char *out, const ch
         ct_kernel_value x, y, r;
         via_dtype(m, &x, c, k->a_dtype, a + i * sa);
         if (b_opmath)
-            ct_convert_reference(m, &y, k->b_dtype, b + i * sb);
+            ct_convert_impl_reference(m, &y, k->b_dtype, b + i * sb);
         else
             via_dtype(m, &y, c, k->b_dtype, b + i * sb);
         if (reduced_float && !b_opmath &&
@@ -960,8 +960,8 @@ static void run1(ct_binop op, ct_dtype c, ct_dtype od, ct_dtype ad, ct_dtype bd,
                          CT_OK);
         ct_kernel_value a, b, o;
         double got;
-        ct_convert_reference(ad, &a, CT_FLOAT64, &x);
-        ct_convert_reference(bd, &b, CT_FLOAT64, &y);
+        ct_convert_impl_reference(ad, &a, CT_FLOAT64, &x);
+        ct_convert_impl_reference(bd, &b, CT_FLOAT64, &y);
         /* a run of 3 (b broadcast) so the vector loops see it too */
         ct_kernel_value av[3] = {a, a, a}, ov[3];
         assert_int_equal(ct_binary_impl_kernel_run(&k, (char *)ov, (const char *)av,
@@ -971,10 +971,10 @@ static void run1(ct_binop op, ct_dtype c, ct_dtype od, ct_dtype ad, ct_dtype bd,
         memcpy(&o, (const char *)ov + 2 * isz(od), isz(od));
         if (ct_dtype_is_complex(od)) {
             ct_kernel_value w;
-            ct_convert_reference(CT_COMPLEX128, &w, od, &o);
+            ct_convert_impl_reference(CT_COMPLEX128, &w, od, &o);
             got = w.c128[0];
         } else {
-            ct_convert_reference(CT_FLOAT64, &got, od, &o);
+            ct_convert_impl_reference(CT_FLOAT64, &got, od, &o);
         }
         if (!((isnan(got) && isnan(want)) || got == want))
             fail_msg("%s %s: %s = %s op %s in %s: got %.17g, want %.17g",

@@ -19,7 +19,7 @@ static const unsigned char itemsizes[CT_NUM_DTYPES] = {
 
 static bool valid(ct_dtype d) { return (int)d >= 0 && (int)d < CT_NUM_DTYPES; }
 
-const ct_convert_loop_table *ct_convert_active_loops(void) {
+const ct_convert_loop_table *ct_convert_impl_active_loops(void) {
     switch (ct_cpu_isa_active()) {
 #if defined(CT_HAVE_ISA_AVX512)
     case CT_ISA_AVX512:
@@ -46,7 +46,7 @@ ct_status ct_convert_strided(ct_dtype dst_dtype, void *dst, ptrdiff_t dst_stride
     CT_CHECK(dst != NULL && src != NULL, CT_ERR_MISUSE,
              "ct_convert: dst and src must not be NULL when n > 0");
     /* same dtype: a byte copy, except bool -> bool, which writes 0/1 like PyTorch's copy_ */
-    (*ct_convert_active_loops())[dst_dtype][src_dtype](dst, dst_stride, src, src_stride, n);
+    (*ct_convert_impl_active_loops())[dst_dtype][src_dtype](dst, dst_stride, src, src_stride, n);
     return CT_OK;
 fail:
     return st;
@@ -310,7 +310,7 @@ static void store(ct_dtype dt, void *p, const value *v) {
     memcpy(p, raw, itemsizes[dt]);
 }
 
-void ct_convert_reference(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src) {
+void ct_convert_impl_reference(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src) {
     if (dst_dtype == src_dtype && dst_dtype != CT_BOOL) {
         memmove(dst, src, itemsizes[dst_dtype]);
         return;

@@ -16,15 +16,15 @@
  * included. Returns the code (biased exponent << mbits | mantissa); there is no overflow
  * handling: past the format's largest exponent the code simply keeps growing, so callers
  * compare it with their largest finite code. */
-uint32_t ct_convert_round_to_format(uint32_t abs_bits, unsigned mbits, int bias);
+uint32_t ct_convert_impl_round_to_format(uint32_t abs_bits, unsigned mbits, int bias);
 
 /* The value of a code of such a format (no special codes: every exponent is normal). */
-float ct_convert_decode_format(uint32_t code, unsigned mbits, int bias);
+float ct_convert_impl_decode_format(uint32_t code, unsigned mbits, int bias);
 
 /* Convert ONE element, the slow and obvious way: load it as bool, int64, uint64, float,
  * double, complex float or complex double, then store it. Every pair except those with
  * exactly one float4_e2m1fn_x2 side; the same dtype is a byte copy (bool: normalised to
  * 0/1). Used as the oracle by the tests; no argument checks. */
-void ct_convert_reference(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src);
+void ct_convert_impl_reference(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src);
 
 #endif /* CT_DTYPE_CONVERT_CONVERT_IMPL_H */

@@ -17,7 +17,7 @@ static uint8_t encode_e2m1(float x) {
     uint8_t sign = (uint8_t)((bits >> 28) & 0x8u);
     uint32_t a = bits & 0x7FFFFFFFu;
     /* round to nearest even, then saturate: the format has no inf to overflow into */
-    uint32_t code = a >= 0x7F800000u ? 7u : ct_convert_round_to_format(a, 1, 1);
+    uint32_t code = a >= 0x7F800000u ? 7u : ct_convert_impl_round_to_format(a, 1, 1);
     if (code > 7u)
         code = 7u;
     return (uint8_t)(sign | code); /* the sign is kept, as for the float8 formats: -0 is 0x8 */

@@ -87,7 +87,7 @@ uint8_t ct_float_to_float8(ct_dtype format, float x) {
     } else if (a == 0x7F800000u) {
         code = f->overflow;
     } else {
-        code = ct_convert_round_to_format(a, f->mbits, f->bias);
+        code = ct_convert_impl_round_to_format(a, f->mbits, f->bias);
         if (code > f->max_finite)
             code = f->overflow;
     }
@@ -120,5 +120,5 @@ float ct_float8_to_float(ct_dtype format, uint8_t bits) {
             return float_of(sign | 0x7FF00000u);
         break;
     }
-    return float_of(sign | bits_of(ct_convert_decode_format(a, f->mbits, f->bias)));
+    return float_of(sign | bits_of(ct_convert_impl_decode_format(a, f->mbits, f->bias)));
 }

@@ -21,7 +21,7 @@ static float float_of(uint32_t u) {
     return x;
 }
 
-uint32_t ct_convert_round_to_format(uint32_t abs_bits, unsigned mbits, int bias) {
+uint32_t ct_convert_impl_round_to_format(uint32_t abs_bits, unsigned mbits, int bias) {
     uint32_t biased = abs_bits >> 23;
     uint32_t frac = abs_bits & 0x7FFFFFu;
     /* value = sig * 2^exp2, and 2^e <= value < 2^(e+1) */
@@ -52,7 +52,7 @@ uint32_t ct_convert_round_to_format(uint32_t abs_bits, unsigned mbits, int bias)
     return ((uint32_t)(top - emin) << mbits) + (uint32_t)kept;
 }
 
-float ct_convert_decode_format(uint32_t code, unsigned mbits, int bias) {
+float ct_convert_impl_decode_format(uint32_t code, unsigned mbits, int bias) {
     uint32_t e = code >> mbits;
     uint32_t m = code & ((1u << mbits) - 1u);
     int scale = (e == 0 ? 1 : (int)e) - bias - (int)mbits;
@@ -76,7 +76,7 @@ uint16_t ct_float_to_half(float x) {
         return (uint16_t)(sign | 0x7E00u); /* PyTorch's canonical NaN, sign kept */
     if (a == 0x7F800000u)
         return (uint16_t)(sign | 0x7C00u);
-    uint32_t code = ct_convert_round_to_format(a, 10, 15);
+    uint32_t code = ct_convert_impl_round_to_format(a, 10, 15);
     if (code >= 0x7C00u)
         code = 0x7C00u; /* no saturation: overflow is inf */
     return (uint16_t)(sign | code);
@@ -91,7 +91,7 @@ float ct_half_to_float(uint16_t bits) {
         uint32_t nan = a > 0x7C00u ? 0x00400000u : 0u;
         return float_of(sign | 0x7F800000u | nan | ((a & 0x3FFu) << 13));
     }
-    return float_of(sign | bits_of(ct_convert_decode_format(a, 10, 15)));
+    return float_of(sign | bits_of(ct_convert_impl_decode_format(a, 10, 15)));
 }
 
 /* ---- bfloat16 ------------------------------------------------------------------------ */
@@ -117,7 +117,7 @@ uint16_t ct_float_to_bfloat16(float x) {
         return (uint16_t)(sign | 0x7F80u);
     /* bfloat16 shares float32's exponent range, so only the mantissa is rounded; the
      * largest values round up into the inf code 0x7F80 */
-    uint32_t code = ct_convert_round_to_format(a, 7, 127);
+    uint32_t code = ct_convert_impl_round_to_format(a, 7, 127);
     return (uint16_t)(sign | code);
 }
 

@@ -27,6 +27,6 @@ extern const ct_convert_loop_table ct_convert_loops_avx512;
 
 /* The table of the active ISA level (ct_cpu_isa_active), for ct_convert and for the
  * kernels that convert operands inside their loops. */
-const ct_convert_loop_table *ct_convert_active_loops(void);
+const ct_convert_loop_table *ct_convert_impl_active_loops(void);
 
 #endif /* CT_DTYPE_CONVERT_LOOPS_IMPL_H */
