@@ -31,10 +31,10 @@ static ct_status put_part(ct_sb *b, const char *label, const ct_tensor *t, int64
     if (t->device.type == CT_DEVICE_META) {
         ct_sb_puts(b, "...");
     } else {
-        CT_TRY(ct_print_body(b, t, indent, o));
+        CT_TRY(ct_print_impl_body(b, t, indent, o));
         if (t->numel == 0) { /* "[]" alone would not say which shape is empty */
             ct_sb_puts(b, ", size=");
-            ct_print_shape(b, t->sizes, t->ndim);
+            ct_print_impl_shape(b, t->sizes, t->ndim);
         }
     }
     ct_sb_puts(b, ")");
@@ -93,13 +93,13 @@ ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts,
     }
     ct_sb_init(&sx[n]);
     ct_sb_puts(&sx[n], "size=");
-    ct_print_shape(&sx[n++], t->sizes, t->ndim);
+    ct_print_impl_shape(&sx[n++], t->sizes, t->ndim);
     if (t->device.type != CT_DEVICE_META) {
         ct_sb_init(&sx[n]);
         ct_sb_puts(&sx[n], "nnz=");
         put_int(&sx[n++], nnz);
     }
-    if (!ct_print_has_default_dtype(t->dtype)) {
+    if (!ct_print_impl_has_default_dtype(t->dtype)) {
         ct_sb_init(&sx[n]);
         ct_sb_puts(&sx[n], "dtype=");
         ct_sb_puts(&sx[n], o.prefix);
@@ -128,7 +128,7 @@ ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts,
             texts[i] = sx[i].data;
         }
         if (st == CT_OK) {
-            ct_print_add_suffixes(&b, texts, n, indent, true, &o);
+            ct_print_impl_add_suffixes(&b, texts, n, indent, true, &o);
             st = ct_sb_finish(&b, out);
         } /* else: the failed append set the message */
     }

@@ -105,7 +105,7 @@ void ct_string_free(char *s) {
 
 /* ---- suffixes -------------------------------------------------------------------------- */
 
-void ct_print_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int64_t indent,
+void ct_print_impl_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int64_t indent,
                            bool force_newline, const ct_print_options *o) {
     /* PyTorch counts the last line two characters long, then each suffix with its ", " */
     size_t last_nl = 0;
@@ -133,14 +133,14 @@ void ct_print_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int6
     ct_sb_put(b, ")", 1);
 }
 
-bool ct_print_has_default_dtype(ct_dtype dtype) {
+bool ct_print_impl_has_default_dtype(ct_dtype dtype) {
     ct_dtype def = ct_get_default_dtype();
     /* printing's own default complex dtype: PyTorch maps only float64 to complex128 */
     ct_dtype def_complex = def == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
     return dtype == def || dtype == def_complex || dtype == CT_INT64 || dtype == CT_BOOL;
 }
 
-void ct_print_shape(ct_sb *b, const int64_t *sizes, int64_t ndim) {
+void ct_print_impl_shape(ct_sb *b, const int64_t *sizes, int64_t ndim) {
     char num[24];
     ct_sb_put(b, "(", 1);
     for (int64_t i = 0; i < ndim; i++) {
@@ -173,7 +173,7 @@ static void suffix_dtype(suffixes *sx, ct_dtype dtype, const ct_print_options *o
 static void suffix_size(suffixes *sx, const ct_tensor *t) {
     ct_sb *s = suffix_new(sx);
     ct_sb_puts(s, "size=");
-    ct_print_shape(s, t->sizes, t->ndim);
+    ct_print_impl_shape(s, t->sizes, t->ndim);
 }
 
 ct_status ct_tensor_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
@@ -233,9 +233,9 @@ ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts,
     } else {
         if (o.edgeitems == 0) /* newest PyTorch: the values may all be elided */
             suffix_size(&sx, t);
-        if (!ct_print_has_default_dtype(t->dtype))
+        if (!ct_print_impl_has_default_dtype(t->dtype))
             suffix_dtype(&sx, t->dtype, &o);
-        st = ct_print_body(&b, t, indent, &o);
+        st = ct_print_impl_body(&b, t, indent, &o);
         if (st != CT_OK)
             goto fail;
     }
@@ -248,7 +248,7 @@ ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts,
         }
         texts[i] = sx.s[i].data;
     }
-    ct_print_add_suffixes(&b, texts, sx.n, indent, false, &o);
+    ct_print_impl_add_suffixes(&b, texts, sx.n, indent, false, &o);
     st = ct_sb_finish(&b, out);
 fail:
     for (size_t i = 0; i < sx.n; i++)
