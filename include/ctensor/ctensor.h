@@ -26,8 +26,10 @@
  *    caller's buffer of `size` bytes, snprintf-style or CT_ERR_MISUSE when it is too small,
  *    as each function says.
  *  - Names: public functions are declared in include/ctensor/, all prefixed ct_.
- *    Internal ones are declared only in src/ headers; some still share the bare ct_ prefix,
- *    so what is public is what include/ctensor/ declares.
+ *    Internal ones are declared only in src/ headers; those of a module with a public
+ *    prefix take that prefix plus impl_ (ct_dist_impl_, ct_sparse_impl_, ct_device_impl_,
+ *    ct_tensor_impl_, ct_dtype_impl_, ct_convert_impl_, ct_binary_impl_, ...); still, what
+ *    is public is what include/ctensor/ declares.
  *
  * Thread safety (checked by tests/unit/test_thread_stress.c under ThreadSanitizer,
  * scripts/tsan.sh):
