@@ -122,7 +122,8 @@ ct_status ct_device_copy(ct_device dst_device, void *dst, ct_device src_device, 
     if (dst == NULL || src == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_device_copy: NULL %s pointer for %zu bytes",
                             dst == NULL ? "destination" : "source", nbytes);
-    int32_t di = ct_device_impl_current_slot_index(&db, dd), si = ct_device_impl_current_slot_index(&sb, sd);
+    int32_t di = ct_device_impl_current_slot_index(&db, dd),
+            si = ct_device_impl_current_slot_index(&sb, sd);
     if (sd.type == CT_DEVICE_CPU && dd.type != CT_DEVICE_CPU)
         return db.copy_h2d(db.context, di, dst, src, nbytes);
     if (dd.type == CT_DEVICE_CPU && sd.type != CT_DEVICE_CPU)

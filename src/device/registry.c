@@ -225,8 +225,9 @@ ct_status ct_backend_register(const ct_backend *backend) {
         return ct_set_error(CT_ERR_MISUSE, "ct_backend_register: backend is NULL");
     const char *label = backend->name;
     if (label == NULL || strlen(label) > CT_BACKEND_MAX_NAME)
-        label = ct_device_impl_type_ok(backend->device_type) ? ct_device_type_name(backend->device_type)
-                                                        : "?";
+        label = ct_device_impl_type_ok(backend->device_type)
+                    ? ct_device_type_name(backend->device_type)
+                    : "?";
     CT_TRY(check_backend(backend, label));
     ct_device_type t = backend->device_type;
     enter();

@@ -180,7 +180,7 @@ static ct_status broadcast_shape(const ct_global *x, const ct_global *y, int64_t
  * size 1 is costed as if it had 2 ranks, so that the choice does not depend on the world
  * size (any choice is valid there, every sbp meaning the same data). */
 ct_status ct_dist_impl_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
-                                     ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out) {
+                                               ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out) {
     if (!a || !b || !sbp_a || !sbp_b || !sbp_out)
         return ct_set_error(CT_ERR_MISUSE, "ct_global_binary_signature: NULL argument");
     if ((int)op < 0 || (int)op >= CT_NUM_OPS)
@@ -427,7 +427,8 @@ static ct_status agree_outcome(ct_status mine) {
         int ok;
         int rank;
     } in = {mine == CT_OK, (int)ct_dist_impl_my_rank()}, low;
-    st = ct_dist_impl_mpi_check(MPI_Allreduce(&in, &low, 1, MPI_2INT, MPI_MINLOC, world), "MPI_Allreduce");
+    st = ct_dist_impl_mpi_check(MPI_Allreduce(&in, &low, 1, MPI_2INT, MPI_MINLOC, world),
+                                "MPI_Allreduce");
     if (st != CT_OK || low.ok)
         return st;
     struct {
@@ -439,7 +440,8 @@ static ct_status agree_outcome(ct_status mine) {
         e.status = (int32_t)mine;
         snprintf(e.msg, sizeof e.msg, "%s", ct_last_error());
     }
-    st = ct_dist_impl_mpi_check(MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, low.rank, world), "MPI_Bcast");
+    st = ct_dist_impl_mpi_check(MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, low.rank, world),
+                                "MPI_Bcast");
     if (st != CT_OK)
         return st;
     return ct_set_error((ct_status)e.status, "%s", e.msg);

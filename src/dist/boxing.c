@@ -219,9 +219,9 @@ static ct_status make_subarray(const ct_box *box, const ct_box *inter, MPI_Datat
             sub[d] = (int)inter->len[d];
             starts[d] = (int)(inter->begin[d] - box->begin[d]);
         }
-        st = ct_dist_impl_mpi_check(MPI_Type_create_subarray((int)box->ndim, sizes, sub, starts,
-                                                   MPI_ORDER_C, elem, out),
-                          "MPI_Type_create_subarray");
+        st = ct_dist_impl_mpi_check(
+            MPI_Type_create_subarray((int)box->ndim, sizes, sub, starts, MPI_ORDER_C, elem, out),
+            "MPI_Type_create_subarray");
     }
     if (st == CT_OK) {
         st = ct_dist_impl_mpi_check(MPI_Type_commit(out), "MPI_Type_commit");
@@ -409,7 +409,8 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
                                 "subarrays can address (%d)",
                                 (long long)d, (long long)p.sizes[d], INT_MAX);
 
-    int64_t me_in = ct_dist_impl_placement_my_pid(p.pin), me_out = ct_dist_impl_placement_my_pid(pout);
+    int64_t me_in = ct_dist_impl_placement_my_pid(p.pin),
+            me_out = ct_dist_impl_placement_my_pid(pout);
     ct_tensor *cur = NULL, *res = NULL;
     exchange e;
     memset(&e, 0, sizeof e);
@@ -463,9 +464,9 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
         if (st == CT_OK && crosses) {
             const void *sbuf = cur != NULL ? ct_tensor_data_ptr(cur) : NULL;
             void *rbuf = ct_tensor_data_ptr(res);
-            st = ct_dist_impl_mpi_check(MPI_Alltoallw(sbuf, e.scounts, e.sdispls, e.stypes, rbuf, e.rcounts,
-                                            e.rdispls, e.rtypes, world),
-                              "MPI_Alltoallw");
+            st = ct_dist_impl_mpi_check(MPI_Alltoallw(sbuf, e.scounts, e.sdispls, e.stypes, rbuf,
+                                                      e.rcounts, e.rdispls, e.rtypes, world),
+                                        "MPI_Alltoallw");
         } else if (st == CT_OK) {
             st = copy_local(&p, cur, me_in, res, me_out);
         }
@@ -481,7 +482,7 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
 }
 
 ct_status ct_dist_impl_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
-                    ct_global **out) {
+                              ct_global **out) {
     if (out != NULL)
         *out = NULL;
     if (x == NULL || placement == NULL || sbp == NULL || out == NULL)

@@ -118,9 +118,9 @@ static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI
     int sizes[3] = {(int)c->outer, (int)c->dimlen, (int)c->inner};
     int sub[3] = {(int)c->outer, (int)c->len[r], (int)c->inner};
     int starts[3] = {0, (int)c->begin[r], 0};
-    ct_status st = ct_dist_impl_mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem,
-                                                         type),
-                                "MPI_Type_create_subarray");
+    ct_status st = ct_dist_impl_mpi_check(
+        MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem, type),
+        "MPI_Type_create_subarray");
     if (st == CT_OK)
         st = ct_dist_impl_mpi_check(MPI_Type_commit(type), "MPI_Type_commit");
     if (st != CT_OK) {
@@ -150,7 +150,8 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     if (st == CT_OK)
         st = ct_dist_impl_mpi_dtype(c->x->dtype, &elem);
     if (st == CT_OK) {
-        st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row), "MPI_Type_contiguous");
+        st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row),
+                                    "MPI_Type_contiguous");
         if (st == CT_OK)
             st = ct_dist_impl_mpi_check(MPI_Type_commit(&row), "MPI_Type_commit");
     }
@@ -169,13 +170,14 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
             displs[r] = (int)(c->outer * c->begin[r]);
         }
         st = ct_dist_impl_mpi_check(MPI_Allgatherv(ct_tensor_data_ptr(src), counts[c->pid], row,
-                                         ct_tensor_data_ptr(full), counts, displs, row, comm),
-                          "MPI_Allgatherv");
+                                                   ct_tensor_data_ptr(full), counts, displs, row,
+                                                   comm),
+                                    "MPI_Allgatherv");
     } else if (st == CT_OK) {
         st = ct_dist_impl_mpi_check(MPI_Alltoallw(ct_tensor_data_ptr(src), counts, sdispls, types,
-                                        ct_tensor_data_ptr(full), rcounts, rdispls, types + n,
-                                        comm),
-                          "MPI_Alltoallw");
+                                                  ct_tensor_data_ptr(full), rcounts, rdispls,
+                                                  types + n, comm),
+                                    "MPI_Alltoallw");
     }
     for (int64_t r = 0; types && r < n; r++)
         if (types[n + r] != MPI_BYTE)
@@ -193,7 +195,7 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
 }
 
 ct_status ct_dist_impl_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
-                                       ct_tensor **out) {
+                                                 ct_tensor **out) {
     *out = NULL;
     int size = 1, rank = 0;
     ct_status st = ct_dist_impl_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -314,8 +316,8 @@ static ct_status run_member(fast_kind kind, const fast_ctx *c, ct_tensor **out) 
     return CT_OK;
 }
 
-ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
-                         ct_global **out, bool *done) {
+ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement,
+                                   const ct_sbp *sbp, ct_global **out, bool *done) {
     if (done == NULL || out == NULL || x == NULL || placement == NULL || sbp == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_boxing_fast: NULL argument");
     *done = false;
@@ -335,7 +337,8 @@ ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *place
             return st;
     }
 
-    fast_ctx c = {.x = x, .pl = pl, .sbp = sbp, .n = pl->n, .pid = ct_dist_impl_placement_my_pid(pl)};
+    fast_ctx c = {
+        .x = x, .pl = pl, .sbp = sbp, .n = pl->n, .pid = ct_dist_impl_placement_my_pid(pl)};
     ct_tensor *local = NULL;
     ct_status st = CT_OK;
     if (c.pid < 0) {

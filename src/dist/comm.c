@@ -107,9 +107,11 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
     MPI_Comm comm = MPI_COMM_NULL;
     st = ct_dist_impl_mpi_check(MPI_Comm_group(world, &world_group), "MPI_Comm_group");
     if (st == CT_OK)
-        st = ct_dist_impl_mpi_check(MPI_Group_incl(world_group, (int)n, iranks, &group), "MPI_Group_incl");
+        st = ct_dist_impl_mpi_check(MPI_Group_incl(world_group, (int)n, iranks, &group),
+                                    "MPI_Group_incl");
     if (st == CT_OK)
-        st = ct_dist_impl_mpi_check(MPI_Comm_create_group(world, group, tag, &comm), "MPI_Comm_create_group");
+        st = ct_dist_impl_mpi_check(MPI_Comm_create_group(world, group, tag, &comm),
+                                    "MPI_Comm_create_group");
     if (group != MPI_GROUP_NULL)
         MPI_Group_free(&group);
     if (world_group != MPI_GROUP_NULL)
@@ -180,7 +182,7 @@ ct_status ct_dist_impl_comm_for_axis(const ct_placement *placement, int64_t axis
             color = color * placement->hierarchy[k] + coords[k];
     MPI_Comm comm = MPI_COMM_NULL;
     st = ct_dist_impl_mpi_check(MPI_Comm_split(pcomm, (int)color, (int)coords[axis], &comm),
-                      "MPI_Comm_split");
+                                "MPI_Comm_split");
     if (st != CT_OK)
         goto done;
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

@@ -108,7 +108,7 @@ void ct_dist_impl_placement_append(ct_sb *b, const ct_placement *placement, cons
  *  ndim ("Split axis out of range (expected to be in range of [0, 1), but got 1!)",
  *  CT_ERR_RUNTIME). */
 ct_status ct_dist_impl_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
-                          int64_t ndim);
+                                    int64_t ndim);
 /** Whether any entry is partial_sum / split. */
 bool ct_dist_impl_nd_sbp_has_partial(const ct_sbp *sbp, int64_t n);
 bool ct_dist_impl_nd_sbp_has_split(const ct_sbp *sbp, int64_t n);
@@ -130,7 +130,7 @@ typedef struct ct_box {
  *  axes left; broadcast and partial_sum keep
  *  the whole extent. `pid` < 0 (a non-member) gives an all-empty box. */
 void ct_dist_impl_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
-                  const ct_sbp *sbp, int64_t pid, ct_box *out);
+                            const ct_sbp *sbp, int64_t pid, ct_box *out);
 /** The intersection of two boxes (len 0 in some dim when they do not meet). */
 void ct_dist_impl_box_intersect(const ct_box *a, const ct_box *b, ct_box *out);
 /** The number of elements of a box. */
@@ -206,21 +206,22 @@ struct ct_global {
  *  beyond argument sanity). Takes a new reference to `placement`; STEALS `local` (also on
  *  failure). New reference in *out. */
 ct_status ct_dist_impl_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
-                         const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
-                         ct_global **out);
+                                   const ct_placement *placement, const ct_sbp *sbp,
+                                   ct_tensor *local, ct_global **out);
 /* The steps global.c and factory.c share. */
 
 /** "[2, 3]" into buf (cut to fit). */
 void ct_dist_impl_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int64_t n);
 /** A record's name (`op`) and `what`: "op(placement=..., sbp=(S(0)))", cut to fit. */
 void ct_dist_impl_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
-                        const ct_sbp *sbp, int64_t n);
+                                  const ct_sbp *sbp, int64_t n);
 /** The digest of an operation's name, placement and nd-sbp. */
-uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n);
+uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp,
+                                       int64_t n);
 /** The argument checks every rank makes alone (NULL arguments, the number of sbp); a
  *  failure must go through the agreement (ct_global_fail), never return early. */
-ct_status ct_dist_impl_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
-                                  const char *fn);
+ct_status ct_dist_impl_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp,
+                                            const ct_placement *placement, const char *fn);
 /** ct_dist_impl_agree with a buffer of every rank's records in *all (caller frees). */
 ct_status ct_dist_impl_global_agree(const ct_agree_record *mine, ct_agree_record **all);
 /** Whether parallel id `pid` is off coordinate 0 of some partial_sum axis (holds zeros). */
@@ -234,8 +235,8 @@ ct_status ct_dist_impl_global_finish(ct_status st, bool agreed, ct_global **out,
 ct_status ct_dist_impl_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tensor **out);
 /** A contiguous local tensor of the box's shape on the placement's local device,
  *  uninitialised. New reference. */
-ct_status ct_dist_impl_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
-                                ct_tensor **out);
+ct_status ct_dist_impl_global_alloc_local(const ct_box *box, ct_dtype dtype,
+                                          const ct_placement *placement, ct_tensor **out);
 
 /* ---- reduce.c ------------------------------------------------------------------------------ */
 
@@ -246,8 +247,8 @@ ct_status ct_dist_impl_reduce_allreduce(ct_tensor *local, MPI_Comm comm);
 /** Reduce-scatter of contiguous `full` across `comm`: member r receives the sum of the
  *  elements [offsets[r], offsets[r] + counts[r]) of everyone's `full` into `out_part`
  *  (contiguous, counts[r] elements). Same dtype rules as ct_dist_impl_reduce_allreduce. */
-ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
-                            ct_tensor *out_part, MPI_Comm comm);
+ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets,
+                                      const int64_t *counts, ct_tensor *out_part, MPI_Comm comm);
 /** CT_ERR_NOT_IMPLEMENTED "partial_sum is not supported for dtype ..." for dtypes that
  *  cannot be summed. */
 ct_status ct_dist_impl_reduce_check_dtype(ct_dtype dtype);
@@ -257,28 +258,28 @@ ct_status ct_dist_impl_reduce_check_dtype(ct_dtype dtype);
 /** The conversion behind ct_global_to_global once the arguments agree across ranks and are
  *  checked: same logical value on (placement, sbp). Never returns `x` itself. */
 ct_status ct_dist_impl_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
-                    ct_global **out);
+                              ct_global **out);
 
 /* ---- boxing_fast.c -------------------------------------------------------------------------- */
 
 /** Try a collective fast path for 1-D same-placement boxing (S(0)->B allgatherv, P->B
  *  allreduce, P->S(0) reduce-scatter, B->S / B->P / S->P local). Sets *done = false (and
  *  returns CT_OK) when no fast path applies. */
-ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
-                         ct_global **out, bool *done);
+ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement,
+                                   const ct_sbp *sbp, ct_global **out, bool *done);
 /** Reduce-scatter of a contiguous tensor along `dim` inside `comm` (P -> S(dim) on one
  *  axis): member c receives the sum of everyone's balanced part c of sizes[dim] (lower
  *  members get the extra element), as a new contiguous tensor on `local`'s device. Blocks
  *  are packed first when `dim` is not the outermost non-trivial dim. Collective over comm;
  *  a member failing locally fails every member. New reference in *out. */
 ct_status ct_dist_impl_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
-                                       ct_tensor **out);
+                                                 ct_tensor **out);
 
 /* ---- binary.c ------------------------------------------------------------------------------- */
 
 /** The signature chosen for op(a, b): the sbp each operand is boxed to and the output's, per
  *  hierarchy axis (global.h's rule). Pure: no communication. */
 ct_status ct_dist_impl_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
-                                     ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out);
+                                               ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out);
 
 #endif /* CT_DIST_DIST_IMPL_H */

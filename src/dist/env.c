@@ -36,7 +36,7 @@ static ct_status env_node_facts(void) {
     if (!sizes)
         return ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
     st = ct_dist_impl_mpi_check(MPI_Allgather(&local_size, 1, MPI_INT, sizes, 1, MPI_INT, g_world),
-                      "MPI_Allgather");
+                                "MPI_Allgather");
     if (st == CT_OK) {
         g_nodes_uniform = true;
         for (int64_t i = 0; i < g_size; i++)
@@ -65,7 +65,7 @@ ct_status ct_dist_init(void) {
     if (!flag) {
         int provided = 0;
         st = ct_dist_impl_mpi_check(MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided),
-                          "MPI_Init_thread");
+                                    "MPI_Init_thread");
         if (st != CT_OK)
             goto done;
         g_owns_mpi = true;

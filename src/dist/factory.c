@@ -102,7 +102,9 @@ static ct_status factory(factory_kind kind, const char *name, const int64_t *siz
         ct_dist_impl_local_box(sizes, ndim, placement, sbp, pid, &box);
         st = ct_placement_local_device(placement, &dev);
         /* partial_sum: the first rank of each partial group holds the value, the rest 0. */
-        factory_kind k = kind != F_EMPTY && ct_dist_impl_global_on_partial_copy(placement, sbp, pid) ? F_ZEROS : kind;
+        factory_kind k = kind != F_EMPTY && ct_dist_impl_global_on_partial_copy(placement, sbp, pid)
+                             ? F_ZEROS
+                             : kind;
         if (st == CT_OK && k == F_EMPTY)
             st = ct_tensor_empty(box.len, ndim, dtype, &dev, CT_LAYOUT_STRIDED,
                                  CT_MEMFMT_CONTIGUOUS, &local);
@@ -125,8 +127,7 @@ static ct_status global_factory(factory_kind kind, const char *name, const int64
     bool agreed = false;
     ct_status st = factory(kind, name, sizes, ndim, value, dtype, placement, sbp, n_sbp, out,
                            &agreed);
-    return ct_dist_impl_global_finish(st, agreed, out,
-                  name + strlen("ct_"));
+    return ct_dist_impl_global_finish(st, agreed, out, name + strlen("ct_"));
 }
 
 ct_status ct_global_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,

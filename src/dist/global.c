@@ -12,8 +12,8 @@
 /* ---- object ---------------------------------------------------------------------------- */
 
 ct_status ct_dist_impl_global_make(ct_dtype dtype, const int64_t *sizes, int64_t ndim,
-                         const ct_placement *placement, const ct_sbp *sbp, ct_tensor *local,
-                         ct_global **out) {
+                                   const ct_placement *placement, const ct_sbp *sbp,
+                                   ct_tensor *local, ct_global **out) {
     ct_status st = CT_OK;
     if (!out) {
         st = ct_set_error(CT_ERR_MISUSE, "ct_global_make: out is NULL");
@@ -103,8 +103,8 @@ ct_status ct_dist_impl_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tenso
     return ct_tensor_empty(zeros, ndim, dtype, &cpu, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, out);
 }
 
-ct_status ct_dist_impl_global_alloc_local(const ct_box *box, ct_dtype dtype, const ct_placement *placement,
-                                ct_tensor **out) {
+ct_status ct_dist_impl_global_alloc_local(const ct_box *box, ct_dtype dtype,
+                                          const ct_placement *placement, ct_tensor **out) {
     ct_device dev;
     ct_status st = ct_placement_local_device(placement, &dev);
     if (st != CT_OK) {
@@ -140,7 +140,7 @@ void ct_dist_impl_global_fmt_shape(char *buf, size_t cap, const int64_t *v, int6
 
 /* `what` of an agreement record: "op(placement=..., sbp=(S(0)))", cut to fit. */
 void ct_dist_impl_global_describe(ct_agree_record *rec, const char *op, const ct_placement *p,
-                     const ct_sbp *sbp, int64_t n) {
+                                  const ct_sbp *sbp, int64_t n) {
     char sb[128];
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
     ct_dist_impl_agree_set_op(rec, op);
@@ -151,7 +151,8 @@ void ct_dist_impl_global_describe(ct_agree_record *rec, const char *op, const ct
     ct_sb_appendf(&s, ", sbp=%s)", sb);
 }
 
-uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp, int64_t n) {
+uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, const ct_sbp *sbp,
+                                       int64_t n) {
     uint64_t h = ct_hash_str(0, op);
     uint64_t ph = p->hash;
     h = ct_hash_bytes(h, &ph, sizeof(ph));
@@ -159,8 +160,8 @@ uint64_t ct_dist_impl_global_hash_args(const char *op, const ct_placement *p, co
 }
 
 /* The argument checks every rank can make alone and identically (before any collective). */
-ct_status ct_dist_impl_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
-                               const char *fn) {
+ct_status ct_dist_impl_global_check_sbp_arg(const ct_sbp *sbp, int64_t n_sbp,
+                                            const ct_placement *placement, const char *fn) {
     if (!placement || (!sbp && n_sbp > 0))
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
     if (n_sbp < 0 || n_sbp > CT_PLACEMENT_MAX_NDIM || n_sbp != placement->ndim)
@@ -204,7 +205,8 @@ static ct_status bcast_tensor(ct_tensor *t, int root, MPI_Comm comm) {
     const int64_t chunk = (int64_t)1 << 30;
     for (int64_t done = 0; st == CT_OK && done < count; done += chunk) {
         int64_t c = count - done < chunk ? count - done : chunk;
-        st = ct_dist_impl_mpi_check(MPI_Bcast(p + (size_t)done * item, (int)c, type, root, comm), "MPI_Bcast");
+        st = ct_dist_impl_mpi_check(MPI_Bcast(p + (size_t)done * item, (int)c, type, root, comm),
+                                    "MPI_Bcast");
     }
     return st;
 }
@@ -424,7 +426,8 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     if (check_meta) {
         shapes = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)placement->n * CT_MAX_DIMS);
         if (!shapes)
-            ct_dist_impl_agree_failed(&mine, ct_set_error(CT_ERR_NOMEM, "out of memory in to_global"));
+            ct_dist_impl_agree_failed(&mine,
+                                      ct_set_error(CT_ERR_NOMEM, "out of memory in to_global"));
     }
     if (pid >= 0 && local && mine.has_local == 0) {
         st = prepare_local(local, placement, flags, &prepared);
@@ -531,7 +534,8 @@ static ct_status from_tensor(const ct_tensor *data, const ct_placement *placemen
         return ct_global_fail("tensor",
                               ct_set_error(CT_ERR_MISUSE, "ct_global_from_tensor: out is NULL"));
     *out = NULL;
-    ct_status st = ct_dist_impl_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
+    ct_status st =
+        ct_dist_impl_global_check_sbp_arg(sbp, n_sbp, placement, "ct_global_from_tensor");
     if (st != CT_OK)
         return ct_global_fail("tensor", st);
     MPI_Comm world;
@@ -645,8 +649,8 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
         st = ct_tensor_clone(global->local, CT_MEMFMT_CONTIGUOUS, &copy);
         if (st != CT_OK)
             return st;
-        return ct_dist_impl_global_make(global->dtype, global->sizes, global->ndim, global->placement,
-                              global->sbp, copy, out);
+        return ct_dist_impl_global_make(global->dtype, global->sizes, global->ndim,
+                                        global->placement, global->sbp, copy, out);
     }
     return ct_dist_impl_boxing(global, tp, ts, out);
 }

@@ -36,7 +36,8 @@ static ct_status bytes_type(size_t itemsize, MPI_Datatype *out) {
     ct_status st = CT_OK;
     if (!g_bytes_made[itemsize]) {
         MPI_Datatype t;
-        st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)itemsize, MPI_BYTE, &t), "MPI_Type_contiguous");
+        st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)itemsize, MPI_BYTE, &t),
+                                    "MPI_Type_contiguous");
         if (st == CT_OK) {
             st = ct_dist_impl_mpi_check(MPI_Type_commit(&t), "MPI_Type_commit");
             if (st == CT_OK) {

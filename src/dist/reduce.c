@@ -138,8 +138,8 @@ static ct_status allreduce_ordered(const reduce_plan *p, uint16_t *data, int64_t
     st = ct_dist_impl_all_ready(st, comm, "partial_sum");
     for (int64_t off = 0; st == CT_OK && off < n; off += chunk) {
         int c = (int)(n - off < chunk ? n - off : chunk);
-        st = ct_dist_impl_mpi_check(MPI_Allgather(data + off, c, p->type, gathered, c, p->type, comm),
-                          "MPI_Allgather");
+        st = ct_dist_impl_mpi_check(
+            MPI_Allgather(data + off, c, p->type, gathered, c, p->type, comm), "MPI_Allgather");
         if (st == CT_OK)
             ordered_sum(p->lane, data + off, gathered, c, size);
     }
@@ -167,8 +167,8 @@ ct_status ct_dist_impl_reduce_allreduce(ct_tensor *local, MPI_Comm comm) {
     MPI_Type_size(p.type, &isz);
     for (int64_t off = 0; off < n; off += CT_REDUCE_MAX_COUNT) {
         int c = (int)(n - off < CT_REDUCE_MAX_COUNT ? n - off : CT_REDUCE_MAX_COUNT);
-        st = ct_dist_impl_mpi_check(MPI_Allreduce(MPI_IN_PLACE, data + off * isz, c, p.type, p.op, comm),
-                          "MPI_Allreduce");
+        st = ct_dist_impl_mpi_check(
+            MPI_Allreduce(MPI_IN_PLACE, data + off * isz, c, p.type, p.op, comm), "MPI_Allreduce");
         if (st != CT_OK)
             return st;
     }
@@ -203,14 +203,14 @@ static ct_status scatter_by_roots(const reduce_plan *p, const char *full, const 
             int c = (int)(n - off < chunk ? n - off : chunk);
             const char *src = full + (base + off) * isz;
             if (p->ordered) {
-                st = ct_dist_impl_mpi_check(MPI_Gather(src, c, p->type, gathered, c, p->type, r, comm),
-                                  "MPI_Gather");
+                st = ct_dist_impl_mpi_check(
+                    MPI_Gather(src, c, p->type, gathered, c, p->type, r, comm), "MPI_Gather");
                 if (st == CT_OK && rank == r)
                     ordered_sum(p->lane, (uint16_t *)(void *)(out + off * isz), gathered, c, size);
             } else {
-                st = ct_dist_impl_mpi_check(MPI_Reduce(src, rank == r ? out + off * isz : NULL, c, p->type,
-                                             p->op, r, comm),
-                                  "MPI_Reduce");
+                st = ct_dist_impl_mpi_check(
+                    MPI_Reduce(src, rank == r ? out + off * isz : NULL, c, p->type, p->op, r, comm),
+                    "MPI_Reduce");
             }
         }
     }
@@ -225,7 +225,8 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
                                  int size) {
     int64_t mine = counts[rank] * p->lanes;
     int *ints = ct_dist_impl_alloc((size_t)size * 4 * sizeof(int));
-    uint16_t *gathered = ct_dist_impl_alloc((size_t)(mine * size > 0 ? mine * size : 1) * sizeof(uint16_t));
+    uint16_t *gathered =
+        ct_dist_impl_alloc((size_t)(mine * size > 0 ? mine * size : 1) * sizeof(uint16_t));
     ct_status st = CT_OK;
     if (ints == NULL || gathered == NULL)
         st = ct_set_error(CT_ERR_NOMEM, "partial_sum: out of memory");
@@ -239,9 +240,9 @@ static ct_status scatter_ordered(const reduce_plan *p, const char *full, const i
             rcounts[r] = (int)mine;
             rdispls[r] = (int)(r * mine);
         }
-        st = ct_dist_impl_mpi_check(MPI_Alltoallv(full, scounts, sdispls, p->type, gathered, rcounts,
-                                        rdispls, p->type, comm),
-                          "MPI_Alltoallv");
+        st = ct_dist_impl_mpi_check(MPI_Alltoallv(full, scounts, sdispls, p->type, gathered,
+                                                  rcounts, rdispls, p->type, comm),
+                                    "MPI_Alltoallv");
         if (st == CT_OK)
             ordered_sum(p->lane, (uint16_t *)(void *)out, gathered, mine, size);
     }
@@ -288,15 +289,15 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
         for (int r = 0; r < size; r++)
             rcounts[r] = (int)counts[r];
         st = ct_dist_impl_mpi_check(MPI_Reduce_scatter(send, out, rcounts, p->type, p->op, comm),
-                          "MPI_Reduce_scatter");
+                                    "MPI_Reduce_scatter");
     }
     ct_dist_impl_free(rcounts);
     ct_dist_impl_free(packed);
     return st;
 }
 
-ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets, const int64_t *counts,
-                            ct_tensor *out_part, MPI_Comm comm) {
+ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets,
+                                      const int64_t *counts, ct_tensor *out_part, MPI_Comm comm) {
     ct_status st = check_contiguous(full, "ct_reduce_scatter");
     if (st == CT_OK)
         st = check_contiguous(out_part, "ct_reduce_scatter");

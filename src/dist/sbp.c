@@ -138,7 +138,7 @@ ct_status ct_sbp_parse(const char *text, ct_sbp *out) {
 /* ---- internal ---------------------------------------------------------------------------- */
 
 ct_status ct_dist_impl_nd_sbp_check(const ct_sbp *sbp, int64_t n_sbp, const ct_placement *placement,
-                          int64_t ndim) {
+                                    int64_t ndim) {
     if (!placement || (!sbp && n_sbp > 0))
         return ct_set_error(CT_ERR_MISUSE, "sbp or placement is NULL");
     if (n_sbp != placement->ndim)

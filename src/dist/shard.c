@@ -17,7 +17,7 @@ void ct_dist_impl_balanced_part(int64_t total, int64_t n, int64_t i, int64_t *be
 }
 
 void ct_dist_impl_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
-                  const ct_sbp *sbp, int64_t pid, ct_box *out) {
+                            const ct_sbp *sbp, int64_t pid, ct_box *out) {
     memset(out, 0, sizeof(*out));
     out->ndim = ndim;
     if (pid < 0)

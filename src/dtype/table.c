@@ -13,19 +13,25 @@ const ct_dtype_info ct_dtype_table[CT_NUM_DTYPES] = {
 
 bool ct_dtype_is_valid(ct_dtype dtype) { return ct_dtype_impl_valid(dtype); }
 
-const char *ct_dtype_name(ct_dtype d) { return ct_dtype_impl_valid(d) ? ct_dtype_table[d].name : NULL; }
+const char *ct_dtype_name(ct_dtype d) {
+    return ct_dtype_impl_valid(d) ? ct_dtype_table[d].name : NULL;
+}
 
 const char *ct_dtype_cpp_name(ct_dtype d) {
     return ct_dtype_impl_valid(d) ? ct_dtype_table[d].cpp_name : NULL;
 }
 
-const char *ct_dtype_abbr(ct_dtype d) { return ct_dtype_impl_valid(d) ? ct_dtype_table[d].abbr : NULL; }
+const char *ct_dtype_abbr(ct_dtype d) {
+    return ct_dtype_impl_valid(d) ? ct_dtype_table[d].abbr : NULL;
+}
 
 const char *ct_dtype_alias(ct_dtype d) {
     return ct_dtype_impl_valid(d) ? ct_dtype_table[d].alias : NULL;
 }
 
-size_t ct_dtype_itemsize(ct_dtype d) { return ct_dtype_impl_valid(d) ? ct_dtype_table[d].itemsize : 0; }
+size_t ct_dtype_itemsize(ct_dtype d) {
+    return ct_dtype_impl_valid(d) ? ct_dtype_table[d].itemsize : 0;
+}
 
 ct_dtype_kind ct_dtype_kind_of(ct_dtype d) {
     return ct_dtype_impl_valid(d) ? ct_dtype_table[d].kind : CT_KIND_BOOL;
@@ -39,7 +45,9 @@ bool ct_dtype_is_complex(ct_dtype d) {
     return ct_dtype_impl_valid(d) && ct_dtype_table[d].kind == CT_KIND_COMPLEX;
 }
 
-bool ct_dtype_is_signed(ct_dtype d) { return ct_dtype_impl_valid(d) && ct_dtype_table[d].is_signed; }
+bool ct_dtype_is_signed(ct_dtype d) {
+    return ct_dtype_impl_valid(d) && ct_dtype_table[d].is_signed;
+}
 
 bool ct_dtype_is_integral(ct_dtype d, bool include_bool) {
     if (!ct_dtype_impl_valid(d))
@@ -63,9 +71,13 @@ bool ct_dtype_is_barebones_unsigned(ct_dtype d) {
 
 bool ct_dtype_is_shell(ct_dtype d) { return ct_dtype_impl_valid(d) && ct_dtype_table[d].is_shell; }
 
-int ct_dtype_dlpack_code(ct_dtype d) { return ct_dtype_impl_valid(d) ? ct_dtype_table[d].dl_code : -1; }
+int ct_dtype_dlpack_code(ct_dtype d) {
+    return ct_dtype_impl_valid(d) ? ct_dtype_table[d].dl_code : -1;
+}
 
-int ct_dtype_dlpack_bits(ct_dtype d) { return ct_dtype_impl_valid(d) ? ct_dtype_table[d].dl_bits : 0; }
+int ct_dtype_dlpack_bits(ct_dtype d) {
+    return ct_dtype_impl_valid(d) ? ct_dtype_table[d].dl_bits : 0;
+}
 
 ct_status ct_dtype_from_name(const char *name, ct_dtype *out) {
     if (out != NULL)
@@ -108,6 +120,7 @@ ct_status ct_dtype_to_complex(ct_dtype d, ct_dtype *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_dtype_to_complex: out must not be NULL");
     if (r == CT_DTYPE_UNDEFINED)
-        return ct_set_error(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct_dtype_impl_msg_name(d));
+        return ct_set_error(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s",
+                            ct_dtype_impl_msg_name(d));
     return CT_OK;
 }

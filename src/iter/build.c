@@ -220,11 +220,10 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     if (out != NULL && !same_sizes(out, it->shape_user, it->ndim_shape)) {
         if (out == a || out == b) {
             char have[256], want[256];
-            return ct_set_error(CT_ERR_RUNTIME,
-                                "output with shape %s doesn't match the broadcast shape %s",
-                                ct_tensor_impl_shape_format(have, sizeof have, out->sizes, out->ndim),
-                                ct_tensor_impl_shape_format(want, sizeof want, it->shape_user,
-                                                it->ndim_shape));
+            return ct_set_error(
+                CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                ct_tensor_impl_shape_format(have, sizeof have, out->sizes, out->ndim),
+                ct_tensor_impl_shape_format(want, sizeof want, it->shape_user, it->ndim_shape));
         }
         will_resize = true;
     }

@@ -148,12 +148,12 @@ enum {
  * name), "div_trunc_cpu", "div_floor_cpu". CT_ERR_MISUSE for a NULL kernel, an invalid op,
  * dtype or flag. */
 ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
-                                   ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
-                                   ct_dtype b_dtype, ct_scalar alpha, unsigned flags);
+                                        ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
+                                        ct_dtype b_dtype, ct_scalar alpha, unsigned flags);
 /* ct_binary_impl_kernel_init_ex with no flags. */
 ct_status ct_binary_impl_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
-                                ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
-                                ct_dtype b_dtype, ct_scalar alpha);
+                                     ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
+                                     ct_dtype b_dtype, ct_scalar alpha);
 
 /* Run a prepared kernel on n elements (out, a, b at byte strides so, sa, sb; n == 0 reads
  * nothing). Converts operands chunk by chunk when needed (2 KiB stack buffers), or in
@@ -162,6 +162,6 @@ ct_status ct_binary_impl_kernel_init(ct_binary_kernel *k, ct_binop op, const cha
  * streaming stores. Returns CT_KERNEL_OK or a kernel error code. Thread-safe (the kernel is
  * read only; it uses the conversion loops of the ISA level active at init). */
 int ct_binary_impl_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
-                         int64_t so, int64_t sa, int64_t sb, int64_t n);
+                              int64_t so, int64_t sa, int64_t sb, int64_t n);
 
 #endif /* CT_KERNELS_BINARY_H */

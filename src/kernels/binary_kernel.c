@@ -186,14 +186,15 @@ static ct_binary_math_loop reduced_div_loop(ct_binop op, ct_dtype compute) {
 }
 
 ct_status ct_binary_impl_kernel_init(ct_binary_kernel *k, ct_binop op, const char *name,
-                                ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
-                                ct_dtype b_dtype, ct_scalar alpha) {
-    return ct_binary_impl_kernel_init_ex(k, op, name, compute, out_dtype, a_dtype, b_dtype, alpha, 0);
+                                     ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
+                                     ct_dtype b_dtype, ct_scalar alpha) {
+    return ct_binary_impl_kernel_init_ex(k, op, name, compute, out_dtype, a_dtype, b_dtype, alpha,
+                                         0);
 }
 
 ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const char *name,
-                                   ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
-                                   ct_dtype b_dtype, ct_scalar alpha, unsigned flags) {
+                                        ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
+                                        ct_dtype b_dtype, ct_scalar alpha, unsigned flags) {
     ct_status st = CT_OK;
     CT_CHECK(k != NULL, CT_ERR_MISUSE, "ct_binary_kernel_init: kernel must not be NULL");
     memset(k, 0, sizeof *k);
@@ -451,7 +452,7 @@ static int run_fused(const ct_binary_kernel *k, char *out, const char *a, const 
 }
 
 int ct_binary_impl_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
-                         int64_t so, int64_t sa, int64_t sb, int64_t n) {
+                              int64_t so, int64_t sa, int64_t sb, int64_t n) {
     /* An empty run may come with NULL pointers (empty tensors own no memory), and even a zero
      * offset applied to NULL is undefined: return before any pointer arithmetic. */
     if (n <= 0)

@@ -156,14 +156,14 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     }
     /* meta tensors run nothing, but choosing the kernel is where a dtype without one is
      * refused: every device, meta included, makes that choice and fails as cpu would */
-    return ct_binary_impl_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name, it->common_dtype,
-                                    it->dtype[0], it->dtype[1], it->dtype[2], alpha,
-                                    p->kernel_flags);
+    return ct_binary_impl_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name,
+                                         it->common_dtype, it->dtype[0], it->dtype[1], it->dtype[2],
+                                         alpha, p->kernel_flags);
 }
 
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
     return ct_binary_impl_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
-                                strides[2], n);
+                                     strides[2], n);
 }
 
 static ct_status kernel_error(int code) {

@@ -105,7 +105,7 @@ static void axpy_complex32(uint16_t *y, const uint16_t *x, int64_t n, const uint
 }
 
 ct_status ct_sparse_impl_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, const void *alpha,
-                         bool blas, const char *fn) {
+                              bool blas, const char *fn) {
     switch (dtype) {
     case CT_BOOL: {
         unsigned char *yy = y, a = *(const unsigned char *)alpha;
@@ -280,8 +280,8 @@ static ct_status accumulate(ct_tensor *dense, const int64_t *ix, int64_t sd, int
                                     i, d, dense->sizes[d]);
             off += i * dense->strides[d];
         }
-        CT_TRY(ct_sparse_impl_axpy(dt, dst + (size_t)off * isz, vals + (size_t)(k * block) * isz, block,
-                              alpha, blas, fn));
+        CT_TRY(ct_sparse_impl_axpy(dt, dst + (size_t)off * isz, vals + (size_t)(k * block) * isz,
+                                   block, alpha, blas, fn));
     }
     return CT_OK;
 }
@@ -292,7 +292,8 @@ static ct_status accumulate(ct_tensor *dense, const int64_t *ix, int64_t sd, int
  * arithmetic; "hybrid", with dense dims: cpublas axpy) or, uncoalesced with sparse dims,
  * the loop that adds every column as it comes (cpublas axpy); anything else coalesces first
  * and adds with the dense add kernel. */
-ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct_scalar alpha) {
+ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *sparse,
+                                        ct_scalar alpha) {
     const ct_sparse_coo *p = ct_sparse_impl_payload(sparse);
     if (p->nnz == 0)
         return CT_OK;
@@ -320,8 +321,8 @@ ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *spars
             goto fail;
         use = ct_sparse_impl_payload(c);
     }
-    CT_CHECK(ct_sparse_impl_axpy_dtype(dt), CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
-             fn, ct_dtype_impl_msg_name(dt));
+    CT_CHECK(ct_sparse_impl_axpy_dtype(dt), CT_ERR_NOT_IMPLEMENTED,
+             "\"%s\" not implemented for '%s'", fn, ct_dtype_impl_msg_name(dt));
     if ((st = ct_scalar_to_dtype(alpha, dt, a)) == CT_OK &&
         (st = ct_sparse_impl_host(use->indices, CT_INT64, &hi)) == CT_OK &&
         (st = ct_sparse_impl_host(use->values, dt, &hv)) == CT_OK)
@@ -407,13 +408,15 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
         size_t bb = (size_t)block * ct_dtype_table[dt].itemsize;
         int64_t i = 0, j = 0;
         while (i < tn || j < sn) {
-            int cmp = i >= tn ? -1 : j >= sn ? 1 : -ct_sparse_impl_cmp_cols(tix, tn, i, six, sn, j, sd);
+            int cmp = i >= tn   ? -1
+                      : j >= sn ? 1
+                                : -ct_sparse_impl_cmp_cols(tix, tn, i, six, sn, j, sd);
             if (cmp >= 0) {
                 for (int64_t d = 0; d < sd; d++)
                     rix[d * max + r] = tix[d * tn + i];
                 if (block > 0 &&
-                    (st = ct_sparse_impl_axpy(dt, rvals + (size_t)r * bb, tvals + (size_t)i * bb, block,
-                                         one, true, "cadd_sparse")) != CT_OK)
+                    (st = ct_sparse_impl_axpy(dt, rvals + (size_t)r * bb, tvals + (size_t)i * bb,
+                                              block, one, true, "cadd_sparse")) != CT_OK)
                     goto fail;
                 i++;
             }
@@ -421,8 +424,8 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
                 for (int64_t d = 0; d < sd; d++)
                     rix[d * max + r] = six[d * sn + j];
                 if (block > 0 &&
-                    (st = ct_sparse_impl_axpy(dt, rvals + (size_t)r * bb, svals + (size_t)j * bb, block,
-                                         a, true, "cadd_sparse")) != CT_OK)
+                    (st = ct_sparse_impl_axpy(dt, rvals + (size_t)r * bb, svals + (size_t)j * bb,
+                                              block, a, true, "cadd_sparse")) != CT_OK)
                     goto fail;
                 j++;
             }
@@ -437,7 +440,7 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
             memcpy(fix + d * r, rix + d * max, (size_t)r * sizeof(int64_t));
     }
     st = ct_sparse_impl_make_on(fi, fv, t->device, t->sizes, t->ndim, sd,
-                           atomic_load(&tp->coalesced) && atomic_load(&sp->coalesced), out);
+                                atomic_load(&tp->coalesced) && atomic_load(&sp->coalesced), out);
     fi = fv = NULL; /* consumed */
 fail:
     ct_tensor_release(ti);
@@ -508,8 +511,8 @@ static ct_status add_concat(const ct_tensor *t, const ct_sparse_coo *tp, const c
             goto fail;
         /* PyTorch 1.13 stores the parts anew, which flags them coalesced iff nnz < 2 */
         const ct_sparse_coo *cp = ct_sparse_impl_payload(co);
-        st = ct_sparse_impl_make(ct_tensor_retain(cp->indices), ct_tensor_retain(cp->values), t->sizes,
-                            t->ndim, sd, cp->nnz < 2, out);
+        st = ct_sparse_impl_make(ct_tensor_retain(cp->indices), ct_tensor_retain(cp->values),
+                                 t->sizes, t->ndim, sd, cp->nnz < 2, out);
     } else {
         *out = cat;
         cat = NULL;
@@ -547,8 +550,8 @@ static ct_status add_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
             ct_tensor_release(i);
             return st;
         }
-        return ct_sparse_impl_make(i, v, t->sizes, t->ndim, tp->sparse_dim, atomic_load(&tp->coalesced),
-                              out);
+        return ct_sparse_impl_make(i, v, t->sizes, t->ndim, tp->sparse_dim,
+                                   atomic_load(&tp->coalesced), out);
     }
     if (tp->nnz == 0) { /* other times alpha (mul_out_sparse_scalar) */
         ct_tensor *i = NULL, *h = NULL, *v = NULL;
@@ -559,8 +562,8 @@ static ct_status add_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
             ct_tensor_release(i);
             return st;
         }
-        return ct_sparse_impl_make(i, v, s->sizes, s->ndim, sp->sparse_dim, atomic_load(&sp->coalesced),
-                              out);
+        return ct_sparse_impl_make(i, v, s->sizes, s->ndim, sp->sparse_dim,
+                                   atomic_load(&sp->coalesced), out);
     }
     if (tp->sparse_dim != sp->sparse_dim)
         return ct_set_error(CT_ERR_RUNTIME,

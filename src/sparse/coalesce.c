@@ -26,8 +26,9 @@ static void sort_columns(int64_t *perm, int64_t *tmp, int64_t n, const int64_t *
             int64_t hi = mid + width < n ? mid + width : n;
             int64_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                dst[k++] = ct_sparse_impl_cmp_cols(ix, nnz, src[j], ix, nnz, src[i], sd) < 0 ? src[j++]
-                                                                                        : src[i++];
+                dst[k++] = ct_sparse_impl_cmp_cols(ix, nnz, src[j], ix, nnz, src[i], sd) < 0
+                               ? src[j++]
+                               : src[i++];
             while (i < mid)
                 dst[k++] = src[i++];
             while (j < hi)
@@ -71,11 +72,13 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
         perm[k] = k;
     sort_columns(perm, tmp, nnz, ix, nnz, sd);
     for (int64_t k = 0; k < nnz; k++)
-        unique += k == 0 || ct_sparse_impl_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, perm[k], sd) != 0;
+        unique +=
+            k == 0 || ct_sparse_impl_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, perm[k], sd) != 0;
 
     vsizes[0] = unique;
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
-    if ((st = ct_sparse_impl_host_empty((const int64_t[]){sd, unique}, 2, CT_INT64, &ri)) != CT_OK ||
+    if ((st = ct_sparse_impl_host_empty((const int64_t[]){sd, unique}, 2, CT_INT64, &ri)) !=
+            CT_OK ||
         (st = ct_sparse_impl_host_empty(vsizes, t->ndim - sd + 1, t->dtype, &rv)) != CT_OK)
         goto fail;
     int64_t *rix = ct_tensor_data_ptr(ri);
@@ -87,7 +90,7 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
         if (k > 0 && ct_sparse_impl_cmp_cols(ix, nnz, perm[k - 1], ix, nnz, pos, sd) == 0) {
             if (block > 0 &&
                 (st = ct_sparse_impl_axpy(t->dtype, rvals + (size_t)r * bb, vals + (size_t)pos * bb,
-                                     block, one, true, "coalesce")) != CT_OK)
+                                          block, one, true, "coalesce")) != CT_OK)
                 goto fail;
             continue;
         }

@@ -68,8 +68,8 @@ ct_status ct_sparse_impl_arg(const ct_tensor *t, const char *op, const ct_sparse
     return CT_OK;
 }
 
-ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
-                         int64_t sparse_dim, bool coalesced, ct_tensor **out) {
+ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes,
+                              int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out) {
     *out = NULL;
     ct_sparse_impl_register_ops(); /* before the first sparse tensor can reach an op */
     ct_sparse_coo *p = ct_alloc(sizeof *p, _Alignof(ct_sparse_coo));
@@ -92,7 +92,7 @@ ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64
 /* ---- host staging ------------------------------------------------------------------------ */
 
 ct_status ct_sparse_impl_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
-                               ct_tensor **out) {
+                                    ct_tensor **out) {
     return ct_tensor_empty(sizes, ndim, dtype, &host_device, CT_LAYOUT_STRIDED,
                            CT_MEMFMT_CONTIGUOUS, out);
 }
@@ -129,8 +129,9 @@ ct_status ct_sparse_impl_to_device(ct_tensor *h, ct_device device, ct_tensor **o
     return st;
 }
 
-ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device, const int64_t *sizes,
-                            int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out) {
+ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device,
+                                 const int64_t *sizes, int64_t ndim, int64_t sparse_dim,
+                                 bool coalesced, ct_tensor **out) {
     ct_tensor *di = NULL, *dv = NULL;
     *out = NULL;
     ct_status st = ct_sparse_impl_to_device(hi, device, &di);
@@ -238,9 +239,10 @@ static ct_status check_pair(const ct_tensor *ind, const ct_tensor *val, const in
                             int64_t sd) {
     char a[64], b[64];
     if (ind->device.type != val->device.type)
-        return ct_set_error(
-            CT_ERR_RUNTIME, "backend of indices (%s) must match backend of values (%s)",
-            ct_sparse_impl_backend_name(ind, a, sizeof a), ct_sparse_impl_backend_name(val, b, sizeof b));
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "backend of indices (%s) must match backend of values (%s)",
+                            ct_sparse_impl_backend_name(ind, a, sizeof a),
+                            ct_sparse_impl_backend_name(val, b, sizeof b));
     if (ind->device.index != val->device.index)
         return ct_set_error(CT_ERR_RUNTIME,
                             "device of indices (%d) must match device of values (%d)",

@@ -38,8 +38,8 @@ const char *ct_sparse_impl_backend_name(const ct_tensor *t, char *buf, size_t si
 /* Fill the sparse slots of the op table (ops/dispatch.h): add, new result. Once per process;
  * ct_sparse_impl_make calls it, so every sparse tensor finds them filled. */
 void ct_sparse_impl_register_ops(void);
-ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes, int64_t ndim,
-                         int64_t sparse_dim, bool coalesced, ct_tensor **out);
+ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes,
+                              int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out);
 
 /* A contiguous cpu tensor with t's elements in `dtype` (UNDEFINED: t's): t itself (a new
  * reference) when it already is one, else a copy (so meta fails: "Cannot copy out of meta
@@ -47,20 +47,22 @@ ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64
 ct_status ct_sparse_impl_host(const ct_tensor *t, ct_dtype dtype, ct_tensor **out);
 
 /* An uninitialised contiguous cpu tensor. */
-ct_status ct_sparse_impl_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype, ct_tensor **out);
+ct_status ct_sparse_impl_host_empty(const int64_t *sizes, int64_t ndim, ct_dtype dtype,
+                                    ct_tensor **out);
 
 /* Move a host tensor to `device` (itself for cpu). CONSUMES `h`. */
 ct_status ct_sparse_impl_to_device(ct_tensor *h, ct_device device, ct_tensor **out);
 
 /* ct_sparse_impl_make for host indices and values: moves both to `device` first. CONSUMES hi
  * and hv (released on failure too). */
-ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device, const int64_t *sizes,
-                            int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out);
+ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device,
+                                 const int64_t *sizes, int64_t ndim, int64_t sparse_dim,
+                                 bool coalesced, ct_tensor **out);
 
 /* Compare column a of the [sd, na] int64 matrix ia with column b of [sd, nb] matrix ib
  * lexicographically: <0, 0, >0. */
-static inline int ct_sparse_impl_cmp_cols(const int64_t *ia, int64_t na, int64_t a, const int64_t *ib,
-                                     int64_t nb, int64_t b, int64_t sd) {
+static inline int ct_sparse_impl_cmp_cols(const int64_t *ia, int64_t na, int64_t a,
+                                          const int64_t *ib, int64_t nb, int64_t b, int64_t sd) {
     for (int64_t d = 0; d < sd; d++) {
         int64_t x = ia[d * na + a], y = ib[d * nb + b];
         if (x != y)
@@ -84,7 +86,7 @@ ct_status ct_sparse_impl_coalesce(const ct_tensor *t, const ct_sparse_coo *p, ct
  * 1.13 refuses complex32 ("\"cpublas_axpy_impl\" not implemented for 'ComplexHalf'").
  * Dtypes without a kernel fail with "\"<fn>\" not implemented for '<Name>'". */
 ct_status ct_sparse_impl_axpy(ct_dtype dtype, void *y, const void *x, int64_t n, const void *alpha,
-                         bool blas, const char *fn);
+                              bool blas, const char *fn);
 
 /* Whether ct_sparse_impl_axpy computes in `dtype` (the 13 dtypes PyTorch 1.13 has). */
 bool ct_sparse_impl_axpy_dtype(ct_dtype dtype);

@@ -46,9 +46,10 @@ static ct_status broadcast(const ct_tensor *dst, const ct_tensor *src, int64_t *
     }
     if (n != nd || (nd > 0 && memcmp(shape, dst->sizes, (size_t)nd * sizeof *shape) != 0)) {
         char x[400], y[400];
-        return ct_set_error(
-            CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
-            ct_tensor_impl_shape_format(x, sizeof x, dst->sizes, nd), ct_tensor_impl_shape_format(y, sizeof y, shape, n));
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "output with shape %s doesn't match the broadcast shape %s",
+                            ct_tensor_impl_shape_format(x, sizeof x, dst->sizes, nd),
+                            ct_tensor_impl_shape_format(y, sizeof y, shape, n));
     }
     for (int64_t i = 0; i < nd; i++) {
         int64_t db = i - (nd - ns);
@@ -154,8 +155,8 @@ ct_status ct_tensor_impl_copy(ct_tensor *dst, const ct_tensor *src, bool check_o
             st = ct_device_copy(host, dbuf, dst->device, d, dspan); /* keep the gaps */
     }
     if (st == CT_OK)
-        st = ct_tensor_impl_copy_host(dbuf != NULL ? dbuf : d, dst->dtype, dst->strides, s, src->dtype, sstr,
-                          dst->sizes, dst->ndim);
+        st = ct_tensor_impl_copy_host(dbuf != NULL ? dbuf : d, dst->dtype, dst->strides, s,
+                                      src->dtype, sstr, dst->sizes, dst->ndim);
     if (st == CT_OK && dbuf != NULL)
         st = ct_device_copy(dst->device, d, host, dbuf, dspan);
     ct_free(dbuf, dspan, 64);

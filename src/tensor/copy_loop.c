@@ -258,9 +258,9 @@ static void job_run(void *ctx, int64_t lo, int64_t hi) {
     run(&part, j->dp + lo * outer->ds, j->sp + lo * outer->ss);
 }
 
-ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides, const void *src,
-                       ct_dtype src_dtype, const int64_t *src_strides, const int64_t *sizes,
-                       int64_t ndim) {
+ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides,
+                                   const void *src, ct_dtype src_dtype, const int64_t *src_strides,
+                                   const int64_t *sizes, int64_t ndim) {
     plan p;
     make_plan(&p, dst_dtype, dst_strides, src_dtype, src_strides, sizes, ndim);
     int64_t numel = 1;

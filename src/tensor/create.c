@@ -53,8 +53,8 @@ ct_status ct_tensor_impl_empty_strided(const int64_t *sizes, const int64_t *stri
     CT_TRY(ct_tensor_impl_shape_check_sizes(sizes, ndim));
     CT_TRY(ct_tensor_impl_shape_check_strides(strides, ndim, "empty_strided"));
     size_t nbytes = 0;
-    CT_TRY(
-        ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, ct_dtype_table[dtype].itemsize, 0, &nbytes));
+    CT_TRY(ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, ct_dtype_table[dtype].itemsize,
+                                               0, &nbytes));
     return alloc_tensor(sizes, strides, ndim, dtype, device, nbytes, out);
 }
 

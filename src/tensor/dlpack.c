@@ -430,7 +430,8 @@ static ct_status import_dl(const ct_dl_tensor *dl, ct_storage_finalizer fin, voi
     }
 
     size_t itemsize = ct_dtype_table[dtype].itemsize, nbytes;
-    if ((st = ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, itemsize, 0, &nbytes)) != CT_OK)
+    if ((st = ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, itemsize, 0, &nbytes)) !=
+        CT_OK)
         goto fail;
     uintptr_t base = (uintptr_t)dl->data, start = 0;
     if (dl->data != NULL) {

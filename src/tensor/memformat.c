@@ -148,8 +148,9 @@ uint32_t ct_tensor_impl_memfmt_flags(const int64_t *sizes, const int64_t *stride
     return f;
 }
 
-ct_memory_format ct_tensor_impl_memfmt_suggest(uint32_t flags, const int64_t *sizes, const int64_t *strides,
-                                   int64_t ndim, bool exact_match) {
+ct_memory_format ct_tensor_impl_memfmt_suggest(uint32_t flags, const int64_t *sizes,
+                                               const int64_t *strides, int64_t ndim,
+                                               bool exact_match) {
     ct_memory_format mf = CT_MEMFMT_CONTIGUOUS;
     if (flags & CT_TF_CHANNELS_LAST)
         mf = CT_MEMFMT_CHANNELS_LAST;
@@ -197,8 +198,8 @@ ct_memory_format ct_strides_suggest_memory_format(const int64_t *sizes, const in
                                                   int64_t ndim, bool exact_match) {
     if (!arrays_ok(sizes, strides, ndim))
         return CT_MEMFMT_CONTIGUOUS;
-    return ct_tensor_impl_memfmt_suggest(ct_tensor_impl_memfmt_flags(sizes, strides, ndim), sizes, strides, ndim,
-                             exact_match);
+    return ct_tensor_impl_memfmt_suggest(ct_tensor_impl_memfmt_flags(sizes, strides, ndim), sizes,
+                                         strides, ndim, exact_match);
 }
 
 ct_status ct_memory_format_strides(ct_memory_format format, const int64_t *sizes, int64_t ndim,

@@ -106,7 +106,7 @@ void ct_string_free(char *s) {
 /* ---- suffixes -------------------------------------------------------------------------- */
 
 void ct_print_impl_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int64_t indent,
-                           bool force_newline, const ct_print_options *o) {
+                                bool force_newline, const ct_print_options *o) {
     /* PyTorch counts the last line two characters long, then each suffix with its ", " */
     size_t last_nl = 0;
     bool has_nl = false;

@@ -287,7 +287,7 @@ static vkind kind_of(ct_dtype dtype, ct_dtype *src, ct_dtype *dst) {
 /* ---- _tensor_str ----------------------------------------------------------------------- */
 
 ct_status ct_print_impl_body(ct_sb *b, const ct_tensor *t, int64_t indent,
-                        const ct_print_options *o) {
+                             const ct_print_options *o) {
     if (t->numel == 0) {
         ct_sb_puts(b, "[]");
         return CT_OK;

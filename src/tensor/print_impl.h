@@ -16,13 +16,13 @@
  * tensor ("[]" when it has no element). `indent` is the column the opening bracket
  * follows (7 after "tensor("). */
 ct_status ct_print_impl_body(ct_sb *b, const ct_tensor *t, int64_t indent,
-                        const ct_print_options *opts);
+                             const ct_print_options *opts);
 
 /* PyTorch's _add_suffixes: append each suffix after ", " or, when the line would pass
  * the line width (or for the first one when force_newline), after ",\n" and `indent`
  * spaces; then ")". b holds everything printed so far. */
 void ct_print_impl_add_suffixes(ct_sb *b, const char *const *suffixes, size_t n, int64_t indent,
-                           bool force_newline, const ct_print_options *opts);
+                                bool force_newline, const ct_print_options *opts);
 
 /* Whether a non-empty tensor of this dtype prints without a dtype= suffix. */
 bool ct_print_impl_has_default_dtype(ct_dtype dtype);

@@ -61,9 +61,9 @@ ct_status ct_tensor_impl_shape_check_sizes(const int64_t *sizes, int64_t ndim) {
     for (int64_t i = 0; i < ndim; i++) {
         if (sizes[i] < 0) {
             char shape[512];
-            return ct_set_error(CT_ERR_RUNTIME,
-                                "Trying to create tensor with negative dimension %" PRId64 ": %s",
-                                sizes[i], ct_tensor_impl_shape_format(shape, sizeof shape, sizes, ndim));
+            return ct_set_error(
+                CT_ERR_RUNTIME, "Trying to create tensor with negative dimension %" PRId64 ": %s",
+                sizes[i], ct_tensor_impl_shape_format(shape, sizeof shape, sizes, ndim));
         }
     }
     return CT_OK;
@@ -85,8 +85,9 @@ ct_status ct_tensor_impl_shape_numel(const int64_t *sizes, int64_t ndim, int64_t
     return CT_OK;
 }
 
-ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, int64_t ndim,
-                                  size_t itemsize, int64_t offset, size_t *out) {
+ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides,
+                                              int64_t ndim, size_t itemsize, int64_t offset,
+                                              size_t *out) {
     *out = 0;
     for (int64_t i = 0; i < ndim; i++)
         if (sizes[i] == 0)
@@ -104,9 +105,10 @@ ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_
     overflow |= ct_mul_overflow_i64(last, (int64_t)itemsize, &bytes);
     if (overflow) {
         char s[400], t[400];
-        return ct_set_error(
-            CT_ERR_OVERFLOW, "Storage size calculation overflowed with sizes=%s and strides=%s",
-            ct_tensor_impl_shape_format(s, sizeof s, sizes, ndim), ct_tensor_impl_shape_format(t, sizeof t, strides, ndim));
+        return ct_set_error(CT_ERR_OVERFLOW,
+                            "Storage size calculation overflowed with sizes=%s and strides=%s",
+                            ct_tensor_impl_shape_format(s, sizeof s, sizes, ndim),
+                            ct_tensor_impl_shape_format(t, sizeof t, strides, ndim));
     }
     *out = (size_t)bytes;
     return CT_OK;

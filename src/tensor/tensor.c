@@ -34,8 +34,8 @@ static ct_status check_bounds(const ct_storage *s, ct_dtype dtype, const int64_t
                         ", and itemsize %zu requiring a storage size of %zu are out of bounds "
                         "for storage of size %zu",
                         ct_tensor_impl_shape_format(a, sizeof a, sizes, ndim),
-                        ct_tensor_impl_shape_format(b, sizeof b, strides, ndim), offset, itemsize, need,
-                        s->nbytes);
+                        ct_tensor_impl_shape_format(b, sizeof b, strides, ndim), offset, itemsize,
+                        need, s->nbytes);
 }
 
 /* The common case in one pass: every size > 0, every stride >= 0 (strides NULL: the
@@ -176,7 +176,8 @@ ct_status ct_tensor_impl_new_nonstrided(ct_layout layout, ct_dtype dtype, ct_dev
     ct_status st = CT_OK;
     int64_t numel = 0;
     ct_tensor *t = NULL;
-    CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED && ct_dtype_impl_valid(dtype),
+    CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED &&
+                 ct_dtype_impl_valid(dtype),
              CT_ERR_MISUSE, "ct_tensor_impl_new_nonstrided: bad layout or dtype");
     if ((st = ct_tensor_impl_shape_check_sizes(sizes, ndim)) != CT_OK ||
         (st = ct_tensor_impl_shape_numel(sizes, ndim, &numel)) != CT_OK)

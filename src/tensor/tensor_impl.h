@@ -119,8 +119,9 @@ ct_status ct_tensor_impl_shape_numel(const int64_t *sizes, int64_t ndim, int64_t
 /* Bytes a storage needs for sizes/strides (elements) and itemsize: 0 when any size is 0,
  * else (1 + sum (size - 1) * stride) * itemsize. CT_ERR_OVERFLOW "Storage size calculation
  * overflowed with sizes=[..] and strides=[..]". Strides must be >= 0. */
-ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides, int64_t ndim,
-                                  size_t itemsize, int64_t offset, size_t *out);
+ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_t *strides,
+                                              int64_t ndim, size_t itemsize, int64_t offset,
+                                              size_t *out);
 /* The "<fn>: Negative strides are not supported at the moment, got strides: [..]" check. */
 ct_status ct_tensor_impl_shape_check_strides(const int64_t *strides, int64_t ndim, const char *fn);
 
@@ -129,8 +130,9 @@ ct_status ct_tensor_impl_shape_check_strides(const int64_t *strides, int64_t ndi
 /* The CT_TF_* geometry flags of sizes/strides (ndim <= CT_MAX_DIMS). */
 uint32_t ct_tensor_impl_memfmt_flags(const int64_t *sizes, const int64_t *strides, int64_t ndim);
 /* suggest_memory_format from cached flags. */
-ct_memory_format ct_tensor_impl_memfmt_suggest(uint32_t flags, const int64_t *sizes, const int64_t *strides,
-                                   int64_t ndim, bool exact_match);
+ct_memory_format ct_tensor_impl_memfmt_suggest(uint32_t flags, const int64_t *sizes,
+                                               const int64_t *strides, int64_t ndim,
+                                               bool exact_match);
 
 /* ---- create.c ---- */
 
@@ -164,9 +166,9 @@ ct_status ct_tensor_impl_copy(ct_tensor *dst, const ct_tensor *src, bool check_o
  * sum(index * src_strides) becomes the element of dst at sum(index * dst_strides) (strides
  * in elements, >= 0; src strides may be 0 for broadcasting). Iterates in dst's memory
  * order, merges dims that are contiguous in both, and tiles transposes. */
-ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides, const void *src,
-                       ct_dtype src_dtype, const int64_t *src_strides, const int64_t *sizes,
-                       int64_t ndim);
+ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides,
+                                   const void *src, ct_dtype src_dtype, const int64_t *src_strides,
+                                   const int64_t *sizes, int64_t ndim);
 
 /* ---- resize.c ---- */
 

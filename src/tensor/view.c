@@ -262,7 +262,8 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
                                     ") must match the existing size (%" PRId64
                                     ") at non-singleton dimension %" PRId64
                                     ".  Target sizes: %s.  Tensor sizes: %s",
-                                    want, size, i, ct_tensor_impl_shape_format(a, sizeof a, target, n),
+                                    want, size, i,
+                                    ct_tensor_impl_shape_format(a, sizeof a, target, n),
                                     ct_tensor_impl_shape_format(b, sizeof b, t->sizes, t->ndim));
             size = want;
             stride = 0;

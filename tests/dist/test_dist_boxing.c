@@ -976,7 +976,8 @@ static void test_reduce_direct(void **state) {
     ok &= ct_dist_impl_reduce_check_dtype(CT_UINT16) == CT_ERR_NOT_IMPLEMENTED &&
           strcmp(ct_last_error(), "partial_sum is not supported for dtype uint16") == 0;
     ok &= ct_dist_impl_reduce_check_dtype(CT_FLOAT8_E4M3FN) == CT_ERR_NOT_IMPLEMENTED;
-    ok &= ct_dist_impl_reduce_check_dtype(CT_COMPLEX32) == CT_OK && ct_dist_impl_reduce_check_dtype(CT_BOOL) == CT_OK;
+    ok &= ct_dist_impl_reduce_check_dtype(CT_COMPLEX32) == CT_OK &&
+          ct_dist_impl_reduce_check_dtype(CT_BOOL) == CT_OK;
     CT_ASSERT_ALL(ok);
 }
 

@@ -2,11 +2,11 @@
  * ranks.
  *
  * Every rank builds the same logical reference tensors; the global inputs are made with
- * ct_dist_impl_global_make from slices of them (partial_sum axes: the first rank of each partial group
- * holds ref - (m-1), the others ones; bool: all hold ref), and results are gathered here with plain MPI. So the
- * test depends on neither ct_global_from_local nor ct_global_to_logical. Each result is
- * compared with the same op run on the full references: bitwise for integer results and for
- * float32 add/sub/mul without partial sums, within a tolerance otherwise. The output sbp is
+ * ct_dist_impl_global_make from slices of them (partial_sum axes: the first rank of each partial
+ * group holds ref - (m-1), the others ones; bool: all hold ref), and results are gathered here with
+ * plain MPI. So the test depends on neither ct_global_from_local nor ct_global_to_logical. Each
+ * result is compared with the same op run on the full references: bitwise for integer results and
+ * for float32 add/sub/mul without partial sums, within a tolerance otherwise. The output sbp is
  * asserted for the unambiguous signatures of docs/global-tensors.md (per hierarchy axis on
  * the 2-D mesh). Errors must come back identically on every rank. */
 #include "dist_test_util.h"
@@ -132,7 +132,8 @@ static ct_global *make_global(const ct_tensor *ref, const ct_placement *pl, cons
         ct_tensor_release(part);
     }
     ct_global *g = NULL;
-    assert_int_equal(ct_dist_impl_global_make(dtype, ct_tensor_sizes(ref), ndim, pl, sbp, local, &g), CT_OK);
+    assert_int_equal(
+        ct_dist_impl_global_make(dtype, ct_tensor_sizes(ref), ndim, pl, sbp, local, &g), CT_OK);
     return g;
 }
 
@@ -453,8 +454,8 @@ static void test_matrix_2d(void **state) {
     ct_placement_release(pl);
 }
 
-/* ct_dist_impl_global_binary_signature(op, x as sx, y as sy) on pl gives (wx, wy) -> wz; NULL wx / wy
- * skip those checks. Pure metadata: the same on every rank. */
+/* ct_dist_impl_global_binary_signature(op, x as sx, y as sy) on pl gives (wx, wy) -> wz; NULL wx /
+ * wy skip those checks. Pure metadata: the same on every rank. */
 static void expect_signature(ct_op op, const ct_tensor *x, const ct_tensor *y,
                              const ct_placement *pl, const ct_sbp *sx, const ct_sbp *sy,
                              const ct_sbp *wx, const ct_sbp *wy, const ct_sbp *wz) {

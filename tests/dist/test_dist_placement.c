@@ -491,7 +491,8 @@ static void test_comm_cache(void **state) {
         int64_t ranks[4] = {0, 1, 2, 3}, h[2] = {2, 2};
         ct_placement *p = make("cpu", ranks, h, 2);
         MPI_Comm a0 = MPI_COMM_NULL, a1 = MPI_COMM_NULL, again;
-        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 0, &a0) == CT_OK && ct_dist_impl_comm_for_axis(p, 1, &a1) == CT_OK);
+        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 0, &a0) == CT_OK &&
+                      ct_dist_impl_comm_for_axis(p, 1, &a1) == CT_OK);
         int r0, r1, s0, s1;
         MPI_Comm_rank(a0, &r0);
         MPI_Comm_rank(a1, &r1);
@@ -514,7 +515,8 @@ static void test_comm_cache(void **state) {
         ct_placement *p = make("cpu", ranks, h, 2);
         MPI_Comm a0 = MPI_COMM_NULL, a1 = MPI_COMM_NULL;
         int s0, s1, r0;
-        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 0, &a0) == CT_OK && ct_dist_impl_comm_for_axis(p, 1, &a1) == CT_OK);
+        CT_ASSERT_ALL(ct_dist_impl_comm_for_axis(p, 0, &a0) == CT_OK &&
+                      ct_dist_impl_comm_for_axis(p, 1, &a1) == CT_OK);
         MPI_Comm_size(a0, &s0);
         MPI_Comm_size(a1, &s1);
         MPI_Comm_rank(a0, &r0);

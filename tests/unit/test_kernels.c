@@ -573,11 +573,11 @@ static int oracle(const ct_binary_kernel *k, unsigned flags, char *out, const ch
             /* c10::complex<Half>: alpha * b is rounded before the sum */
             ct_kernel_value p;
             ct_binary_impl_math_loop_reference(CT_BINOP_MUL, m)((char *)&p, (const char *)alpha,
-                                                           (const char *)&y, 0, 0, 0, 1, NULL);
+                                                                (const char *)&y, 0, 0, 0, 1, NULL);
             p.c64[0] = round_to(CT_FLOAT16, p.c64[0]);
             p.c64[1] = round_to(CT_FLOAT16, p.c64[1]);
             ct_binary_impl_math_loop_reference(CT_BINOP_ADD, m)((char *)&r, (const char *)&x,
-                                                           (const char *)&p, 0, 0, 0, 1, NULL);
+                                                                (const char *)&p, 0, 0, 0, 1, NULL);
         } else {
             int rc = ref((char *)&r, (const char *)&x, (const char *)&y, 0, 0, 0, 1, alpha);
             if (rc != CT_KERNEL_OK)
@@ -745,8 +745,8 @@ static void test_long_runs(void **state) {
                         ct_binary_impl_math_loop_reference(CT_BINOP_ADD, CT_FLOAT64), CT_BINOP_ADD,
                         CT_FLOAT64, n / 2 + 3, &long_patterns[0], &alpha, what);
         check_loop_once(ct_binary_impl_math_loop_at(CT_BINOP_MUL, CT_INT8, level),
-                        ct_binary_impl_math_loop_reference(CT_BINOP_MUL, CT_INT8), CT_BINOP_MUL, CT_INT8,
-                        4 * n + 1, &long_patterns[0], NULL, what);
+                        ct_binary_impl_math_loop_reference(CT_BINOP_MUL, CT_INT8), CT_BINOP_MUL,
+                        CT_INT8, 4 * n + 1, &long_patterns[0], NULL, what);
 
         /* out starting 4 bytes past a vector boundary */
         float *a = malloc((size_t)(n + 16) * 4), *b = malloc((size_t)(n + 16) * 4);
@@ -755,7 +755,7 @@ static void test_long_runs(void **state) {
         fill(CT_FLOAT32, (char *)a, 4, n + 16);
         fill(CT_FLOAT32, (char *)b, 4, n + 16);
         ct_binary_impl_math_loop_reference(CT_BINOP_ADD, CT_FLOAT32)((char *)(r + 1), (char *)a,
-                                                                (char *)b, 4, 4, 4, n, NULL);
+                                                                     (char *)b, 4, 4, 4, n, NULL);
         assert_int_equal(ct_binary_impl_math_loop_at(CT_BINOP_ADD, CT_FLOAT32, level)(
                              (char *)(o + 1), (char *)a, (char *)b, 4, 4, 4, n, NULL),
                          CT_KERNEL_OK);
@@ -839,11 +839,13 @@ static void check_fused_once(ct_dtype d, ct_binop op, ct_scalar alpha, int64_t n
         memcpy(c, a, (size_t)cap * 2);
         memcpy(r, a, (size_t)cap * 2);
         assert_int_equal(ct_binary_impl_kernel_run(&k, po, po, pb, 2, 2, sb, n), CT_KERNEL_OK);
-        assert_int_equal(ct_binary_impl_kernel_run(&chunked, pc, pc, pb, 2, 2, sb, n), CT_KERNEL_OK);
+        assert_int_equal(ct_binary_impl_kernel_run(&chunked, pc, pc, pb, 2, 2, sb, n),
+                         CT_KERNEL_OK);
         assert_int_equal(oracle(&k, 0, pr, pr, pb, 2, 2, sb, n), CT_KERNEL_OK);
     } else {
         assert_int_equal(ct_binary_impl_kernel_run(&k, po, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
-        assert_int_equal(ct_binary_impl_kernel_run(&chunked, pc, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
+        assert_int_equal(ct_binary_impl_kernel_run(&chunked, pc, pa, pb, 2, sa, sb, n),
+                         CT_KERNEL_OK);
         assert_int_equal(oracle(&k, 0, pr, pa, pb, 2, sa, sb, n), CT_KERNEL_OK);
     }
     char label[160];
@@ -883,23 +885,23 @@ static void test_fused_half(void **state) {
         const char *what = ct_cpu_isa_name((ct_cpu_isa)level);
         for (size_t di = 0; di < 2; di++) {
             ct_binary_kernel k;
-            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], ds[di], ds[di],
-                                                   ds[di], ct_scalar_int(1)),
+            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], ds[di],
+                                                        ds[di], ds[di], ct_scalar_int(1)),
                              CT_OK);
             /* the fused loops exist exactly where F16C does (AVX2 and up) */
             assert_true((k.fused != NULL) == (level >= (int)CT_ISA_AVX2));
             /* not for mixed operands, other ops, or with flags */
             assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, ds[di], CT_FLOAT32,
-                                                   ds[di], ds[di], ct_scalar_int(1)),
+                                                        ds[di], ds[di], ct_scalar_int(1)),
                              CT_OK);
             assert_null(k.fused);
-            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, ds[di], ds[di], ds[di],
-                                                   ds[di], ct_scalar_int(1)),
+            assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, ds[di], ds[di],
+                                                        ds[di], ds[di], ct_scalar_int(1)),
                              CT_OK);
             assert_null(k.fused);
             assert_int_equal(ct_binary_impl_kernel_init_ex(&k, CT_BINOP_MUL, NULL, ds[di], ds[di],
-                                                      ds[di], ds[di], ct_scalar_int(1),
-                                                      CT_BINARY_B_IS_SCALAR),
+                                                           ds[di], ds[di], ct_scalar_int(1),
+                                                           CT_BINARY_B_IS_SCALAR),
                              CT_OK);
             assert_null(k.fused);
 
@@ -941,7 +943,7 @@ static void test_empty(void **state) {
             }
     ct_binary_kernel k;
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT16, CT_FLOAT16,
-                                           CT_FLOAT16, CT_FLOAT16, ct_scalar_int(1)),
+                                                CT_FLOAT16, CT_FLOAT16, ct_scalar_int(1)),
                      CT_OK);
     assert_int_equal(ct_binary_impl_kernel_run(&k, NULL, NULL, NULL, 2, 0, 0, 0), CT_KERNEL_OK);
 }
@@ -965,8 +967,8 @@ static void run1(ct_binop op, ct_dtype c, ct_dtype od, ct_dtype ad, ct_dtype bd,
         /* a run of 3 (b broadcast) so the vector loops see it too */
         ct_kernel_value av[3] = {a, a, a}, ov[3];
         assert_int_equal(ct_binary_impl_kernel_run(&k, (char *)ov, (const char *)av,
-                                              (const char *)&b, (int64_t)isz(od),
-                                              (int64_t)sizeof a, 0, 3),
+                                                   (const char *)&b, (int64_t)isz(od),
+                                                   (int64_t)sizeof a, 0, 3),
                          CT_KERNEL_OK);
         memcpy(&o, (const char *)ov + 2 * isz(od), isz(od));
         if (ct_dtype_is_complex(od)) {
@@ -1034,61 +1036,62 @@ static void test_reduced_rules(void **state) {
          ct_scalar_int(3), 0, 716);
 }
 
-/* ---- ct_binary_impl_kernel_init ---------------------------------------------------------------- */
+/* ---- ct_binary_impl_kernel_init ----------------------------------------------------------------
+ */
 
 static void test_kernel_init(void **state) {
     (void)state;
     ct_binary_kernel k;
     ct_scalar one = ct_scalar_int(1);
     assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT8_E4M3FN,
-                                            CT_FLOAT8_E4M3FN, CT_FLOAT8_E4M3FN, CT_FLOAT8_E4M3FN,
-                                            one),
+                                                 CT_FLOAT8_E4M3FN, CT_FLOAT8_E4M3FN,
+                                                 CT_FLOAT8_E4M3FN, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"add_stub\" not implemented for 'Float8_e4m3fn'");
     assert_null(k.loop);
     assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, "add_cpu", CT_FLOAT4_E2M1FN_X2,
-                                            CT_FLOAT4_E2M1FN_X2, CT_FLOAT4_E2M1FN_X2,
-                                            CT_FLOAT4_E2M1FN_X2, one),
+                                                 CT_FLOAT4_E2M1FN_X2, CT_FLOAT4_E2M1FN_X2,
+                                                 CT_FLOAT4_E2M1FN_X2, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"add_cpu\" not implemented for 'Float4_e2m1fn_x2'");
-    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
-                                            CT_BOOL, one),
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_BOOL, CT_BOOL,
+                                                 CT_BOOL, CT_BOOL, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"div_floor_cpu\" not implemented for 'Bool'");
-    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
-                                            CT_BOOL, one),
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_BOOL, CT_BOOL,
+                                                 CT_BOOL, CT_BOOL, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"div_trunc_cpu\" not implemented for 'Bool'");
     assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_FLOOR, NULL, CT_COMPLEX64,
-                                            CT_COMPLEX64, CT_COMPLEX64, CT_COMPLEX64, one),
+                                                 CT_COMPLEX64, CT_COMPLEX64, CT_COMPLEX64, one),
                       CT_ERR_NOT_IMPLEMENTED,
                       "\"div_floor_cpu\" not implemented for 'ComplexFloat'");
     assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV_TRUNC, NULL, CT_COMPLEX128,
-                                            CT_COMPLEX128, CT_COMPLEX128, CT_COMPLEX128, one),
+                                                 CT_COMPLEX128, CT_COMPLEX128, CT_COMPLEX128, one),
                       CT_ERR_NOT_IMPLEMENTED,
                       "\"div_trunc_cpu\" not implemented for 'ComplexDouble'");
-    assert_status_msg(
-        ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, CT_INT32, CT_INT32, CT_INT32, CT_INT32, one),
-        CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'Int'");
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, CT_INT32, CT_INT32,
+                                                 CT_INT32, CT_INT32, one),
+                      CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'Int'");
     assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_DIV, NULL, CT_COMPLEX32, CT_COMPLEX32,
-                                            CT_COMPLEX32, CT_COMPLEX32, one),
+                                                 CT_COMPLEX32, CT_COMPLEX32, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"div_cpu\" not implemented for 'ComplexHalf'");
     /* an operand no conversion reaches */
-    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_MUL, "mul_cpu", CT_FLOAT32, CT_FLOAT32,
-                                            CT_FLOAT4_E2M1FN_X2, CT_FLOAT32, one),
+    assert_status_msg(ct_binary_impl_kernel_init(&k, CT_BINOP_MUL, "mul_cpu", CT_FLOAT32,
+                                                 CT_FLOAT32, CT_FLOAT4_E2M1FN_X2, CT_FLOAT32, one),
                       CT_ERR_NOT_IMPLEMENTED, "\"mul_cpu\" not implemented for 'Float4_e2m1fn_x2'");
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_NUM_BINOPS, NULL, CT_FLOAT32, CT_FLOAT32,
-                                           CT_FLOAT32, CT_FLOAT32, one),
+                                                CT_FLOAT32, CT_FLOAT32, one),
                      CT_ERR_MISUSE);
-    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_DTYPE_UNDEFINED, CT_FLOAT32,
-                                           CT_FLOAT32, CT_FLOAT32, one),
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_DTYPE_UNDEFINED,
+                                                CT_FLOAT32, CT_FLOAT32, CT_FLOAT32, one),
                      CT_ERR_MISUSE);
     assert_int_equal(ct_binary_impl_kernel_init(NULL, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32,
-                                           CT_FLOAT32, CT_FLOAT32, one),
+                                                CT_FLOAT32, CT_FLOAT32, one),
                      CT_ERR_MISUSE);
 
     /* alpha goes through the common dtype (PyTorch's Scalar::to<scalar_t>), with its check */
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT8, CT_INT8, CT_INT8,
-                                           CT_INT8, ct_scalar_int(1000)),
+                                                CT_INT8, ct_scalar_int(1000)),
                      CT_ERR_OVERFLOW);
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT16, CT_FLOAT16,
-                                           CT_FLOAT16, CT_FLOAT16, ct_scalar_float(0.1)),
+                                                CT_FLOAT16, CT_FLOAT16, ct_scalar_float(0.1)),
                      CT_OK);
     assert_int_equal(k.math, CT_FLOAT32);
     assert_true(k.has_alpha);
@@ -1097,29 +1100,29 @@ static void test_kernel_init(void **state) {
     assert_non_null(k.cvt_b);
     assert_non_null(k.cvt_out);
 
-    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32, CT_INT32,
-                                           CT_FLOAT32, ct_scalar_int(1)),
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_FLOAT32, CT_FLOAT32,
+                                                CT_INT32, CT_FLOAT32, ct_scalar_int(1)),
                      CT_OK);
     assert_false(k.has_alpha);
     assert_non_null(k.cvt_a);
     assert_null(k.cvt_b);
     assert_null(k.cvt_out);
-    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT64, CT_INT64, CT_INT64,
-                                           CT_INT64, ct_scalar_int(-1)),
+    assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_INT64, CT_INT64,
+                                                CT_INT64, CT_INT64, ct_scalar_int(-1)),
                      CT_OK);
     assert_true(k.has_alpha && k.alpha.i64 == -1);
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_BOOL, CT_BOOL, CT_BOOL,
-                                           CT_BOOL, ct_scalar_bool(true)),
+                                                CT_BOOL, ct_scalar_bool(true)),
                      CT_OK);
     assert_false(k.has_alpha);
     /* complex: alpha always applied (PyTorch multiplies out even 1+0j) */
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_ADD, NULL, CT_COMPLEX64, CT_COMPLEX64,
-                                           CT_COMPLEX64, CT_COMPLEX64, ct_scalar_int(1)),
+                                                CT_COMPLEX64, CT_COMPLEX64, ct_scalar_int(1)),
                      CT_OK);
     assert_true(k.has_alpha && k.alpha.c64[0] == 1.0f && k.alpha.c64[1] == 0.0f);
     /* ops other than add ignore alpha */
     assert_int_equal(ct_binary_impl_kernel_init(&k, CT_BINOP_MUL, NULL, CT_INT8, CT_INT8, CT_INT8,
-                                           CT_INT8, ct_scalar_int(1000)),
+                                                CT_INT8, ct_scalar_int(1000)),
                      CT_OK);
     assert_false(k.has_alpha);
 }
