@@ -68,27 +68,26 @@ static int64_t i64_of_bits(uint64_t u) {
     return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
 }
 
-static ct_status fill(ct_tensor *t, int64_t low, uint64_t span, ct_generator *g) {
-    bool wide = span > UINT64_C(1) << 32;
-    size_t n = (size_t)t->numel, isz = ct_dtype_table[t->dtype].itemsize, nbytes = n * isz;
+typedef struct int_draw {
     ct_random_stream s;
-    ct_random_reserve(g, (uint64_t)n * (wide ? 2 : 1), &s);
-    char *host = ct_alloc(nbytes, 64);
-    if (host == NULL)
-        return CT_ERR_NOMEM;
-    enum { CHUNK = 1024 };
-    int64_t v[CHUNK];
-    for (size_t done = 0; done < n; done += CHUNK) {
-        size_t m = n - done < CHUNK ? n - done : CHUNK;
-        for (size_t i = 0; i < m; i++)
-            v[i] = i64_of_bits((uint64_t)low + (wide ? draw_wide(&s, span) : draw_small(&s, span)));
-        (void)ct_convert(t->dtype, host + done * isz, CT_INT64, v, m);
-    }
-    /* the tensor is fresh and dense: its block takes the values in memory order */
-    ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
-    ct_status st = ct_device_copy(t->device, ct_tensor_data_ptr(t), cpu, host, nbytes);
-    ct_free(host, nbytes, 64);
-    return st;
+    int64_t low;
+    uint64_t span;
+} int_draw;
+
+static void int_chunk(void *ctx, void *values, size_t m) {
+    int_draw *d = ctx;
+    int64_t *v = values;
+    bool wide = d->span > UINT64_C(1) << 32;
+    for (size_t i = 0; i < m; i++)
+        v[i] = i64_of_bits((uint64_t)d->low +
+                           (wide ? draw_wide(&d->s, d->span) : draw_small(&d->s, d->span)));
+}
+
+static ct_status fill(ct_tensor *t, int64_t low, uint64_t span, ct_generator *g) {
+    int_draw d = {.low = low, .span = span};
+    size_t n = (size_t)t->numel;
+    ct_random_reserve(g, (uint64_t)n * (span > UINT64_C(1) << 32 ? 2 : 1), &d.s);
+    return ct_random_fill_host(t, t->dtype, n, CT_INT64, int_chunk, &d);
 }
 
 /* ---- bounds ---------------------------------------------------------------------------- */

@@ -200,32 +200,53 @@ static uint64_t words_per_value(bool normal, int bits) {
     return normal ? 2 : bits <= 32 ? 1 : 2; /* normal: 4 words per pair */
 }
 
-static ct_status random_fill(ct_tensor *t, ct_generator *g, bool normal) {
-    if (t->numel == 0 || t->device.type == CT_DEVICE_META)
-        return CT_OK;
-    ct_dtype real = ct_dtype_to_real(t->dtype);
-    size_t reals = (size_t)t->numel * (ct_dtype_is_complex(t->dtype) ? 2 : 1);
-    int bits = real_bits(real);
-    /* complex normals: each part has variance 1/2 */
-    double scale = ct_dtype_is_complex(t->dtype) ? sqrt(0.5) : 1.0;
-    ct_random_stream s;
-    ct_random_reserve(g, (uint64_t)reals * words_per_value(normal, bits) + 2, &s);
-    size_t rsz = ct_dtype_table[real].itemsize, nbytes = reals * rsz;
+ct_status ct_random_fill_host(ct_tensor *t, ct_dtype dtype, size_t count, ct_dtype from,
+                              ct_random_chunk_fn gen, void *ctx) {
+    size_t isz = ct_dtype_table[dtype].itemsize, nbytes = count * isz;
     char *host = ct_alloc(nbytes, 64);
     if (host == NULL)
         return CT_ERR_NOMEM;
     enum { CHUNK = 1024 };
-    double v[CHUNK];
-    for (size_t done = 0; done < reals; done += CHUNK) {
-        size_t m = reals - done < CHUNK ? reals - done : CHUNK;
-        draw(&s, normal, bits, scale, v, m);
-        (void)ct_convert(real, host + done * rsz, CT_FLOAT64, v, m);
+    union {
+        int64_t i[CHUNK];
+        double f[CHUNK];
+    } v;
+    void *values = from == CT_INT64 ? (void *)v.i : (void *)v.f;
+    for (size_t done = 0; done < count; done += CHUNK) {
+        size_t m = count - done < CHUNK ? count - done : CHUNK;
+        gen(ctx, values, m);
+        (void)ct_convert(dtype, host + done * isz, from, values, m);
     }
     /* the tensor is fresh and dense: its block takes the values in memory order */
     ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     ct_status st = ct_device_copy(t->device, ct_tensor_data_ptr(t), cpu, host, nbytes);
     ct_free(host, nbytes, 64);
     return st;
+}
+
+typedef struct real_draw {
+    ct_random_stream s;
+    bool normal;
+    int bits;
+    double scale;
+} real_draw;
+
+static void real_chunk(void *ctx, void *values, size_t m) {
+    real_draw *d = ctx;
+    draw(&d->s, d->normal, d->bits, d->scale, values, m);
+}
+
+static ct_status random_fill(ct_tensor *t, ct_generator *g, bool normal) {
+    if (t->numel == 0 || t->device.type == CT_DEVICE_META)
+        return CT_OK;
+    ct_dtype real = ct_dtype_to_real(t->dtype);
+    size_t reals = (size_t)t->numel * (ct_dtype_is_complex(t->dtype) ? 2 : 1);
+    /* complex normals: each part has variance 1/2 */
+    real_draw d = {.normal = normal,
+                   .bits = real_bits(real),
+                   .scale = ct_dtype_is_complex(t->dtype) ? sqrt(0.5) : 1.0};
+    ct_random_reserve(g, (uint64_t)reals * words_per_value(normal, d.bits) + 2, &d.s);
+    return ct_random_fill_host(t, real, reals, CT_FLOAT64, real_chunk, &d);
 }
 
 static bool random_dtype_ok(ct_dtype dt) {
