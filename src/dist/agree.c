@@ -49,7 +49,9 @@ ct_status ct_dist_impl_agree_failed(ct_agree_record *mine, ct_status status) {
     return status;
 }
 
-const char *ct_dist_impl_kind_name(ct_status status) {
+/* The Python exception name of a status ("ValueError"; "RuntimeError" for misuse and
+ * overflow), as the other ranks' message names the failing rank's error. */
+static const char *kind_name(ct_status status) {
     switch (status) {
     case CT_ERR_VALUE: return "ValueError";
     case CT_ERR_TYPE: return "TypeError";
@@ -105,7 +107,7 @@ static ct_status agree_into(const ct_agree_record *mine, ct_agree_record *all) {
             ct_status fs = status_of(all[r].has_local);
             return ct_set_error(fs, "global operation %s failed on rank %lld: %s: %s",
                                 all[r].op[0] ? all[r].op : "?", (long long)r,
-                                ct_dist_impl_kind_name(fs), all[r].what);
+                                kind_name(fs), all[r].what);
         }
     for (int64_t r = 1; r < n; r++)
         if (all[r].hash != all[0].hash || strcmp(all[r].op, all[0].op) != 0)

@@ -174,9 +174,6 @@ ct_status ct_dist_impl_agree_failed(ct_agree_record *mine, ct_status status);
  *  failed record (the thread's last error, CT_ERR_NOMEM, unless `mine` already failed) in
  *  the reserved buffer so that nobody waits for it, and returns that status. */
 ct_status ct_dist_impl_agree_nomem(const ct_agree_record *mine);
-/** The Python exception name of a status ("ValueError"; "RuntimeError" for misuse and
- *  overflow), as used in the messages of failed agreements. */
-const char *ct_dist_impl_kind_name(ct_status status);
 /** Reserve / free that buffer (ct_dist_init / ct_dist_finalize; n = world size). */
 ct_status ct_dist_impl_agree_reserve(int64_t n);
 void ct_dist_impl_agree_unreserve(void);
