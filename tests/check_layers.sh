@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # Layers, lowest first; src/<layer>/ folders use the same names.
-layers=(base dtype device tensor iter kernels ops sparse dist)
+layers=(base dtype device tensor iter kernels ops sparse cuda dist)
 # The layer of every public header. ctensor.h is the umbrella of the core library, so it sits
 # with its highest part (sparse), below dist.
 declare -A header_layer=(
@@ -19,6 +19,7 @@ declare -A header_layer=(
     [print.h]=tensor [dlpack.h]=tensor
     [ops.h]=ops [ops.def]=kernels
     [sparse.h]=sparse [ctensor.h]=sparse
+    [cuda.h]=cuda
     [placement.h]=dist [sbp.h]=dist [global.h]=dist [dist.h]=dist
 )
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "ctensor/device.h"
+#include "ctensor/dtype.h"
 #include "ctensor/export.h"
 #include "ctensor/status.h"
 
@@ -33,7 +34,7 @@ CT_EXTERN_C_BEGIN
 
 /** The version of struct ct_backend this header describes; set `api_version` to it. Slots
  *  are only ever appended, and a later ctensor accepts every earlier version. */
-#define CT_BACKEND_API_VERSION 1
+#define CT_BACKEND_API_VERSION 2
 
 /** Backend flags. */
 enum {
@@ -45,6 +46,61 @@ enum {
      *  with CT_ERR_NOT_IMPLEMENTED. */
     CT_BACKEND_HOST_ACCESSIBLE = 1u << 1
 };
+
+/* ---- kernels on a backend's own memory (API version 2) ---------------------------------- */
+
+/** The most operands and dims of one launch (the iterator's limits). */
+#define CT_LAUNCH_MAX_OPERANDS 3
+#define CT_LAUNCH_MAX_DIMS 64
+
+/** What a launch computes. */
+typedef enum ct_launch_kind {
+    /** out = in, converting dtype[1] to dtype[0] element by element as the cpu copy does
+     *  (copy_, to, type conversion on the device). Two operands. */
+    CT_LAUNCH_COPY = 0,
+    /** out = a <binop> b through the math dtype (three operands), as the cpu kernels do. */
+    CT_LAUNCH_BINARY = 1
+} ct_launch_kind;
+
+/** Launch flags. */
+enum {
+    /** BINARY: b is one element broadcast over everything; float16 / bfloat16 mul and div
+     *  then read it in float32 from its own dtype instead of rounding it first. */
+    CT_LAUNCH_B_IS_SCALAR = 1u << 0
+};
+
+/** One element-wise operation on memory of one device, laid out by ctensor's iterator:
+ *  dtypes and shapes are settled, the output exists, overlap was checked. The kernel's job
+ *  is NumPy's inner-loop contract over `ndim` dims. */
+typedef struct ct_kernel_launch {
+    ct_launch_kind kind;
+    /** BINARY: the CT_OP_KERNEL row of ctensor/ops.def, counted from 0 in file order
+     *  (ADD 0, MUL 1, DIV 2, DIV_TRUNC 3, DIV_FLOOR 4, then any added later). */
+    int32_t binop;
+    const char *name;  /**< the op's name, for messages ("add", "copy_") */
+    uint32_t flags;    /**< CT_LAUNCH_* flags */
+    int32_t noperands; /**< 2 (COPY) or 3 (BINARY); operand 0 is the output */
+    ct_dtype dtype[CT_LAUNCH_MAX_OPERANDS]; /**< each operand's dtype in memory */
+    /** BINARY: the computation dtype (inputs are rounded to it before the math; the result
+     *  is rounded to it before the cast to dtype[0]). COPY: dtype[0]. */
+    ct_dtype compute;
+    /** BINARY: the dtype the arithmetic runs in: float32 for float16 and bfloat16,
+     *  complex64 for complex32, otherwise `compute`. COPY: dtype[0]. */
+    ct_dtype math;
+    /** BINARY ADD: whether alpha is used, and its value in the math dtype's own bytes (bool
+     *  as one byte, integers, float32, float64, complex as two floats or doubles).
+     *  Subtraction arrives as ADD with a negated alpha. */
+    bool has_alpha;
+    unsigned char alpha[16];
+    char *data[CT_LAUNCH_MAX_OPERANDS]; /**< address of element 0 of each operand */
+    /** The loop: `ndim` dims, innermost (fastest) first, size-1 dims dropped and adjacent
+     *  dims coalesced; ndim 0 with numel 1 is a single element. Strides are in BYTES, 0 for
+     *  broadcast dims, never negative. */
+    int32_t ndim;
+    int64_t numel;
+    int64_t shape[CT_LAUNCH_MAX_DIMS];
+    int64_t strides[CT_LAUNCH_MAX_OPERANDS][CT_LAUNCH_MAX_DIMS];
+} ct_kernel_launch;
 
 /** The longest PrivateUse1 name ctensor accepts, in bytes. */
 #define CT_BACKEND_MAX_NAME 63
@@ -86,6 +142,18 @@ typedef struct ct_backend {
                       size_t pattern_size);
     /** (optional) Wait for pending work on device `index`. NULL: nothing to wait for. */
     ct_status (*synchronize)(void *ctx, int32_t index);
+
+    /* ---- API version 2 (a version-1 backend has none of these: ctensor treats them as
+     * NULL) ---- */
+
+    /** (optional) Run one element-wise operation on device `index`. With it, ctensor's
+     *  element-wise ops and dtype-converting copies run on this device's memory even when it
+     *  is not CT_BACKEND_HOST_ACCESSIBLE (without either, they fail with
+     *  CT_ERR_NOT_IMPLEMENTED). The slot may run asynchronously (in stream order) as long as
+     *  later slots of this backend (copies, launches, synchronize) see its results. It fails
+     *  with ct_set_error, e.g. CT_ERR_RUNTIME "ZeroDivisionError" for an integer division by
+     *  zero, CT_ERR_NOT_IMPLEMENTED for a kernel it lacks. */
+    ct_status (*launch)(void *ctx, int32_t index, const ct_kernel_launch *launch);
 } ct_backend;
 
 /** Register a backend for `backend->device_type`. The struct is copied (it need not stay

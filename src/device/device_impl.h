@@ -44,6 +44,13 @@ bool ct_device_impl_registry_find(ct_device_type type, ct_backend *out);
 /* Whether host kernels may run on memory of device type `type`: cpu yes, meta no (it has
  * no memory), a registered backend when it sets CT_BACKEND_HOST_ACCESSIBLE. No error set. */
 bool ct_device_impl_host_accessible(ct_device_type type);
+/* Whether a registered backend of `type` runs element-wise launches itself (its `launch`
+ * slot is set; never for cpu and meta). No error set. */
+bool ct_device_impl_has_launch(ct_device_type type);
+/* Run one launch on `device` (concrete: an accelerator with its index) through its backend's
+ * `launch` slot. CT_ERR_NOT_IMPLEMENTED "<name>: no kernels for device type <type>" when the
+ * backend has none; otherwise whatever the slot reports. */
+ct_status ct_device_impl_launch(ct_device device, const ct_kernel_launch *launch);
 /* Undo one reservation of ct_device_impl_registry_get. */
 void ct_device_impl_registry_release(ct_device_type type);
 /* The interned lower-case / upper-case PrivateUse1 name, NULL when unset. Lock-free. */

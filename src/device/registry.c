@@ -15,6 +15,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,6 +90,21 @@ ct_status ct_device_impl_registry_get(ct_device_type type, bool reserve, ct_back
     }
     leave();
     return found ? CT_OK : ct_device_impl_registry_missing_error(type);
+}
+
+bool ct_device_impl_has_launch(ct_device_type type) {
+    ct_backend b;
+    return ct_device_impl_type_ok(type) && type != CT_DEVICE_CPU && type != CT_DEVICE_META &&
+           ct_device_impl_registry_find(type, &b) && b.launch != NULL;
+}
+
+ct_status ct_device_impl_launch(ct_device device, const ct_kernel_launch *launch) {
+    ct_backend b;
+    CT_TRY(ct_device_impl_registry_get(device.type, false, &b));
+    if (b.launch == NULL)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: no kernels for device type %s",
+                            launch->name, ct_device_type_name(device.type));
+    return b.launch(b.context, ct_device_impl_current_slot_index(&b, device), launch);
 }
 
 bool ct_device_impl_host_accessible(ct_device_type type) {
@@ -180,6 +196,10 @@ const char *ct_privateuse1_name(void) { return ct_device_impl_registry_pu1_name(
 
 /* ---- registration ---- */
 
+/* The size of struct ct_backend in API version 1: everything before the first slot that
+ * version 2 appended. */
+#define V1_SIZE offsetof(ct_backend, launch)
+
 /* Check a backend before taking the lock. `label` names it in messages. */
 static ct_status check_backend(const ct_backend *b, const char *label) {
     if (b->api_version < 1 || b->api_version > CT_BACKEND_API_VERSION)
@@ -238,8 +258,11 @@ ct_status ct_backend_register(const ct_backend *backend) {
         st = ct_set_error(CT_ERR_RUNTIME, "A backend is already registered for device type %s",
                           ct_device_type_name(t));
     if (st == CT_OK) {
-        /* Version 1 is the only layout so far; later versions copy their own prefix. */
-        slots[t] = (slot){true, *backend, 0};
+        /* A version-1 struct ends before the version-2 slots: copy only its own prefix, so
+         * a backend compiled against the older header is never read past its end. */
+        slots[t] = (slot){.used = true, .live = 0};
+        size_t size = backend->api_version >= 2 ? sizeof *backend : V1_SIZE;
+        memcpy(&slots[t].backend, backend, size);
         slots[t].backend.name = ct_device_type_name(t);
     }
     leave();
