@@ -160,7 +160,7 @@ typedef struct ct_backend {
  *  alive); `context` must stay valid until the backend is unregistered. For PrivateUse1 the
  *  name is registered first, with ct_privateuse1_set_name's rules and errors.
  *  Errors: CT_ERR_MISUSE for NULL, an api_version this library does not know ("Backend
- *  'npu' has API version 9, but this ctensor supports versions 1 to 1"), cpu or meta, an
+ *  'npu' has API version 9, but this ctensor supports versions 1 to 2"), cpu or meta, an
  *  invalid type, a missing required slot ("Backend 'npu' lacks the required slot
  *  'allocate'"), get_device without set_device or the reverse, or a name that is not the
  *  type's own; CT_ERR_RUNTIME "A backend is already registered for device type <name>". */

@@ -58,9 +58,9 @@ static void test_register_errors(void **state) {
     ct_backend b = emulated(CT_DEVICE_PRIVATEUSEONE, 2, "npu");
     assert_status_msg(ct_backend_register(NULL), CT_ERR_MISUSE,
                       "ct_backend_register: backend is NULL");
-    b.api_version = 2;
+    b.api_version = 3;
     assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
-                      "Backend 'npu' has API version 2, but this ctensor supports versions 1 to 1");
+                      "Backend 'npu' has API version 3, but this ctensor supports versions 1 to 2");
     b.api_version = 0;
     assert_int_equal(ct_backend_register(&b), CT_ERR_MISUSE);
     b.api_version = CT_BACKEND_API_VERSION;
