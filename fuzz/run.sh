@@ -14,7 +14,7 @@ command -v clang >/dev/null || { echo "fuzz/run.sh: clang is needed (Debian: cla
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCT_BUILD_FUZZ=ON \
     -DCT_SANITIZE=address,undefined -DCT_BUILD_TESTS=OFF -DCT_BUILD_BENCH=OFF \
-    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_DIST=OFF >/dev/null
+    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_DIST=OFF -DCT_BUILD_CUDA=OFF >/dev/null
 fi
 all="device_string dtype_name tensor_create dlpack_import iter python_lists"
 targets="${CT_FUZZ_TARGETS:-$all}"

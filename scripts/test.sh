@@ -26,7 +26,7 @@ echo "== random API driver (the same tree's Python module): random call sequence
 
 echo "== sanitizer build (clang; address, undefined): C unit tests and C global-tensor tests"
 CC=clang BUILD_DIR="$root/build-clang" "$root/scripts/build.sh" -DCT_SANITIZE=address,undefined \
-    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF >/dev/null
+    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF -DCT_BUILD_CUDA=OFF >/dev/null
 (cd "$root/build-clang" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" -L "unit|dist")
 

@@ -19,7 +19,7 @@ build="$root/build-tsan"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=gcc -DCT_SANITIZE=thread -DCT_WERROR=ON \
-    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF -DCT_BUILD_DIST=OFF >/dev/null
+    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF -DCT_BUILD_DIST=OFF -DCT_BUILD_CUDA=OFF >/dev/null
 cmake --build "$build" -j "$jobs" --target test_thread_stress >/dev/null
 
 run() {
