@@ -1,2 +1,2 @@
-/* placeholder: filled in by the cuda backend work */
+/* The caching allocator of the cuda backend (placeholder until the bookkeeping lands). */
 typedef int ct_cuda_placeholder_caching_alloc;
