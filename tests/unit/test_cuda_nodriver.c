@@ -46,6 +46,11 @@ static void test_init(void **state) {
     assert_int_equal(n, ct_cuda_device_count());
     assert_true(ct_cuda_device_count() >= 0);
     assert_int_equal(ct_cuda_is_available(), ct_cuda_device_count() > 0);
+    /* unregistered (tests, shutdown): init registers it again */
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_CUDA), CT_OK);
+    assert_false(ct_cuda_is_available());
+    assert_int_equal(ct_cuda_init(), CT_OK);
+    assert_true(ct_backend_is_registered(CT_DEVICE_CUDA));
 }
 
 static void test_no_driver(void **state) {
