@@ -350,7 +350,8 @@ ct_status ct_cuda_init(void) {
      * slot may be tried again after that one is unregistered. */
     pthread_mutex_lock(&init_lock);
     ct_status st = CT_OK;
-    if (!registered) {
+    /* Also when a test unregistered it (ct_backend_unregister): register it again. */
+    if (!registered || !ct_backend_is_registered(CT_DEVICE_CUDA)) {
         ct_backend b = {
             .api_version = CT_BACKEND_API_VERSION,
             .device_type = CT_DEVICE_CUDA,
