@@ -1,8 +1,9 @@
 /* ctensor.cuda in a module built without the CUDA backend: PyTorch's CPU-only torch.cuda.
  *
  * is_available() is False and device_count() 0; the memory statistics read 0 and
- * empty_cache() does nothing, as PyTorch answers them before CUDA is initialised; everything
- * else raises AssertionError "Torch not compiled with CUDA enabled". Tensors never see a real
+ * empty_cache() does nothing, as PyTorch answers them before CUDA is initialised;
+ * device(None), stream(None), set_device(-1) and set_stream(None) do nothing; everything else
+ * raises AssertionError "Torch not compiled with CUDA enabled". Tensors never see a real
  * backend here, so the hooks of ctensor_py.h have nothing to do.
  */
 #include "ctensor_py.h"
@@ -75,6 +76,64 @@ static PyObject *py_not_compiled(PyObject *self, PyObject *args, PyObject *kwarg
     return raise_not_compiled();
 }
 
+/* The one argument of f(x) (positional or by keyword `name`), or NULL with an exception. */
+static PyObject *single_arg(const char *fname, const char *name, PyObject *args, PyObject *kwargs) {
+    const char *const names[] = {name};
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_python_call(fname, names, 1, 1, 0, args, kwargs, a) < 0)
+        return NULL;
+    return a[0] != NULL ? a[0] : Py_None;
+}
+
+/* Whether x is None or a negative int: what PyTorch's CPU-only torch.cuda lets pass. */
+static int is_nothing(PyObject *x) {
+    if (x == Py_None)
+        return 1;
+    if (!ctp_is_int_arg(x))
+        return 0;
+    int64_t v;
+    if (ctp_int64_of_arg(x, &v) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return v < 0;
+}
+
+static PyObject *null_context(void) {
+    PyObject *contextlib = PyImport_ImportModule("contextlib");
+    if (contextlib == NULL)
+        return NULL;
+    PyObject *r = PyObject_CallMethod(contextlib, "nullcontext", NULL);
+    Py_DECREF(contextlib);
+    return r;
+}
+
+/* device(None), device(-1) and stream(None) do nothing; set_device(-1) and set_stream(None)
+ * neither. */
+static PyObject *py_device(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    PyObject *x = single_arg("device", "device", args, kwargs);
+    return x == NULL ? NULL : is_nothing(x) ? null_context() : raise_not_compiled();
+}
+
+static PyObject *py_stream(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    PyObject *x = single_arg("stream", "stream", args, kwargs);
+    return x == NULL ? NULL : x == Py_None ? null_context() : raise_not_compiled();
+}
+
+static PyObject *py_set_device(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    PyObject *x = single_arg("set_device", "device", args, kwargs);
+    return x == NULL ? NULL : is_nothing(x) ? Py_NewRef(Py_None) : raise_not_compiled();
+}
+
+static PyObject *py_set_stream(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    PyObject *x = single_arg("set_stream", "stream", args, kwargs);
+    return x == NULL ? NULL : x == Py_None ? Py_NewRef(Py_None) : raise_not_compiled();
+}
+
 #define FN(name, impl)                                                                             \
     { #name, CTP_KW_FUNC(impl), METH_VARARGS | METH_KEYWORDS, NULL }
 
@@ -90,8 +149,8 @@ static PyMethodDef cuda_functions[] = {
     FN(empty_cache, py_none),
     FN(init, py_not_compiled),
     FN(current_device, py_not_compiled),
-    FN(set_device, py_not_compiled),
-    FN(device, py_not_compiled),
+    FN(set_device, py_set_device),
+    FN(device, py_device),
     FN(device_of, py_not_compiled),
     FN(synchronize, py_not_compiled),
     FN(get_device_properties, py_not_compiled),
@@ -100,8 +159,8 @@ static PyMethodDef cuda_functions[] = {
     FN(reset_peak_memory_stats, py_not_compiled),
     FN(current_stream, py_not_compiled),
     FN(default_stream, py_not_compiled),
-    FN(set_stream, py_not_compiled),
-    FN(stream, py_not_compiled),
+    FN(set_stream, py_set_stream),
+    FN(stream, py_stream),
     FN(Stream, py_not_compiled),
     FN(Event, py_not_compiled),
     {NULL, NULL, 0, NULL},
