@@ -350,8 +350,10 @@ ct_status ct_cuda_init(void) {
      * slot may be tried again after that one is unregistered. */
     pthread_mutex_lock(&init_lock);
     ct_status st = CT_OK;
-    /* Also when a test unregistered it (ct_backend_unregister): register it again. */
-    if (!registered || !ct_backend_is_registered(CT_DEVICE_CUDA)) {
+    /* ct_backend_unregister (tests, shutdown) may have removed it since: register again. */
+    if (registered && !ct_backend_is_registered(CT_DEVICE_CUDA))
+        registered = false;
+    if (!registered) {
         ct_backend b = {
             .api_version = CT_BACKEND_API_VERSION,
             .device_type = CT_DEVICE_CUDA,
@@ -377,7 +379,7 @@ ct_status ct_cuda_init(void) {
 
 bool ct_cuda_is_available(void) {
     pthread_mutex_lock(&init_lock);
-    bool r = registered;
+    bool r = registered && ct_backend_is_registered(CT_DEVICE_CUDA);
     pthread_mutex_unlock(&init_lock);
     return r && ct_cuda_impl_device_count() > 0;
 }
