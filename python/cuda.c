@@ -116,10 +116,13 @@ static int concrete_index(int32_t index, int32_t *out) {
 }
 
 /* Make `index` the current cuda device (through the registered backend, as ctensor.set_device
- * does). */
+ * does). The CUDA API checks the index first, for its "invalid device ordinal" wording. */
 static int set_current(int32_t index) {
     ct_device d;
-    ct_status st = ct_device_make(CT_DEVICE_CUDA, index, &d);
+    ct_cuda_stream *probe = NULL;
+    ct_status st = real_registered ? ct_cuda_default_stream(index, &probe) : CT_OK;
+    if (st == CT_OK)
+        st = ct_device_make(CT_DEVICE_CUDA, index, &d);
     if (st == CT_OK)
         st = ct_set_device(d);
     if (st != CT_OK) {
