@@ -282,3 +282,33 @@ def test_dlpack_stream_of_cpu_and_emulated_tensors():
         del t
     finally:
         _testing.unregister_backend("cuda")
+
+
+# ---- references -------------------------------------------------------------------------------
+
+LEAK_CALLS = [lambda: ctensor.cuda.set_device("cuda:0"), lambda: ctensor.cuda.Stream(),
+              lambda: ctensor.cuda.Event().query(), lambda: ctensor.cuda.memory_allocated(0),
+              lambda: ctensor.cuda.device(None).__enter__(), lambda: ctensor.cuda.stream(None),
+              lambda: ctensor.cuda.get_device_properties("cuda"), lambda: ctensor.ones(2).cuda(),
+              lambda: ctensor.zeros(2, pin_memory=True), lambda: ctensor.ones(2).is_pinned(),
+              lambda: ctensor.cuda.set_device("cpu"), lambda: ctensor.cuda.Stream(priority="x"),
+              lambda: ctensor.from_dlpack(Producer((2, 0)))]
+
+
+@pytest.mark.parametrize("i", range(len(LEAK_CALLS)))
+def test_no_reference_or_memory_leaks(i):
+    import sys
+    import tracemalloc
+    from leak_util import run_ignoring_errors
+    fn = LEAK_CALLS[i]
+    run_ignoring_errors(fn, 200)
+    objs = [ctensor.cuda, ctensor.device, ctensor.cuda.Stream, int, str]
+    before = [sys.getrefcount(o) for o in objs]
+    tracemalloc.start()
+    run_ignoring_errors(fn, 100)
+    first = tracemalloc.get_traced_memory()[0]
+    run_ignoring_errors(fn, 2000)
+    second = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert [sys.getrefcount(o) for o in objs] == before
+    assert second - first < 4096
