@@ -523,8 +523,10 @@ static PyObject *stream_richcompare(PyObject *self, PyObject *other, int op) {
 }
 
 static Py_hash_t stream_hash(PyObject *self) {
-    uintptr_t h = ct_cuda_stream_handle(S(self));
-    Py_hash_t v = (Py_hash_t)(h ^ (h >> 17)) * 31 + ct_cuda_stream_device(S(self));
+    /* unsigned arithmetic: no signed overflow */
+    uint64_t h = (uint64_t)ct_cuda_stream_handle(S(self));
+    h = (h ^ (h >> 17)) * 31u + (uint64_t)(uint32_t)ct_cuda_stream_device(S(self));
+    Py_hash_t v = (Py_hash_t)(h & (uint64_t)INT64_MAX);
     return v == -1 ? -2 : v;
 }
 
