@@ -259,6 +259,46 @@ int ctp_testing_init(PyObject *module);
  *  current accelerator). 0, or -1 with an exception set (device_functions.c). */
 int ctp_device_type_arg(PyObject *obj, ct_device_type *out);
 
+/* ---- ctensor.cuda (cuda.c with the CUDA backend, cuda_none.c without) -------------------- */
+
+/** Register the CUDA backend (ct_cuda_init; ImportError when it fails) and add ctensor.cuda,
+ *  Tensor.pin_memory and Tensor.is_pinned. 0, or -1 with an exception set. */
+int ctp_cuda_init(PyObject *module);
+
+/** Whether the real CUDA backend holds the cuda slot (not a test's emulation; never without
+ *  the backend). */
+int ctp_cuda_real_backend(void);
+
+/** PyTorch's device_lazy_init for a tensor going to `device` (NULL: the default device): for
+ *  cuda with the real backend and no device, -1 with the library's no-driver RuntimeError;
+ *  else 0. */
+int ctp_cuda_lazy_init_device(const ct_device *device);
+
+/** Tests (ctensor._testing): take the real backend out of the cuda slot (1 when it was
+ *  there, 0 when not, -1 with an exception: live allocations), and put it back (1 when
+ *  restored, 0 when nothing was out, -1 with an exception). */
+int ctp_cuda_displace(void);
+int ctp_cuda_restore(void);
+
+/** The pin_memory= factory option: when true, replace *t by its pinned copy (releasing it;
+ *  *t NULL on failure). 0, or -1 with an exception. */
+int ctp_cuda_pin(PyObject *pin_memory, ct_tensor **t);
+
+/** copy_(src, non_blocking): asynchronous between pinned cpu and cuda memory when asked. */
+ct_status ctp_cuda_copy(ct_tensor *dst, const ct_tensor *src, int non_blocking);
+
+/** to(..., non_blocking=True) between cpu and cuda without dtype change: 1 with the new
+ *  tensor in *out (asynchronous copy; to the host into pinned memory, as PyTorch), 0 when
+ *  the call is not such a move (the caller converts as usual), -1 with an exception. */
+int ctp_cuda_to_async(ct_tensor *src, ct_dtype dtype, const ct_device *device,
+                      ct_memory_format format, ct_tensor **out);
+
+/** DLPack streams: before exporting a tensor on `device`, order the consumer's `stream`
+ *  (__dlpack__'s argument, None or an int) after our work (0, or -1 with an exception); and
+ *  the stream= a consumer passes to `producer` (new reference) or NULL for none. */
+int ctp_cuda_dlpack_export_sync(ct_device device, PyObject *stream);
+PyObject *ctp_cuda_dlpack_consumer_stream(PyObject *producer);
+
 /* ---- layouts and memory formats (layout_object.c) --------------------------------------- */
 
 typedef struct {
@@ -402,16 +442,17 @@ ct_memory_format ctp_opt_memory_format(PyObject *obj, ct_memory_format dflt);
 int ctp_opt_bool(PyObject *obj);
 
 /** An optional device argument: NULL or None leaves *has at 0 (use the default device);
- *  otherwise parses it into *out and sets *has. 0, or -1 with an exception set. */
+ *  otherwise parses it into *out and sets *has, and initialises cuda as PyTorch does for a
+ *  device a tensor goes to (ctp_cuda_lazy_init_device). 0, or -1 with an exception set. */
 int ctp_opt_device(PyObject *obj, ct_device *out, int *has);
 
 /** Refuse what ctensor does not implement among the factory options, in PyTorch's order of
  *  checks: requires_grad=True (RuntimeError "Only Tensors of floating point and complex dtype
- *  can require gradients" for other dtypes, else NotImplementedError: no autograd),
- *  pin_memory=True, names other than None, out= other than None. `dtype` is the dtype the
- *  result will have. 0, or -1 with an exception set. */
-int ctp_check_factory_options(ct_dtype dtype, PyObject *requires_grad, PyObject *pin_memory,
-                              PyObject *names, PyObject *out);
+ *  can require gradients" for other dtypes, else NotImplementedError: no autograd), names
+ *  other than None, out= other than None. `dtype` is the dtype the result will have.
+ *  pin_memory= is the caller's (ctp_cuda_pin). 0, or -1 with an exception set. */
+int ctp_check_factory_options(ct_dtype dtype, PyObject *requires_grad, PyObject *names,
+                              PyObject *out);
 
 /** The layout check of the factories: strided passes; sparse_coo raises NotImplementedError
  *  "<fn>: layout ctensor.sparse_coo is not supported yet" (the sparse layer wires it), any

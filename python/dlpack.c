@@ -20,6 +20,12 @@
  * Tensors flagged read-only are shared anyway: ctensor has no read-only tensors and the
  * Array API recommends sharing over refusing or copying.
  *
+ * Streams (CUDA): __dlpack__(stream=s) of a cuda tensor orders the consumer's stream `s`
+ * (None: the legacy default stream; -1: no ordering) after the work queued on our current
+ * stream of its device; from_dlpack of a cuda producer passes our current stream of that
+ * device (1 for the legacy default stream, as the protocol numbers it). Other tensors have
+ * no streams: stream must be None or -1.
+ *
  * Errors: __dlpack__ and __dlpack_device__ raise BufferError for tensors DLPack cannot
  * describe (meta, sparse); from_dlpack raises the exception of the C status (ValueError for
  * malformed or unsupported tensors, TypeError for unsupported dtypes).
@@ -173,12 +179,15 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$OOO:__dlpack__", kwlist, &stream,
                                      &max_version, &dl_device_obj, &copy_obj))
         return NULL;
-    /* ctensor has no streams: None, or -1 ("no synchronization"), are the only values */
-    if (stream != Py_None) {
-        if (!PyLong_Check(stream) || PyBool_Check(stream)) {
-            PyErr_SetString(PyExc_TypeError, "stream must be ``int`` or ``none``");
-            return NULL;
-        }
+    if (stream != Py_None && (!PyLong_Check(stream) || PyBool_Check(stream))) {
+        PyErr_SetString(PyExc_TypeError, "stream must be ``int`` or ``none``");
+        return NULL;
+    }
+    /* Tensors of the CUDA backend take the consumer's stream (ctp_cuda_dlpack_export_sync);
+     * others have no streams: None, or -1 ("no synchronization"), are the only values. */
+    int cuda_streams =
+        ctp_cuda_real_backend() && ct_tensor_device(ctp_tensor_get(self)).type == CT_DEVICE_CUDA;
+    if (stream != Py_None && !cuda_streams) {
         long s = PyLong_AsLong(stream);
         if (s == -1 && PyErr_Occurred())
             return NULL;
@@ -233,6 +242,12 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (st != CT_OK)
         return raise_export_error(st);
+    /* the consumer's stream must see our work on the memory it gets */
+    if (cuda_streams && ct_tensor_device(t).type == CT_DEVICE_CUDA &&
+        ctp_cuda_dlpack_export_sync(ct_tensor_device(t), stream) < 0) {
+        ct_tensor_release(t);
+        return NULL;
+    }
 
     PyObject *capsule = NULL;
     if (major >= 1) {
@@ -300,15 +315,19 @@ static int import_capsule(PyObject *capsule, ct_tensor **out, uint64_t *flags) {
     return 0;
 }
 
-/* x.__dlpack__(max_version=(1, 1)[, dl_device=..., copy=...]), falling back to
- * x.__dlpack__() for producers that take none of these keywords. *fallback tells which. */
-static PyObject *call_producer(PyObject *obj, PyObject *dl_device, PyObject *copy, int *fallback) {
+/* x.__dlpack__(max_version=(1, 1)[, dl_device=..., copy=..., stream=...]), falling back to
+ * x.__dlpack__([stream=...]) for producers that take none of the newer keywords. *fallback
+ * tells which. `stream` (NULL: none) is the consumer's stream for a cuda producer. */
+static PyObject *call_producer(PyObject *obj, PyObject *dl_device, PyObject *copy, PyObject *stream,
+                               int *fallback) {
     *fallback = 0;
     PyObject *method = PyObject_GetAttrString(obj, "__dlpack__");
     if (method == NULL)
         return NULL;
     PyObject *kwargs =
         Py_BuildValue("{s:(ii)}", "max_version", CT_DLPACK_MAJOR_VERSION, CT_DLPACK_MINOR_VERSION);
+    if (kwargs != NULL && stream != NULL && PyDict_SetItemString(kwargs, "stream", stream) < 0)
+        Py_CLEAR(kwargs);
     if (kwargs != NULL && dl_device != NULL && dl_device != Py_None &&
         PyDict_SetItemString(kwargs, "dl_device", dl_device) < 0)
         Py_CLEAR(kwargs);
@@ -326,7 +345,9 @@ static PyObject *call_producer(PyObject *obj, PyObject *dl_device, PyObject *cop
         /* an old producer: __dlpack__(stream=None) only */
         PyErr_Clear();
         *fallback = 1;
-        capsule = PyObject_Call(method, empty, NULL);
+        PyObject *kw = stream != NULL ? Py_BuildValue("{s:O}", "stream", stream) : NULL;
+        capsule = stream == NULL || kw != NULL ? PyObject_Call(method, empty, kw) : NULL;
+        Py_XDECREF(kw);
     }
     Py_XDECREF(empty);
     Py_DECREF(method);
@@ -356,7 +377,11 @@ static PyObject *from_dlpack(PyObject *module, PyObject *args, PyObject *kwargs)
     if (PyCapsule_CheckExact(obj)) {
         capsule = Py_NewRef(obj);
     } else if (PyObject_HasAttrString(obj, "__dlpack__")) {
-        capsule = call_producer(obj, dl_device, copy_obj, &fallback);
+        /* a cuda producer orders its work before our current stream of its device */
+        PyObject *stream = ctp_cuda_dlpack_consumer_stream(obj);
+        capsule =
+            PyErr_Occurred() ? NULL : call_producer(obj, dl_device, copy_obj, stream, &fallback);
+        Py_XDECREF(stream);
     } else {
         PyErr_Format(PyExc_TypeError,
                      "from_dlpack(): expected an object with a __dlpack__ method or a DLPack "

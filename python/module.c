@@ -4,14 +4,15 @@
  * Contents: the dtype type and its singletons under every primary name and alias, finfo,
  * iinfo, promote_types, can_cast, result_type, get/set_default_dtype, __version__, and the
  * private _result_type_of; the device type, get/set_default_device, set_device,
- * current_device, device_count, get/set_compat_mode; the submodules accelerator, utils and
- * _testing; the layout and memory_format singletons, Size, Tensor with its factory
- * functions (empty, zeros, ones, full, arange, rand, randn, tensor, *_like, ...), Generator,
- * manual_seed and initial_seed; element-wise arithmetic (add, sub, mul, div and their
- * aliases, the Tensor operators) and set/get_num_threads, with the library's warnings
- * raised as Python UserWarnings; with libctensor_dist, global tensors (placement, sbp, env,
- * GlobalTensor, to_global, to_local). Single-phase initialisation with static types, like
- * torch._C: the dtype singletons must stay the same objects for the life of the process.
+ * current_device, device_count, get/set_compat_mode; the submodules accelerator, utils, cuda
+ * (the CUDA backend, registered at import when the module is built with it) and _testing; the
+ * layout and memory_format singletons, Size, Tensor with its factory functions (empty, zeros, ones,
+ * full, arange, rand, randn, tensor, *_like, ...), Generator, manual_seed and initial_seed;
+ * element-wise arithmetic (add, sub, mul, div and their aliases, the Tensor operators) and
+ * set/get_num_threads, with the library's warnings raised as Python UserWarnings; with
+ * libctensor_dist, global tensors (placement, sbp, env, GlobalTensor, to_global, to_local).
+ * Single-phase initialisation with static types, like torch._C: the dtype singletons must stay the
+ * same objects for the life of the process.
  */
 #include "ctensor_py.h"
 #ifdef CT_HAVE_DIST
@@ -73,14 +74,13 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddStringConstant(module, "__version__", ct_version_string()) < 0 ||
         ctp_device_init(module) < 0 || PyModule_AddFunctions(module, ctp_device_functions) < 0 ||
         ctp_accelerator_init(module) < 0 || ctp_utils_init(module) < 0 ||
-        ctp_testing_init(module) < 0 || ctp_layout_init(module) < 0 ||
-        ctp_size_init(module) < 0 || ctp_generator_init(module) < 0 ||
-        ctp_tensor_init(module) < 0 || ctp_dlpack_init(module) < 0 ||
+        ctp_testing_init(module) < 0 || ctp_layout_init(module) < 0 || ctp_size_init(module) < 0 ||
+        ctp_generator_init(module) < 0 || ctp_tensor_init(module) < 0 ||
+        ctp_dlpack_init(module) < 0 || ctp_cuda_init(module) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_create_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_new_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_random_functions) < 0 ||
-        ctp_arith_init(module) < 0 || ctp_print_init(module) < 0 ||
-        ctp_sparse_init(module) < 0
+        ctp_arith_init(module) < 0 || ctp_print_init(module) < 0 || ctp_sparse_init(module) < 0
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif

@@ -123,7 +123,7 @@ static PyObject *py_sparse_coo_tensor(PyObject *mod, PyObject *args, PyObject *k
     if (st != CT_OK)
         return ctp_raise_status(st);
     if (ctp_check_factory_options(ct_tensor_dtype(out), ctp_arg(sig, a, "requires_grad"), NULL,
-                                  NULL, NULL) < 0) {
+                                  NULL) < 0) {
         ct_tensor_release(out);
         return NULL;
     }

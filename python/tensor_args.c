@@ -5,9 +5,10 @@
  *
  * Strictness (documented in the module's README): there is no autograd, so requires_grad=True
  * raises (RuntimeError with PyTorch's text for dtypes that cannot require gradients,
- * NotImplementedError otherwise) and requires_grad=False is accepted; pin_memory=True, named
- * tensors (names=...) and out= raise NotImplementedError; layouts other than strided raise
- * NotImplementedError until the sparse layer provides them.
+ * NotImplementedError otherwise) and requires_grad=False is accepted; named tensors
+ * (names=...) and out= raise NotImplementedError; pin_memory=True pins the result with the
+ * CUDA backend (ctp_cuda_pin) and raises NotImplementedError without it; layouts other than strided
+ * raise NotImplementedError until the sparse layer provides them.
  */
 #include <string.h>
 
@@ -138,11 +139,13 @@ int ctp_opt_device(PyObject *obj, ct_device *out, int *has) {
     if (ctp_parse_device_arg(obj, out) < 0)
         return -1;
     *has = out->type != CT_DEVICE_UNDEFINED;
-    return 0;
+    /* PyTorch initialises a device named for a new tensor first (maybe_initialize_device):
+     * cuda without a device raises the no-driver error before anything else */
+    return *has ? ctp_cuda_lazy_init_device(out) : 0;
 }
 
-int ctp_check_factory_options(ct_dtype dtype, PyObject *requires_grad, PyObject *pin_memory,
-                              PyObject *names, PyObject *out) {
+int ctp_check_factory_options(ct_dtype dtype, PyObject *requires_grad, PyObject *names,
+                              PyObject *out) {
     if (ctp_opt_bool(requires_grad)) {
         if (!ct_dtype_is_floating_point(dtype) && !ct_dtype_is_complex(dtype)) {
             PyErr_SetString(PyExc_RuntimeError,
@@ -152,11 +155,6 @@ int ctp_check_factory_options(ct_dtype dtype, PyObject *requires_grad, PyObject 
         }
         PyErr_SetString(PyExc_NotImplementedError,
                         "ctensor has no autograd: requires_grad=True is not supported");
-        return -1;
-    }
-    if (ctp_opt_bool(pin_memory)) {
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "ctensor does not support pinned memory (pin_memory=True)");
         return -1;
     }
     if (names != NULL) {

@@ -5,10 +5,14 @@
  * copy=False, *, memory_format=None), to(dtype, ...) and to(other, ...); like PyTorch, a
  * Python number passed as `other` (or to copy_) stands for a wrapped number, a 0-dim cpu
  * tensor of dtype bool/int64/float64/complex128. to() returns self itself when nothing
- * changes. non_blocking is accepted and ignored: every copy is synchronous.
+ * changes. non_blocking=True (to, cuda, copy_) makes a copy between pinned cpu memory and a
+ * cuda device asynchronous on the current stream (a to() to the host then lands in pinned
+ * memory, as in PyTorch); every other copy is synchronous.
  *
  * cuda() moves to the cuda backend when one is registered; without it, it raises
- * AssertionError "Torch not compiled with CUDA enabled", as a CPU-only PyTorch does.
+ * AssertionError "Torch not compiled with CUDA enabled", as a CPU-only PyTorch does. With the
+ * CUDA backend but no device, moving to cuda raises the library's no-driver RuntimeError, as
+ * a CUDA build of PyTorch without driver does (ctp_cuda_lazy_init_device).
  * type() returns or converts through the legacy type strings ("torch.FloatTensor"; the
  * "ctensor." prefix is accepted too).
  */
@@ -82,6 +86,11 @@ static PyObject *tensor_to(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (warn_complex_to_real(ct_tensor_dtype(T(self)), dtype) < 0)
         return NULL;
     ct_tensor *r = NULL;
+    if (ctp_opt_bool(ctp_arg(s, a, "non_blocking"))) {
+        int rc = ctp_cuda_to_async(T(self), dtype, devp, f, &r);
+        if (rc != 0)
+            return rc < 0 ? NULL : ctp_tensor_wrap(r);
+    }
     ct_status st = ct_tensor_to(T(self), dtype, devp, ctp_opt_bool(ctp_arg(s, a, "copy")), f, &r);
     return ctp_tensor_result(self, st, r);
 }
@@ -160,9 +169,16 @@ static PyObject *tensor_cuda(PyObject *self, PyObject *args, PyObject *kwargs) {
         if (device.type != CT_DEVICE_CUDA)
             return PyErr_Format(PyExc_RuntimeError, "Invalid device, must be cuda device");
     }
+    if (ctp_cuda_lazy_init_device(&device) < 0)
+        return NULL;
     ct_tensor *r = NULL;
-    ct_status st = ct_tensor_to(T(self), CT_DTYPE_UNDEFINED, &device, false,
-                                ctp_opt_memory_format(a[2], CT_MEMFMT_PRESERVE), &r);
+    ct_memory_format f = ctp_opt_memory_format(a[2], CT_MEMFMT_PRESERVE);
+    if (ctp_opt_bool(a[1])) {
+        int rc = ctp_cuda_to_async(T(self), CT_DTYPE_UNDEFINED, &device, f, &r);
+        if (rc != 0)
+            return rc < 0 ? NULL : ctp_tensor_wrap(r);
+    }
+    ct_status st = ct_tensor_to(T(self), CT_DTYPE_UNDEFINED, &device, false, f, &r);
     return ctp_tensor_result(self, st, r);
 }
 
@@ -238,6 +254,8 @@ static PyObject *tensor_type(PyObject *self, PyObject *args, PyObject *kwargs) {
             return NULL;
         if (is_cuda && !ct_backend_is_registered(CT_DEVICE_CUDA))
             return raise_no_cuda();
+        if (is_cuda && ctp_cuda_lazy_init_device(&cuda) < 0)
+            return NULL;
         if (is_cuda)
             devp = &cuda;
         else if (ct_tensor_device(T(self)).type != CT_DEVICE_CPU) /* torch.XTensor is cpu */
@@ -289,7 +307,7 @@ static PyObject *tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs) 
         ct_tensor_release(wrapped);
         return NULL;
     }
-    st = ct_tensor_copy_(T(self), src);
+    st = ctp_cuda_copy(T(self), src, ctp_opt_bool(a[1]));
     ct_tensor_release(wrapped);
     return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
 }

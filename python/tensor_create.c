@@ -140,14 +140,18 @@ typedef struct {
     const ct_device *devp; /* NULL: the default device (or the input's, for *_like) */
 } options;
 
-static int read_options(const char *fname, const ctp_signature *sig, PyObject **a, options *o) {
+/* `like`: a *_like function, whose tensor follows its input, not the default device. */
+static int read_options(const char *fname, const ctp_signature *sig, PyObject **a, int like,
+                        options *o) {
     int has;
     o->dtype = ctp_opt_dtype(ctp_arg(sig, a, "dtype"));
     if (ctp_check_strided_layout(fname, ctp_opt_layout(ctp_arg(sig, a, "layout"))) < 0 ||
         ctp_opt_device(ctp_arg(sig, a, "device"), &o->device, &has) < 0)
         return -1;
     o->devp = has ? &o->device : NULL;
-    return 0;
+    /* a default device of cuda is initialised as a named one (PyTorch's device mode passes
+     * it as device=) */
+    return has || like ? 0 : ctp_cuda_lazy_init_device(NULL);
 }
 
 /* Wrap a factory's result after the options ctensor refuses have been checked on it. */
@@ -155,8 +159,11 @@ static PyObject *finish(const ctp_signature *sig, PyObject **a, ct_status st, ct
     if (st != CT_OK)
         return ctp_raise_status(st);
     if (ctp_check_factory_options(ct_tensor_dtype(r), ctp_arg(sig, a, "requires_grad"),
-                                  ctp_arg(sig, a, "pin_memory"), ctp_arg(sig, a, "names"),
-                                  ctp_arg(sig, a, "out")) < 0) {
+                                  ctp_arg(sig, a, "names"), ctp_arg(sig, a, "out")) < 0) {
+        ct_tensor_release(r);
+        return NULL;
+    }
+    if (ctp_cuda_pin(ctp_arg(sig, a, "pin_memory"), &r) < 0) { /* releases r on failure */
         ct_tensor_release(r);
         return NULL;
     }
@@ -210,7 +217,7 @@ static PyObject *run_factory(const void *what, PyObject *args, PyObject *kwargs,
     ct_layout layout = ctp_opt_layout(ctp_arg(sig, a, "layout"));
     if (layout == CT_LAYOUT_SPARSE_COO && spec == NULL)
         return sparse_factory(fname, kind, sig, a, sizes, n);
-    if (read_options(fname, sig, a, &o) < 0)
+    if (read_options(fname, sig, a, 0, &o) < 0)
         return NULL;
 #ifdef CT_HAVE_DIST
     if (spec != NULL && kind != F_RAND && kind != F_RANDN) {
@@ -220,10 +227,14 @@ static PyObject *run_factory(const void *what, PyObject *args, PyObject *kwargs,
             return NULL;
         if (ctp_check_factory_options(o.dtype == CT_DTYPE_UNDEFINED ? ct_get_default_dtype()
                                                                     : o.dtype,
-                                      ctp_arg(sig, a, "requires_grad"),
-                                      ctp_arg(sig, a, "pin_memory"), ctp_arg(sig, a, "names"),
+                                      ctp_arg(sig, a, "requires_grad"), ctp_arg(sig, a, "names"),
                                       ctp_arg(sig, a, "out")) < 0)
             return NULL;
+        if (ctp_opt_bool(ctp_arg(sig, a, "pin_memory"))) {
+            PyErr_SetString(PyExc_NotImplementedError,
+                            "ctensor does not support pinned memory for global tensors");
+            return NULL;
+        }
         static const int codes[] = {[F_EMPTY] = 0, [F_ZEROS] = 1, [F_ONES] = 2, [F_FULL] = 3};
         return ctp_dist_constant(codes[kind], sizes, n, value, o.dtype, spec);
     }
@@ -308,7 +319,7 @@ static PyObject *run_randint(const void *what, PyObject *args, PyObject *kwargs,
         return NULL;
     Py_ssize_t n = ctp_int_list_of_arg("randint", ctp_param_named(sig, "size"),
                                        ctp_arg(sig, a, "size"), sizes);
-    if (n < 0 || read_options("randint", sig, a, &o) < 0)
+    if (n < 0 || read_options("randint", sig, a, 0, &o) < 0)
         return NULL;
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_randint(low, high, sizes, n,
@@ -349,7 +360,7 @@ static PyObject *run_arange(const void *what, PyObject *args, PyObject *kwargs,
     if ((start_obj != NULL && ctp_scalar_of_arg(start_obj, &start) < 0) ||
         ctp_scalar_of_arg(ctp_arg(sig, a, "end"), &end) < 0 ||
         (step_obj != NULL && ctp_scalar_of_arg(step_obj, &step) < 0) ||
-        read_options("arange", sig, a, &o) < 0)
+        read_options("arange", sig, a, 0, &o) < 0)
         return NULL;
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_arange(start, end, step, o.dtype, o.devp, CT_LAYOUT_STRIDED, &r);
@@ -377,7 +388,7 @@ static PyObject *py_empty_strided(PyObject *m, PyObject *args, PyObject *kwargs)
     if (n < 0)
         return NULL;
     Py_ssize_t ns = ctp_int_list_of_arg("empty_strided", &sig->params[1], a[1], strides);
-    if (ns < 0 || read_options("empty_strided", sig, a, &o) < 0)
+    if (ns < 0 || read_options("empty_strided", sig, a, 0, &o) < 0)
         return NULL;
     if (ns != n)
         return PyErr_Format(PyExc_RuntimeError,
@@ -401,7 +412,7 @@ static PyObject *py_scalar_tensor(PyObject *m, PyObject *args, PyObject *kwargs)
     (void)m;
     const ctp_signature *sig = &scalar_tensor_sig[0];
     if (ctp_parse_args("scalar_tensor", sig, 1, args, kwargs, a) < 0 ||
-        ctp_scalar_of_arg(a[0], &value) < 0 || read_options("scalar_tensor", sig, a, &o) < 0)
+        ctp_scalar_of_arg(a[0], &value) < 0 || read_options("scalar_tensor", sig, a, 0, &o) < 0)
         return NULL;
     /* Unlike tensor(), scalar_tensor's dtype is the default dtype whatever the value is. */
     if (o.dtype == CT_DTYPE_UNDEFINED)
@@ -435,7 +446,7 @@ static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, 
     const ctp_signature *sig = kind == F_FULL ? &full_like_sig[0] : &like_sig[0];
     if (ctp_parse_args(fname, sig, 1, args, kwargs, a) < 0 ||
         (kind == F_FULL && ctp_scalar_of_arg(a[1], &value) < 0) ||
-        read_options(fname, sig, a, &o) < 0)
+        read_options(fname, sig, a, 1, &o) < 0)
         return NULL;
     const ct_tensor *t = ctp_tensor_get(a[0]);
     ct_memory_format f =

@@ -484,12 +484,25 @@ static PyObject *run_tensor(const void *what, PyObject *args, PyObject *kwargs,
     int has;
     (void)what;
     if (ctp_parse_args("tensor", tensor_sig, 1, args, kwargs, a) < 0 ||
-        ctp_opt_device(a[2], &device, &has) < 0)
+        ctp_opt_device(a[2], &device, &has) < 0 || (!has && ctp_cuda_lazy_init_device(NULL) < 0))
         return NULL;
     PyObject *r = ctp_tensor_from_data(a[0], ctp_opt_dtype(a[1]), has ? &device : NULL);
     if (r != NULL &&
-        ctp_check_factory_options(ct_tensor_dtype(ctp_tensor_get(r)), a[4], a[3], a[5], NULL) < 0)
+        ctp_check_factory_options(ct_tensor_dtype(ctp_tensor_get(r)), a[4], a[5], NULL) < 0)
         Py_CLEAR(r);
+    if (r != NULL && ctp_opt_bool(a[3])) {
+        if (spec != NULL) {
+            Py_CLEAR(r);
+            PyErr_SetString(PyExc_NotImplementedError,
+                            "ctensor does not support pinned memory for global tensors");
+            return NULL;
+        }
+        ct_tensor *t = ct_tensor_retain(ctp_tensor_get(r));
+        Py_CLEAR(r);
+        if (ctp_cuda_pin(a[3], &t) < 0)
+            return NULL;
+        r = ctp_tensor_wrap(t);
+    }
     /* with placement= and sbp=, `data` is the logical value (from the first rank) */
     return ctp_factory_result(r, spec);
 }

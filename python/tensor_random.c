@@ -60,9 +60,11 @@ static PyObject *generator_new(PyTypeObject *type, PyObject *args, PyObject *kwa
     PyObject *a[CTP_MAX_PARAMS];
     ct_device device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     int has;
+    /* not ctp_opt_device: a generator allocates nothing, so cuda is not initialised */
     if (ctp_parse_args("Generator", generator_sig, 1, args, kwargs, a) < 0 ||
-        ctp_opt_device(a[0], &device, &has) < 0)
+        (a[0] != NULL && ctp_parse_device_arg(a[0], &device) < 0))
         return NULL;
+    has = a[0] != NULL && device.type != CT_DEVICE_UNDEFINED;
     ct_status st = ct_generator_device(has ? &device : NULL, &device);
     if (st != CT_OK)
         return ctp_raise_status(st);

@@ -5,6 +5,11 @@
  * (device(0), device counts, current devices per thread, set_device errors) run for real
  * without a GPU: register_emulated_backend('cuda', 2), or a PrivateUse1 backend under a
  * new name with register_emulated_backend('npu', 4).
+ *
+ * With the real CUDA backend (registered at import), the cuda slot is taken: registering an
+ * emulated 'cuda', or unregister_backend('cuda'), takes the real backend out (refused while
+ * it has live allocations), so a test sees the slot as it would be without CUDA; and
+ * restore_cuda_backend() puts it back (the tests' conftest calls it after every test).
  */
 #include <string.h>
 
@@ -64,6 +69,9 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
         return PyErr_Format(PyExc_ValueError,
                             "Cannot emulate %lld devices: the count must be between 0 and %d",
                             (long long)count, CT_DEVICE_MAX_INDEX + 1);
+    int displaced = type == CT_DEVICE_CUDA ? ctp_cuda_displace() : 0;
+    if (displaced < 0)
+        return NULL;
     /* Check the count (and the slot) before a new PrivateUse1 name is set for good. */
     ct_status st = ct_backend_host_emulated(type, (int)count, &b);
     if (st == CT_OK && unknown) {
@@ -73,8 +81,17 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
     }
     if (st == CT_OK)
         st = ct_backend_register(&b);
-    if (st != CT_OK)
-        return ctp_raise_status(st);
+    if (st != CT_OK) {
+        ctp_raise_status(st);
+        if (displaced > 0) { /* nothing took the slot: the real backend goes back */
+            PyObject *type_, *value, *tb;
+            PyErr_Fetch(&type_, &value, &tb);
+            if (ctp_cuda_restore() < 0)
+                PyErr_Clear();
+            PyErr_Restore(type_, value, tb);
+        }
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -91,10 +108,21 @@ static PyObject *py_unregister(PyObject *self, PyObject *args, PyObject *kwargs)
     if (unknown)
         return PyErr_Format(PyExc_RuntimeError, "No backend is registered for device type %U",
                             a[0]);
+    if (type == CT_DEVICE_CUDA && ctp_cuda_real_backend()) /* out until restore_cuda_backend */
+        return ctp_cuda_displace() < 0 ? NULL : Py_NewRef(Py_None);
     ct_status st = ct_backend_unregister(type);
     if (st != CT_OK)
         return ctp_raise_status(st);
     Py_RETURN_NONE;
+}
+
+/* restore_cuda_backend(): the real cuda backend back in its slot after a test took it out;
+ * True when it was out. */
+static PyObject *py_restore_cuda(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    int rc = ctp_cuda_restore();
+    return rc < 0 ? NULL : PyBool_FromLong(rc);
 }
 
 /* default_device_depth(): the calling thread's open `with device:` scopes. */
@@ -112,6 +140,10 @@ static PyMethodDef testing_functions[] = {
     {"unregister_backend", CTP_KW_FUNC(py_unregister), METH_VARARGS | METH_KEYWORDS,
      "unregister_backend(type_name) -> None\n\n"
      "Remove the backend of a device type; for PrivateUse1 also its name."},
+    {"restore_cuda_backend", py_restore_cuda, METH_NOARGS,
+     "restore_cuda_backend() -> bool\n\n"
+     "Put the real CUDA backend back into the cuda slot (unregistering an emulation there)\n"
+     "after a test took it out; False when it was in place."},
     {"default_device_depth", py_default_device_depth, METH_NOARGS,
      "default_device_depth() -> int\n\n"
      "The number of default-device scopes the calling thread has open."},
@@ -127,5 +159,15 @@ static struct PyModuleDef testing_module = {
 };
 
 int ctp_testing_init(PyObject *module) {
-    return ctp_add_submodule(module, &testing_module, "_testing") == NULL ? -1 : 0;
+    PyObject *sub = ctp_add_submodule(module, &testing_module, "_testing");
+#ifdef CT_HAVE_CUDA
+    const int cuda_built = 1;
+#else
+    const int cuda_built = 0;
+#endif
+    /* CUDA_BUILT: whether the module has the CUDA backend (PyTorch: torch.version.cuda) */
+    if (sub == NULL ||
+        PyModule_AddObjectRef(sub, "CUDA_BUILT", cuda_built ? Py_True : Py_False) < 0)
+        return -1;
+    return 0;
 }

@@ -92,6 +92,14 @@ def same_outcome(ct_result, torch_result):
 
 
 @pytest.fixture(autouse=True)
+def restore_cuda_backend():
+    """A test that registers an emulated 'cuda' (or unregisters 'cuda') takes the real CUDA
+    backend out of its slot (ctensor._testing); it goes back after the test."""
+    yield
+    ctensor._testing.restore_cuda_backend()
+
+
+@pytest.fixture(autouse=True)
 def restore_default_dtype():
     """Every test starts and ends with float32 as default dtype, in both libraries."""
     ctensor.set_default_dtype(ctensor.float32)

@@ -318,10 +318,27 @@ def test_unsupported_layouts_refused():
         ctensor.zeros_like(ctensor.ones(2), layout=ctensor.sparse_csr)
 
 
-def test_pin_memory_names_out_refused():
-    for kw in [{"pin_memory": True}, {"names": ("a",)}, {"out": ctensor.ones(2)}]:
+def test_names_out_refused():
+    for kw in [{"names": ("a",)}, {"out": ctensor.ones(2)}]:
         with pytest.raises(NotImplementedError):
             ctensor.zeros(2, **kw)
+
+
+@pytest.mark.parametrize("fn", [lambda: ctensor.zeros(2, pin_memory=True),
+                                lambda: ctensor.empty(2, 3, pin_memory=True),
+                                lambda: ctensor.tensor([1, 2], pin_memory=True)])
+def test_pin_memory(fn):
+    """pin_memory=True pins the result with the CUDA backend (a CUDA build of PyTorch without
+    driver raises its no-driver error); without the backend ctensor refuses it."""
+    if not ctensor._testing.CUDA_BUILT:
+        with pytest.raises(NotImplementedError):
+            fn()
+    elif not ctensor.cuda.is_available():
+        with pytest.raises(RuntimeError, match="^Found no NVIDIA driver on your system"):
+            fn()
+    else:
+        t = fn()
+        assert t.is_pinned() and t.device == ctensor.device("cpu")
 
 
 # ---- devices ----------------------------------------------------------------------------------
