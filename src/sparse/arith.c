@@ -385,7 +385,7 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
     unsigned char one[16], a[16];
     int64_t vsizes[CT_MAX_DIMS + 1];
     ct_status st = CT_OK;
-    CT_CHECK(!ct_add_overflow_i64(tn, sn, &max), CT_ERR_OVERFLOW,
+    CT_CHECK(!ct_checked_add_i64(tn, sn, &max), CT_ERR_OVERFLOW,
              "add: nnz %" PRId64 " + %" PRId64 " overflows", tn, sn);
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
     vsizes[0] = max;
@@ -465,7 +465,7 @@ static ct_status add_concat(const ct_tensor *t, const ct_sparse_coo *tp, const c
     int64_t vsizes[CT_MAX_DIMS + 1];
     ct_status st = CT_OK;
     /* nnz is unbounded when the values have no element (a dense size 0) */
-    CT_CHECK(!ct_add_overflow_i64(tn, sn, &n), CT_ERR_OVERFLOW,
+    CT_CHECK(!ct_checked_add_i64(tn, sn, &n), CT_ERR_OVERFLOW,
              "add: nnz %" PRId64 " + %" PRId64 " overflows", tn, sn);
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
     vsizes[0] = n;
