@@ -48,16 +48,22 @@ static void put_int(ct_sb *b, int64_t v) {
 }
 
 ct_status ct_sparse_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
+    /* checked here too, so that a misuse names the function called */
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: out is NULL");
+    *out = NULL;
+    if (t == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: tensor is NULL");
     return ct_sparse_repr_named(t, opts, NULL, out);
 }
 
 ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
                                char **out) {
     if (out == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: out is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr_named: out is NULL");
     *out = NULL;
     if (t == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: tensor is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr_named: tensor is NULL");
     if (!ct_sparse_is_sparse(t)) /* strided and other layouts: the dense printer's answer */
         return ct_tensor_repr_named(t, opts, name, out);
     ct_print_options o = opts != NULL ? *opts : ct_get_printoptions();

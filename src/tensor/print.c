@@ -177,16 +177,22 @@ static void suffix_size(suffixes *sx, const ct_tensor *t) {
 }
 
 ct_status ct_tensor_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
+    /* checked here too, so that a misuse names the function called */
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr: out is NULL");
+    *out = NULL;
+    if (t == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr: tensor is NULL");
     return ct_tensor_repr_named(t, opts, NULL, out);
 }
 
 ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
                                char **out) {
     if (out == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr: out is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr_named: out is NULL");
     *out = NULL;
     if (t == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr: tensor is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr_named: tensor is NULL");
     ct_print_options o = opts != NULL ? *opts : ct_get_printoptions();
     CT_TRY(ct_print_options_check(&o));
     if (t->layout != CT_LAYOUT_STRIDED)

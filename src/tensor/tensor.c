@@ -178,7 +178,7 @@ ct_status ct_tensor_impl_new_nonstrided(ct_layout layout, ct_dtype dtype, ct_dev
     ct_tensor *t = NULL;
     CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED &&
                  ct_dtype_impl_valid(dtype),
-             CT_ERR_MISUSE, "ct_tensor_impl_new_nonstrided: bad layout or dtype");
+             CT_ERR_MISUSE, "bad layout or dtype for a tensor without strided storage");
     if ((st = ct_tensor_impl_shape_check_sizes(sizes, ndim)) != CT_OK ||
         (st = ct_tensor_impl_shape_numel(sizes, ndim, &numel)) != CT_OK)
         goto fail;
