@@ -3,8 +3,8 @@
  * ctensor.add / sub / subtract / mul / multiply / div / divide / true_divide and of the local
  * Tensor methods (tensor_arith.c sends a call here when some argument is a GlobalTensor).
  *
- * Operands: GlobalTensors and Python / NumPy numbers (the *_scalar C functions, the number
- * being a wrapped number). A local tensor next to a global one is an error, whichever side
+ * Operands: GlobalTensors and Python / NumPy numbers (ct_global_binary_scalar / _rscalar,
+ * the number being a wrapped number); each call ends in one C entry point (compute). A local tensor next to a global one is an error, whichever side
  * it is on, as in OneFlow. There are no in-place or out= forms for global tensors.
  */
 #include <string.h>
@@ -62,46 +62,18 @@ static int classify(PyObject *obj, operand *o) {
     return number_of(obj, &o->s) < 0 ? -1 : K_NUMBER;
 }
 
-static bool is_one(ct_scalar s) { return s.kind == CT_SCALAR_INT && s.v.i == 1; }
-
-/* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER). */
+/* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER); `op` is the row,
+ * div's rounding mode included. One C entry point per operand shape (global.h). */
 static PyObject *compute(ct_op op, const operand *a, int ka, const operand *b, int kb,
-                         ct_scalar alpha, ct_rounding_mode mode) {
-    ct_global *r = NULL, *tmp = NULL;
+                         ct_scalar alpha) {
+    ct_global *r = NULL;
     ct_status st;
-    if (ka == K_GLOBAL && kb == K_GLOBAL) {
-        st = op == CT_OP_ADD   ? ct_global_add(a->g, b->g, alpha, &r)
-             : op == CT_OP_SUB ? ct_global_sub(a->g, b->g, alpha, &r)
-             : op == CT_OP_MUL ? ct_global_mul(a->g, b->g, &r)
-                             : ct_global_div(a->g, b->g, mode, &r);
-    } else if (ka == K_GLOBAL) {
-        st = op == CT_OP_ADD   ? ct_global_add_scalar(a->g, b->s, alpha, &r)
-             : op == CT_OP_SUB ? ct_global_sub_scalar(a->g, b->s, alpha, &r)
-             : op == CT_OP_MUL ? ct_global_mul_scalar(a->g, b->s, &r)
-                             : ct_global_div_scalar(a->g, b->s, mode, &r);
-    } else { /* a number on the left */
-        switch (op) {
-        case CT_OP_ADD: /* a + alpha * b */
-            if (is_one(alpha)) {
-                st = ct_global_add_scalar(b->g, a->s, alpha, &r);
-            } else {
-                st = ct_global_mul_scalar(b->g, alpha, &tmp);
-                if (st == CT_OK)
-                    st = ct_global_add_scalar(tmp, a->s, ct_scalar_int(1), &r);
-                ct_global_release(tmp);
-            }
-            break;
-        case CT_OP_SUB:
-            st = ct_global_rsub_scalar(b->g, a->s, alpha, &r);
-            break;
-        case CT_OP_MUL:
-            st = ct_global_mul_scalar(b->g, a->s, &r);
-            break;
-        default:
-            st = ct_global_rdiv_scalar(b->g, a->s, mode, &r);
-            break;
-        }
-    }
+    if (ka == K_GLOBAL && kb == K_GLOBAL)
+        st = ct_global_binary(op, a->g, b->g, alpha, &r);
+    else if (ka == K_GLOBAL)
+        st = ct_global_binary_scalar(op, a->g, b->s, alpha, &r);
+    else
+        st = ct_global_binary_rscalar(op, a->s, b->g, alpha, &r);
     return ctp_global_result(NULL, st, r);
 }
 
@@ -143,7 +115,7 @@ static PyObject *binary(ct_op d, PyObject *a, PyObject *b) {
     }
     if (kx == K_LOCAL || ky == K_LOCAL)
         return mixed_error();
-    return compute(d, &x, kx, &y, ky, ct_scalar_int(1), ct_op_rounding(d));
+    return compute(d, &x, kx, &y, ky, ct_scalar_int(1));
 }
 
 PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b) {
@@ -367,7 +339,12 @@ static PyObject *arith_call(ct_op op, const char *name, int method, int inplace,
     ct_rounding_mode mode;
     if (rounding_mode_of(c.rounding_mode, &mode) < 0)
         return NULL;
-    return compute(op, &a, ka, &b, kb, alpha, mode);
+    if (op == CT_OP_DIV) { /* the row of the rounding mode */
+        ct_status st = ct_op_div(mode, &op);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+    }
+    return compute(op, &a, ka, &b, kb, alpha);
 }
 
 PyObject *ctp_global_arith_call(ct_op op, const char *name, int method, int inplace, PyObject *self,
