@@ -423,6 +423,11 @@ int ctp_check_strided_layout(const char *fname, ct_layout layout);
  *  RuntimeError "Overflow when unpacking long". 0, or -1 with an exception set. */
 int ctp_scalar_of_arg(PyObject *obj, ct_scalar *out);
 
+/** ctp_scalar_of_arg within int64, as PyTorch unpacks a Scalar argument (alpha=, a number
+ *  operand): an int beyond it raises RuntimeError "Overflow when unpacking long". 0, or -1
+ *  with an exception set. */
+int ctp_int64_scalar_of_arg(PyObject *obj, ct_scalar *out);
+
 /** A Python object for a scalar: bool, int, float or complex. */
 PyObject *ctp_scalar_to_object(ct_scalar value);
 

@@ -36,19 +36,6 @@ static PyObject *mixed_error(void) {
     return NULL;
 }
 
-static int overflow_error(void) {
-    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
-    return -1;
-}
-
-/* A Number argument (alpha=, or a number operand) as a scalar, within int64 as PyTorch
- * unpacks it. 0, or -1 with an exception. */
-static int number_of(PyObject *obj, ct_scalar *out) {
-    if (ctp_scalar_of_arg(obj, out) < 0)
-        return -1;
-    return out->kind == CT_SCALAR_UINT ? overflow_error() : 0;
-}
-
 /* What `obj` is as an operand (K_*), or -1 with an exception. */
 static int classify(PyObject *obj, operand *o) {
     if (ctp_global_check(obj)) {
@@ -59,7 +46,7 @@ static int classify(PyObject *obj, operand *o) {
         return K_LOCAL;
     if (!ctp_is_number_arg(obj))
         return K_OTHER;
-    return number_of(obj, &o->s) < 0 ? -1 : K_NUMBER;
+    return ctp_int64_scalar_of_arg(obj, &o->s) < 0 ? -1 : K_NUMBER;
 }
 
 /* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER); `op` is the row,
@@ -124,14 +111,6 @@ PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b) {
     return r != NULL ? r : ctp_dist_failed(ct_op_name(d), mark);
 }
 
-static PyObject *nb_add(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_ADD, a, b); }
-static PyObject *nb_sub(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_SUB, a, b); }
-static PyObject *nb_mul(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_MUL, a, b); }
-static PyObject *nb_div(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_DIV, a, b); }
-static PyObject *nb_floordiv(PyObject *a, PyObject *b) {
-    return ctp_global_binary(CT_OP_DIV_FLOOR, a, b);
-}
-
 static PyObject *inplace_error(const char *what) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: in-place operations are not supported on global tensors; use the "
@@ -140,39 +119,30 @@ static PyObject *inplace_error(const char *what) {
     return NULL;
 }
 
-/* The operators x op= y: the error, shared with the other ranks. */
-static PyObject *inplace_operator(ct_op d, const char *what) {
+/* The operator x op= y of row d: the error, shared with the other ranks. x += y would
+ * otherwise quietly rebind x to x + y; global tensors have no in-place form. */
+static PyObject *inplace_operator(ct_op d) {
+    char what[8];
+    snprintf(what, sizeof what, "%s=", operators[d].symbol);
     uint64_t mark = ctp_dist_mark();
     inplace_error(what);
     return ctp_dist_failed(ct_op_name(d), mark);
 }
 
-/* x += y would otherwise quietly rebind x to x + y; global tensors have no in-place form. */
-static PyObject *nb_iadd(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_ADD, "+=");
-}
-static PyObject *nb_isub(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_SUB, "-=");
-}
-static PyObject *nb_imul(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_MUL, "*=");
-}
-static PyObject *nb_idiv(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_DIV, "/=");
-}
-static PyObject *nb_ifloordiv(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_DIV_FLOOR, "//=");
-}
+/* The number slots of row `row`: x op y and x op= y. */
+#define OPERATOR(name, row)                                                                        \
+    static PyObject *nb_##name(PyObject *a, PyObject *b) { return ctp_global_binary(row, a, b); } \
+    static PyObject *nb_i##name(PyObject *a, PyObject *b) {                                      \
+        (void)a;                                                                                   \
+        (void)b;                                                                                   \
+        return inplace_operator(row);                                                              \
+    }
+OPERATOR(add, CT_OP_ADD)
+OPERATOR(sub, CT_OP_SUB)
+OPERATOR(mul, CT_OP_MUL)
+OPERATOR(div, CT_OP_DIV)
+OPERATOR(floordiv, CT_OP_DIV_FLOOR)
+#undef OPERATOR
 
 PyNumberMethods ctp_global_as_number = {
     .nb_add = nb_add,
@@ -333,7 +303,7 @@ static PyObject *arith_call(ct_op op, const char *name, int method, int inplace,
         if (!ctp_is_number_arg(c.alpha) || ctp_tensor_check(c.alpha))
             return PyErr_Format(PyExc_TypeError, "%s(): argument 'alpha' must be Number, not %s",
                                 name, Py_TYPE(c.alpha)->tp_name);
-        if (number_of(c.alpha, &alpha) < 0)
+        if (ctp_int64_scalar_of_arg(c.alpha, &alpha) < 0)
             return NULL;
     }
     ct_rounding_mode mode;

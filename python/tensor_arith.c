@@ -162,13 +162,6 @@ static int overflow_error(void) {
     return -1;
 }
 
-/* alpha=: a Number, with the operands' int64 limit (PyTorch unpacks it as a long). */
-static int alpha_param(PyObject *obj, ct_scalar *out) {
-    if (ctp_scalar_of_arg(obj, out) < 0)
-        return -1;
-    return out->kind == CT_SCALAR_UINT ? overflow_error() : 0;
-}
-
 /* A Python or NumPy number as a wrapped number (PyTorch's THPUtils_checkScalar and
  * scalar_to_tensor): 1 with o set, 0 for anything else (no exception), -1 on error. */
 static int number_operand(PyObject *obj, operand *o) {
@@ -762,7 +755,7 @@ static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args
         goto done;
     if ((arg.other_is_scalar ? scalar_param(arg.other, &b) : tensor_param(arg.other, &b)) < 0)
         goto done;
-    if (arg.alpha != NULL && alpha_param(arg.alpha, &s.alpha) < 0)
+    if (arg.alpha != NULL && ctp_int64_scalar_of_arg(arg.alpha, &s.alpha) < 0)
         goto done;
     if (arg.rounding_mode != NULL) {
         ct_rounding_mode mode;
@@ -834,7 +827,7 @@ static PyObject *generic_call(ct_op op, PyObject *args, PyObject *kwargs) {
     operand a = {NULL, 0}, b = {NULL, 0};
     PyObject *r = NULL;
     if (tensor_param(arg.input, &a) >= 0 && tensor_param(arg.other, &b) >= 0 &&
-        (arg.alpha == NULL || alpha_param(arg.alpha, &s.alpha) >= 0))
+        (arg.alpha == NULL || ctp_int64_scalar_of_arg(arg.alpha, &s.alpha) >= 0))
         r = compute(&s, &a, &b, NULL, NULL);
     operand_clear(&a);
     operand_clear(&b);

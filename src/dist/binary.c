@@ -334,7 +334,7 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
     ct_sb_appendf(&s, ")");
 
     int32_t head[4] = {(int32_t)d->op, d->scalar, d->reflected, has_out};
-    uint64_t h = ct_hash_bytes(1469598103934665603ull, head, sizeof head);
+    uint64_t h = ct_hash_bytes(0, head, sizeof head);
     h = ct_dist_impl_hash_scalar(h, d->alpha);
     h = d->scalar ? ct_dist_impl_hash_scalar(h, d->s) : hash_global(h, y);
     rec.hash = hash_global(h, x);
