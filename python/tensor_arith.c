@@ -370,58 +370,25 @@ static inline PyObject *fast_result(ct_status st, ct_tensor *r) {
     return new_result(st, r);
 }
 
-static PyObject *nb_add(PyObject *a, PyObject *b) {
+/* x op y: the fast path for two exact tensors, else binary_slow. Inlined with a constant
+ * op in each slot below. */
+static inline PyObject *operator_call(ct_op op, PyObject *a, PyObject *b) {
     if (EXACT_TENSORS(a, b)) {
         const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_ADD, CT_OP_FORM_NEW, x, y)) {
+        if (ct_binary_supports(op, CT_OP_FORM_NEW, x, y)) {
             ct_tensor *r = NULL;
             drop_stale();
-            ct_status st = ct_add(x, y, ct_scalar_int(1), &r);
+            ct_status st = ct_binary(op, x, y, ct_scalar_int(1), &r);
             return fast_result(st, r);
         }
     }
-    return binary_slow(CT_OP_ADD, a, b);
+    return binary_slow(op, a, b);
 }
 
-static PyObject *nb_subtract(PyObject *a, PyObject *b) {
-    if (EXACT_TENSORS(a, b)) {
-        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_SUB, CT_OP_FORM_NEW, x, y)) {
-            ct_tensor *r = NULL;
-            drop_stale();
-            ct_status st = ct_sub(x, y, ct_scalar_int(1), &r);
-            return fast_result(st, r);
-        }
-    }
-    return binary_slow(CT_OP_SUB, a, b);
-}
-
-static PyObject *nb_multiply(PyObject *a, PyObject *b) {
-    if (EXACT_TENSORS(a, b)) {
-        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_MUL, CT_OP_FORM_NEW, x, y)) {
-            ct_tensor *r = NULL;
-            drop_stale();
-            ct_status st = ct_mul(x, y, &r);
-            return fast_result(st, r);
-        }
-    }
-    return binary_slow(CT_OP_MUL, a, b);
-}
-
-static PyObject *nb_true_divide(PyObject *a, PyObject *b) {
-    if (EXACT_TENSORS(a, b)) {
-        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_DIV, CT_OP_FORM_NEW, x, y)) {
-            ct_tensor *r = NULL;
-            drop_stale();
-            ct_status st = ct_div(x, y, CT_ROUNDING_NONE, &r);
-            return fast_result(st, r);
-        }
-    }
-    return binary_slow(CT_OP_DIV, a, b);
-}
-
+static PyObject *nb_add(PyObject *a, PyObject *b) { return operator_call(CT_OP_ADD, a, b); }
+static PyObject *nb_subtract(PyObject *a, PyObject *b) { return operator_call(CT_OP_SUB, a, b); }
+static PyObject *nb_multiply(PyObject *a, PyObject *b) { return operator_call(CT_OP_MUL, a, b); }
+static PyObject *nb_true_divide(PyObject *a, PyObject *b) { return operator_call(CT_OP_DIV, a, b); }
 static PyObject *nb_floor_divide(PyObject *a, PyObject *b) { return binary_slow(CT_OP_DIV_FLOOR, a, b); }
 
 static PyObject *nb_inplace_add(PyObject *a, PyObject *b) { return inplace_slow(CT_OP_ADD, a, b); }
