@@ -339,6 +339,13 @@ int ctp_tensor_init(PyObject *module);
  *  get_printoptions and printoptions to `module`. 0, or -1 with an exception set. */
 int ctp_print_init(PyObject *module);
 
+/** repr() of a tensor through `repr_named` (ct_tensor_repr_named or a layout's own, with the
+ *  same signature): the "ctensor." prefix, and the subclass's name for an instance of a
+ *  subclass, as PyTorch prints it. A new str, or NULL with an exception set. */
+PyObject *ctp_tensor_repr_with(PyObject *self,
+                               ct_status (*repr_named)(const ct_tensor *, const ct_print_options *,
+                                                       const char *, char **));
+
 /** Sparse COO (sparse.c): add sparse_coo_tensor and the sparse methods to the module and
  *  the Tensor type, and wrap ctp_tensor_repr_hook; after ctp_print_init. */
 int ctp_sparse_init(PyObject *module);
