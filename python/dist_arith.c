@@ -131,8 +131,8 @@ static PyObject *inplace_operator(ct_op d) {
 
 /* The number slots of row `row`: x op y and x op= y. */
 #define OPERATOR(name, row)                                                                        \
-    static PyObject *nb_##name(PyObject *a, PyObject *b) { return ctp_global_binary(row, a, b); } \
-    static PyObject *nb_i##name(PyObject *a, PyObject *b) {                                      \
+    static PyObject *nb_##name(PyObject *a, PyObject *b) { return ctp_global_binary(row, a, b); }  \
+    static PyObject *nb_i##name(PyObject *a, PyObject *b) {                                        \
         (void)a;                                                                                   \
         (void)b;                                                                                   \
         return inplace_operator(row);                                                              \

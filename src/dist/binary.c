@@ -615,8 +615,7 @@ static ct_status div_row(ct_rounding_mode mode, ct_op *op, ct_global **out) {
 static ct_status check_op(const char *fn, ct_op op, ct_global **out) {
     if ((unsigned)op < (unsigned)CT_NUM_OPS)
         return CT_OK;
-    return fail_early("binary", ct_set_error(CT_ERR_MISUSE, "%s: invalid op %d", fn, (int)op),
-                      out);
+    return fail_early("binary", ct_set_error(CT_ERR_MISUSE, "%s: invalid op %d", fn, (int)op), out);
 }
 
 ct_status ct_global_binary(ct_op op, const ct_global *a, const ct_global *b, ct_scalar alpha,
@@ -700,7 +699,8 @@ ct_status ct_global_div_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode
                                ct_global **out) {
     ct_op op;
     ct_status st = div_row(mode, &op, out);
-    return st != CT_OK ? st : run_scalar("ct_global_div_scalar", op, false, a, b, ct_scalar_int(1), out);
+    return st != CT_OK ? st
+                       : run_scalar("ct_global_div_scalar", op, false, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_rsub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
@@ -711,5 +711,6 @@ ct_status ct_global_rdiv_scalar(const ct_global *a, ct_scalar b, ct_rounding_mod
                                 ct_global **out) {
     ct_op op;
     ct_status st = div_row(mode, &op, out);
-    return st != CT_OK ? st : run_scalar("ct_global_rdiv_scalar", op, true, a, b, ct_scalar_int(1), out);
+    return st != CT_OK ? st
+                       : run_scalar("ct_global_rdiv_scalar", op, true, a, b, ct_scalar_int(1), out);
 }

@@ -883,7 +883,8 @@ static bool scalar_keeps_p(ct_op op, bool tensor_left) {
 
 /* Two results are the same global tensor: metadata, nd-sbp and this rank's component. */
 static bool same_global(const ct_global *x, const ct_global *y) {
-    if (!x || !y || ct_global_dtype(x) != ct_global_dtype(y) || ct_global_dim(x) != ct_global_dim(y))
+    if (!x || !y || ct_global_dtype(x) != ct_global_dtype(y) ||
+        ct_global_dim(x) != ct_global_dim(y))
         return false;
     const ct_placement *pl = ct_global_placement(x);
     if (!ct_placement_equal(pl, ct_global_placement(y)) ||
@@ -914,7 +915,8 @@ static void test_entry_binary(void **state) {
                     snprintf(desc, sizeof desc, "ct_global_binary(%s row %d, %s, sbp %d, %d)",
                              ct_op_name((ct_op)op), op, ct_dtype_name(dts[t]), i, j);
                     const ct_scalar alpha = ct_scalar_int(ct_op_has_alpha((ct_op)op) ? 2 : 1);
-                    ct_global *ga = make_global(ra, pl, &set[i]), *gb = make_global(rb, pl, &set[j]);
+                    ct_global *ga = make_global(ra, pl, &set[i]),
+                              *gb = make_global(rb, pl, &set[j]);
                     ct_global *z = NULL, *named = NULL;
                     ct_status st = ct_global_binary((ct_op)op, ga, gb, alpha, &z);
                     CHECK_ALL(st == CT_OK, desc);
@@ -956,7 +958,8 @@ static void test_entry_scalar(void **state) {
                     for (int left = 0; left < 2; left++) {
                         n_cases++;
                         char desc[160];
-                        snprintf(desc, sizeof desc, "ct_global_binary_%sscalar(%s row %d, %s, num %d, sbp %d)",
+                        snprintf(desc, sizeof desc,
+                                 "ct_global_binary_%sscalar(%s row %d, %s, num %d, sbp %d)",
                                  left ? "r" : "", ct_op_name((ct_op)op), op, ct_dtype_name(dts[t]),
                                  n, i);
                         /* alpha 2 where taken: with the number on the left, add scales the
@@ -965,8 +968,9 @@ static void test_entry_scalar(void **state) {
                         ct_global *g = make_global(ra, pl, &set[i]), *z = NULL;
                         ct_tensor *w = NULL, *want = NULL;
                         assert_int_equal(ct_tensor_wrapped_number(nums[n], &w), CT_OK);
-                        ct_status st = left ? ct_global_binary_rscalar((ct_op)op, nums[n], g, alpha, &z)
-                                            : ct_global_binary_scalar((ct_op)op, g, nums[n], alpha, &z);
+                        ct_status st =
+                            left ? ct_global_binary_rscalar((ct_op)op, nums[n], g, alpha, &z)
+                                 : ct_global_binary_scalar((ct_op)op, g, nums[n], alpha, &z);
                         ct_status want_st = left ? ct_binary((ct_op)op, w, ra, alpha, &want)
                                                  : ct_binary((ct_op)op, ra, w, alpha, &want);
                         if (want_st != CT_OK) { /* e.g. an integer division by a float: none */
@@ -994,18 +998,23 @@ static void test_entry_scalar(void **state) {
     ct_global *g = make_global(ra, pl, &P);
     const ct_scalar two = ct_scalar_int(2), one = ct_scalar_int(1);
     ct_global *x = NULL, *y = NULL;
-#define SAME_AS(entry_call, named_call)                                                           \
-    do {                                                                                          \
+#define SAME_AS(entry_call, named_call)                                                            \
+    do {                                                                                           \
         CT_ASSERT_ALL((entry_call) == CT_OK && (named_call) == CT_OK && same_global(x, y));        \
-        ct_global_release(x);                                                                     \
-        ct_global_release(y);                                                                     \
-        x = y = NULL;                                                                             \
+        ct_global_release(x);                                                                      \
+        ct_global_release(y);                                                                      \
+        x = y = NULL;                                                                              \
     } while (0)
-    SAME_AS(ct_global_binary_scalar(CT_OP_ADD, g, two, one, &x), ct_global_add_scalar(g, two, one, &y));
-    SAME_AS(ct_global_binary_rscalar(CT_OP_ADD, two, g, one, &x), ct_global_add_scalar(g, two, one, &y));
-    SAME_AS(ct_global_binary_scalar(CT_OP_SUB, g, two, two, &x), ct_global_sub_scalar(g, two, two, &y));
-    SAME_AS(ct_global_binary_rscalar(CT_OP_SUB, two, g, two, &x), ct_global_rsub_scalar(g, two, two, &y));
-    SAME_AS(ct_global_binary_scalar(CT_OP_RSUB, g, two, two, &x), ct_global_rsub_scalar(g, two, two, &y));
+    SAME_AS(ct_global_binary_scalar(CT_OP_ADD, g, two, one, &x),
+            ct_global_add_scalar(g, two, one, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_ADD, two, g, one, &x),
+            ct_global_add_scalar(g, two, one, &y));
+    SAME_AS(ct_global_binary_scalar(CT_OP_SUB, g, two, two, &x),
+            ct_global_sub_scalar(g, two, two, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_SUB, two, g, two, &x),
+            ct_global_rsub_scalar(g, two, two, &y));
+    SAME_AS(ct_global_binary_scalar(CT_OP_RSUB, g, two, two, &x),
+            ct_global_rsub_scalar(g, two, two, &y));
     SAME_AS(ct_global_binary_rscalar(CT_OP_MUL, two, g, one, &x), ct_global_mul_scalar(g, two, &y));
     SAME_AS(ct_global_binary_scalar(CT_OP_DIV_FLOOR, g, two, one, &x),
             ct_global_div_scalar(g, two, CT_ROUNDING_FLOOR, &y));
@@ -1037,7 +1046,8 @@ static void test_entry_errors(void **state) {
     ct_placement *pl = all_ranks();
     int64_t sizes[2] = {7, 5}, s4[1] = {4};
     ct_tensor *r = ref_tensor(sizes, 2, CT_FLOAT32, 0, false), *b = NULL;
-    ct_tensor *r4 = ref_tensor(s4, 1, CT_FLOAT32, 0, false), *i = ref_tensor(sizes, 2, CT_INT32, 1, true);
+    ct_tensor *r4 = ref_tensor(s4, 1, CT_FLOAT32, 0, false),
+              *i = ref_tensor(sizes, 2, CT_INT32, 1, true);
     assert_int_equal(ct_tensor_to_dtype(r, CT_BOOL, &b), CT_OK);
     ct_global *g = make_global(r, pl, &S0), *g4 = make_global(r4, pl, &B);
     ct_global *gb = make_global(b, pl, &S1), *gi = make_global(i, pl, &S0), *z = NULL;
@@ -1074,8 +1084,9 @@ static void test_entry_errors(void **state) {
                    CT_ERR_MISUSE, msg);
     ASSERT_ERR_ALL(ct_global_binary(CT_OP_ADD, g, NULL, ct_scalar_int(1), &z), CT_ERR_MISUSE,
                    "ct_global_binary: NULL argument");
-    ASSERT_ERR_ALL(ct_global_binary_rscalar(CT_OP_DIV, ct_scalar_int(1), NULL, ct_scalar_int(1), &z),
-                   CT_ERR_MISUSE, "ct_global_binary_rscalar: NULL argument");
+    ASSERT_ERR_ALL(
+        ct_global_binary_rscalar(CT_OP_DIV, ct_scalar_int(1), NULL, ct_scalar_int(1), &z),
+        CT_ERR_MISUSE, "ct_global_binary_rscalar: NULL argument");
     ASSERT_ERR_ALL(ct_global_binary_scalar(CT_OP_MUL, g, ct_scalar_int(1), ct_scalar_int(1), NULL),
                    CT_ERR_MISUSE, "ct_global_binary_scalar: NULL argument");
     /* the named functions still name themselves */
