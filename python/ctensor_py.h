@@ -379,6 +379,13 @@ int ctp_tensor_init(PyObject *module);
  *  get_printoptions and printoptions to `module`. 0, or -1 with an exception set. */
 int ctp_print_init(PyObject *module);
 
+/** repr() of a tensor through `repr_named` (ct_tensor_repr_named or a layout's own, with the
+ *  same signature): the "ctensor." prefix, and the subclass's name for an instance of a
+ *  subclass, as PyTorch prints it. A new str, or NULL with an exception set. */
+PyObject *ctp_tensor_repr_with(PyObject *self,
+                               ct_status (*repr_named)(const ct_tensor *, const ct_print_options *,
+                                                       const char *, char **));
+
 /** Sparse COO (sparse.c): add sparse_coo_tensor and the sparse methods to the module and
  *  the Tensor type, and wrap ctp_tensor_repr_hook; after ctp_print_init. */
 int ctp_sparse_init(PyObject *module);
@@ -463,6 +470,11 @@ int ctp_check_strided_layout(const char *fname, ct_layout layout);
  *  ints beyond int64 but within uint64 become CT_SCALAR_UINT; larger ones raise
  *  RuntimeError "Overflow when unpacking long". 0, or -1 with an exception set. */
 int ctp_scalar_of_arg(PyObject *obj, ct_scalar *out);
+
+/** ctp_scalar_of_arg within int64, as PyTorch unpacks a Scalar argument (alpha=, a number
+ *  operand): an int beyond it raises RuntimeError "Overflow when unpacking long". 0, or -1
+ *  with an exception set. */
+int ctp_int64_scalar_of_arg(PyObject *obj, ct_scalar *out);
 
 /** A Python object for a scalar: bool, int, float or complex. */
 PyObject *ctp_scalar_to_object(ct_scalar value);

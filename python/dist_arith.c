@@ -3,8 +3,8 @@
  * ctensor.add / sub / subtract / mul / multiply / div / divide / true_divide and of the local
  * Tensor methods (tensor_arith.c sends a call here when some argument is a GlobalTensor).
  *
- * Operands: GlobalTensors and Python / NumPy numbers (the *_scalar C functions, the number
- * being a wrapped number). A local tensor next to a global one is an error, whichever side
+ * Operands: GlobalTensors and Python / NumPy numbers (ct_global_binary_scalar / _rscalar,
+ * the number being a wrapped number); each call ends in one C entry point (compute). A local tensor next to a global one is an error, whichever side
  * it is on, as in OneFlow. There are no in-place or out= forms for global tensors.
  */
 #include <string.h>
@@ -36,19 +36,6 @@ static PyObject *mixed_error(void) {
     return NULL;
 }
 
-static int overflow_error(void) {
-    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
-    return -1;
-}
-
-/* A Number argument (alpha=, or a number operand) as a scalar, within int64 as PyTorch
- * unpacks it. 0, or -1 with an exception. */
-static int number_of(PyObject *obj, ct_scalar *out) {
-    if (ctp_scalar_of_arg(obj, out) < 0)
-        return -1;
-    return out->kind == CT_SCALAR_UINT ? overflow_error() : 0;
-}
-
 /* What `obj` is as an operand (K_*), or -1 with an exception. */
 static int classify(PyObject *obj, operand *o) {
     if (ctp_global_check(obj)) {
@@ -59,49 +46,21 @@ static int classify(PyObject *obj, operand *o) {
         return K_LOCAL;
     if (!ctp_is_number_arg(obj))
         return K_OTHER;
-    return number_of(obj, &o->s) < 0 ? -1 : K_NUMBER;
+    return ctp_int64_scalar_of_arg(obj, &o->s) < 0 ? -1 : K_NUMBER;
 }
 
-static bool is_one(ct_scalar s) { return s.kind == CT_SCALAR_INT && s.v.i == 1; }
-
-/* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER). */
+/* a op b with at least one global operand (ka, kb: K_GLOBAL or K_NUMBER); `op` is the row,
+ * div's rounding mode included. One C entry point per operand shape (global.h). */
 static PyObject *compute(ct_op op, const operand *a, int ka, const operand *b, int kb,
-                         ct_scalar alpha, ct_rounding_mode mode) {
-    ct_global *r = NULL, *tmp = NULL;
+                         ct_scalar alpha) {
+    ct_global *r = NULL;
     ct_status st;
-    if (ka == K_GLOBAL && kb == K_GLOBAL) {
-        st = op == CT_OP_ADD   ? ct_global_add(a->g, b->g, alpha, &r)
-             : op == CT_OP_SUB ? ct_global_sub(a->g, b->g, alpha, &r)
-             : op == CT_OP_MUL ? ct_global_mul(a->g, b->g, &r)
-                             : ct_global_div(a->g, b->g, mode, &r);
-    } else if (ka == K_GLOBAL) {
-        st = op == CT_OP_ADD   ? ct_global_add_scalar(a->g, b->s, alpha, &r)
-             : op == CT_OP_SUB ? ct_global_sub_scalar(a->g, b->s, alpha, &r)
-             : op == CT_OP_MUL ? ct_global_mul_scalar(a->g, b->s, &r)
-                             : ct_global_div_scalar(a->g, b->s, mode, &r);
-    } else { /* a number on the left */
-        switch (op) {
-        case CT_OP_ADD: /* a + alpha * b */
-            if (is_one(alpha)) {
-                st = ct_global_add_scalar(b->g, a->s, alpha, &r);
-            } else {
-                st = ct_global_mul_scalar(b->g, alpha, &tmp);
-                if (st == CT_OK)
-                    st = ct_global_add_scalar(tmp, a->s, ct_scalar_int(1), &r);
-                ct_global_release(tmp);
-            }
-            break;
-        case CT_OP_SUB:
-            st = ct_global_rsub_scalar(b->g, a->s, alpha, &r);
-            break;
-        case CT_OP_MUL:
-            st = ct_global_mul_scalar(b->g, a->s, &r);
-            break;
-        default:
-            st = ct_global_rdiv_scalar(b->g, a->s, mode, &r);
-            break;
-        }
-    }
+    if (ka == K_GLOBAL && kb == K_GLOBAL)
+        st = ct_global_binary(op, a->g, b->g, alpha, &r);
+    else if (ka == K_GLOBAL)
+        st = ct_global_binary_scalar(op, a->g, b->s, alpha, &r);
+    else
+        st = ct_global_binary_rscalar(op, a->s, b->g, alpha, &r);
     return ctp_global_result(NULL, st, r);
 }
 
@@ -143,21 +102,13 @@ static PyObject *binary(ct_op d, PyObject *a, PyObject *b) {
     }
     if (kx == K_LOCAL || ky == K_LOCAL)
         return mixed_error();
-    return compute(d, &x, kx, &y, ky, ct_scalar_int(1), ct_op_rounding(d));
+    return compute(d, &x, kx, &y, ky, ct_scalar_int(1));
 }
 
 PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b) {
     uint64_t mark = ctp_dist_mark();
     PyObject *r = binary(d, a, b);
     return r != NULL ? r : ctp_dist_failed(ct_op_name(d), mark);
-}
-
-static PyObject *nb_add(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_ADD, a, b); }
-static PyObject *nb_sub(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_SUB, a, b); }
-static PyObject *nb_mul(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_MUL, a, b); }
-static PyObject *nb_div(PyObject *a, PyObject *b) { return ctp_global_binary(CT_OP_DIV, a, b); }
-static PyObject *nb_floordiv(PyObject *a, PyObject *b) {
-    return ctp_global_binary(CT_OP_DIV_FLOOR, a, b);
 }
 
 static PyObject *inplace_error(const char *what) {
@@ -168,39 +119,30 @@ static PyObject *inplace_error(const char *what) {
     return NULL;
 }
 
-/* The operators x op= y: the error, shared with the other ranks. */
-static PyObject *inplace_operator(ct_op d, const char *what) {
+/* The operator x op= y of row d: the error, shared with the other ranks. x += y would
+ * otherwise quietly rebind x to x + y; global tensors have no in-place form. */
+static PyObject *inplace_operator(ct_op d) {
+    char what[8];
+    snprintf(what, sizeof what, "%s=", operators[d].symbol);
     uint64_t mark = ctp_dist_mark();
     inplace_error(what);
     return ctp_dist_failed(ct_op_name(d), mark);
 }
 
-/* x += y would otherwise quietly rebind x to x + y; global tensors have no in-place form. */
-static PyObject *nb_iadd(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_ADD, "+=");
-}
-static PyObject *nb_isub(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_SUB, "-=");
-}
-static PyObject *nb_imul(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_MUL, "*=");
-}
-static PyObject *nb_idiv(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_DIV, "/=");
-}
-static PyObject *nb_ifloordiv(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return inplace_operator(CT_OP_DIV_FLOOR, "//=");
-}
+/* The number slots of row `row`: x op y and x op= y. */
+#define OPERATOR(name, row)                                                                        \
+    static PyObject *nb_##name(PyObject *a, PyObject *b) { return ctp_global_binary(row, a, b); }  \
+    static PyObject *nb_i##name(PyObject *a, PyObject *b) {                                        \
+        (void)a;                                                                                   \
+        (void)b;                                                                                   \
+        return inplace_operator(row);                                                              \
+    }
+OPERATOR(add, CT_OP_ADD)
+OPERATOR(sub, CT_OP_SUB)
+OPERATOR(mul, CT_OP_MUL)
+OPERATOR(div, CT_OP_DIV)
+OPERATOR(floordiv, CT_OP_DIV_FLOOR)
+#undef OPERATOR
 
 PyNumberMethods ctp_global_as_number = {
     .nb_add = nb_add,
@@ -361,13 +303,18 @@ static PyObject *arith_call(ct_op op, const char *name, int method, int inplace,
         if (!ctp_is_number_arg(c.alpha) || ctp_tensor_check(c.alpha))
             return PyErr_Format(PyExc_TypeError, "%s(): argument 'alpha' must be Number, not %s",
                                 name, Py_TYPE(c.alpha)->tp_name);
-        if (number_of(c.alpha, &alpha) < 0)
+        if (ctp_int64_scalar_of_arg(c.alpha, &alpha) < 0)
             return NULL;
     }
     ct_rounding_mode mode;
     if (rounding_mode_of(c.rounding_mode, &mode) < 0)
         return NULL;
-    return compute(op, &a, ka, &b, kb, alpha, mode);
+    if (op == CT_OP_DIV) { /* the row of the rounding mode */
+        ct_status st = ct_op_div(mode, &op);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+    }
+    return compute(op, &a, ka, &b, kb, alpha);
 }
 
 PyObject *ctp_global_arith_call(ct_op op, const char *name, int method, int inplace, PyObject *self,

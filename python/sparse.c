@@ -260,29 +260,7 @@ static PyObject *sparse_repr_hook(PyObject *self) {
     ct_tensor *t = ctp_tensor_get(self);
     if (t != NULL && !ct_sparse_is_sparse(t) && previous_repr_hook != NULL)
         return previous_repr_hook(self);
-    if (t == NULL)
-        return PyErr_Format(PyExc_TypeError, "expected a ctensor.Tensor, got %s",
-                            Py_TYPE(self)->tp_name);
-    ct_print_options o = ct_get_printoptions();
-    memcpy(o.prefix, "ctensor.", sizeof "ctensor.");
-    PyObject *name = NULL;
-    const char *cname = "tensor";
-    if (Py_TYPE(self) != &ctp_tensor_type) {
-        name = PyType_GetName(Py_TYPE(self));
-        if (name == NULL || (cname = PyUnicode_AsUTF8(name)) == NULL) {
-            Py_XDECREF(name);
-            return NULL;
-        }
-    }
-    char *s = NULL;
-    ct_status st = ct_sparse_is_sparse(t) ? ct_sparse_repr_named(t, &o, cname, &s)
-                                          : ct_tensor_repr_named(t, &o, cname, &s);
-    Py_XDECREF(name);
-    if (st != CT_OK)
-        return ctp_raise_status(st);
-    PyObject *r = PyUnicode_FromString(s);
-    ct_string_free(s);
-    return r;
+    return ctp_tensor_repr_with(self, ct_sparse_repr_named); /* strided too: it hands over */
 }
 
 /* ---- registration ---------------------------------------------------------------------- */

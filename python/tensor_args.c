@@ -200,6 +200,15 @@ static int scalar_of_long(PyObject *obj, ct_scalar *out) {
     return -1;
 }
 
+int ctp_int64_scalar_of_arg(PyObject *obj, ct_scalar *out) {
+    if (ctp_scalar_of_arg(obj, out) < 0)
+        return -1;
+    if (out->kind != CT_SCALAR_UINT)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+    return -1;
+}
+
 int ctp_scalar_of_arg(PyObject *obj, ct_scalar *out) {
     if (PyBool_Check(obj) || ctp_is_numpy_bool(obj)) {
         int b = PyObject_IsTrue(obj);

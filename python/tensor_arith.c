@@ -162,13 +162,6 @@ static int overflow_error(void) {
     return -1;
 }
 
-/* alpha=: a Number, with the operands' int64 limit (PyTorch unpacks it as a long). */
-static int alpha_param(PyObject *obj, ct_scalar *out) {
-    if (ctp_scalar_of_arg(obj, out) < 0)
-        return -1;
-    return out->kind == CT_SCALAR_UINT ? overflow_error() : 0;
-}
-
 /* A Python or NumPy number as a wrapped number (PyTorch's THPUtils_checkScalar and
  * scalar_to_tensor): 1 with o set, 0 for anything else (no exception), -1 on error. */
 static int number_operand(PyObject *obj, operand *o) {
@@ -377,58 +370,25 @@ static inline PyObject *fast_result(ct_status st, ct_tensor *r) {
     return new_result(st, r);
 }
 
-static PyObject *nb_add(PyObject *a, PyObject *b) {
+/* x op y: the fast path for two exact tensors, else binary_slow. Inlined with a constant
+ * op in each slot below. */
+static inline PyObject *operator_call(ct_op op, PyObject *a, PyObject *b) {
     if (EXACT_TENSORS(a, b)) {
         const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_ADD, CT_OP_FORM_NEW, x, y)) {
+        if (ct_binary_supports(op, CT_OP_FORM_NEW, x, y)) {
             ct_tensor *r = NULL;
             drop_stale();
-            ct_status st = ct_add(x, y, ct_scalar_int(1), &r);
+            ct_status st = ct_binary(op, x, y, ct_scalar_int(1), &r);
             return fast_result(st, r);
         }
     }
-    return binary_slow(CT_OP_ADD, a, b);
+    return binary_slow(op, a, b);
 }
 
-static PyObject *nb_subtract(PyObject *a, PyObject *b) {
-    if (EXACT_TENSORS(a, b)) {
-        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_SUB, CT_OP_FORM_NEW, x, y)) {
-            ct_tensor *r = NULL;
-            drop_stale();
-            ct_status st = ct_sub(x, y, ct_scalar_int(1), &r);
-            return fast_result(st, r);
-        }
-    }
-    return binary_slow(CT_OP_SUB, a, b);
-}
-
-static PyObject *nb_multiply(PyObject *a, PyObject *b) {
-    if (EXACT_TENSORS(a, b)) {
-        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_MUL, CT_OP_FORM_NEW, x, y)) {
-            ct_tensor *r = NULL;
-            drop_stale();
-            ct_status st = ct_mul(x, y, &r);
-            return fast_result(st, r);
-        }
-    }
-    return binary_slow(CT_OP_MUL, a, b);
-}
-
-static PyObject *nb_true_divide(PyObject *a, PyObject *b) {
-    if (EXACT_TENSORS(a, b)) {
-        const ct_tensor *x = TENSOR_OF(a), *y = TENSOR_OF(b);
-        if (ct_binary_supports(CT_OP_DIV, CT_OP_FORM_NEW, x, y)) {
-            ct_tensor *r = NULL;
-            drop_stale();
-            ct_status st = ct_div(x, y, CT_ROUNDING_NONE, &r);
-            return fast_result(st, r);
-        }
-    }
-    return binary_slow(CT_OP_DIV, a, b);
-}
-
+static PyObject *nb_add(PyObject *a, PyObject *b) { return operator_call(CT_OP_ADD, a, b); }
+static PyObject *nb_subtract(PyObject *a, PyObject *b) { return operator_call(CT_OP_SUB, a, b); }
+static PyObject *nb_multiply(PyObject *a, PyObject *b) { return operator_call(CT_OP_MUL, a, b); }
+static PyObject *nb_true_divide(PyObject *a, PyObject *b) { return operator_call(CT_OP_DIV, a, b); }
 static PyObject *nb_floor_divide(PyObject *a, PyObject *b) { return binary_slow(CT_OP_DIV_FLOOR, a, b); }
 
 static PyObject *nb_inplace_add(PyObject *a, PyObject *b) { return inplace_slow(CT_OP_ADD, a, b); }
@@ -762,7 +722,7 @@ static PyObject *arith_call(const arith_entry *e, PyObject *self, PyObject *args
         goto done;
     if ((arg.other_is_scalar ? scalar_param(arg.other, &b) : tensor_param(arg.other, &b)) < 0)
         goto done;
-    if (arg.alpha != NULL && alpha_param(arg.alpha, &s.alpha) < 0)
+    if (arg.alpha != NULL && ctp_int64_scalar_of_arg(arg.alpha, &s.alpha) < 0)
         goto done;
     if (arg.rounding_mode != NULL) {
         ct_rounding_mode mode;
@@ -834,7 +794,7 @@ static PyObject *generic_call(ct_op op, PyObject *args, PyObject *kwargs) {
     operand a = {NULL, 0}, b = {NULL, 0};
     PyObject *r = NULL;
     if (tensor_param(arg.input, &a) >= 0 && tensor_param(arg.other, &b) >= 0 &&
-        (arg.alpha == NULL || alpha_param(arg.alpha, &s.alpha) >= 0))
+        (arg.alpha == NULL || ctp_int64_scalar_of_arg(arg.alpha, &s.alpha) >= 0))
         r = compute(&s, &a, &b, NULL, NULL);
     operand_clear(&a);
     operand_clear(&b);

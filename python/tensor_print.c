@@ -14,7 +14,9 @@
 
 /* ---- repr ---------------------------------------------------------------------------------- */
 
-static PyObject *tensor_repr(PyObject *self) {
+PyObject *ctp_tensor_repr_with(PyObject *self,
+                               ct_status (*repr_named)(const ct_tensor *, const ct_print_options *,
+                                                       const char *, char **)) {
     ct_tensor *t = ctp_tensor_get(self);
     if (t == NULL)
         return PyErr_Format(PyExc_TypeError, "expected a ctensor.Tensor, got %s",
@@ -32,13 +34,17 @@ static PyObject *tensor_repr(PyObject *self) {
         }
     }
     char *s = NULL;
-    ct_status st = ct_tensor_repr_named(t, &o, cname, &s);
+    ct_status st = repr_named(t, &o, cname, &s);
     Py_XDECREF(name);
     if (st != CT_OK)
         return ctp_raise_status(st);
     PyObject *r = PyUnicode_FromString(s);
     ct_string_free(s);
     return r;
+}
+
+static PyObject *tensor_repr(PyObject *self) {
+    return ctp_tensor_repr_with(self, ct_tensor_repr_named);
 }
 
 /* ---- set_printoptions ---------------------------------------------------------------------- */

@@ -209,6 +209,31 @@ CT_API ct_status ct_global_from_tensor(const ct_tensor *data, const ct_placement
  * add(S(0), S(0)) = S(0), add(P, P) = P, mul(P, B) = P, add(P, B) = S(0).
  * New reference in *out. */
 
+/* One entry point per operand shape for every row of the op table (ct_op, ops.h; div's rows
+ * carry the rounding mode), the way ct_binary is for local tensors. A ct_global is its own
+ * object, not a layout of ct_tensor, so ct_binary / ct_add and the other functions of ops.h
+ * never receive one: these are their global counterparts, and the C entry point of global
+ * arithmetic (the Python operators and functions call exactly one of them per call). The
+ * named functions below are shorthands for them. `alpha` is used by rows that take it
+ * (ct_op_has_alpha) and ignored by the others. There are no out= or in-place forms: a global
+ * tensor's operations always make a new one (Python raises for x += y and out=, as OneFlow).
+ * An invalid op: CT_ERR_MISUSE "ct_global_binary: invalid op 99" (the function's name) on
+ * every rank. Errors otherwise as the named functions. */
+
+/** op(a, b): both operands global. New reference in *out. */
+CT_API ct_status ct_global_binary(ct_op op, const ct_global *a, const ct_global *b,
+                                  ct_scalar alpha, ct_global **out);
+/** op(a, b) with a number on the right (a wrapped number): x + 2, x / 2. New reference. */
+CT_API ct_status ct_global_binary_scalar(ct_op op, const ct_global *a, ct_scalar b,
+                                         ct_scalar alpha, ct_global **out);
+/** op(a, b) with a number on the left: 2 - x (Python's reflected operators), and
+ *  ctensor.add(2, x, alpha=3). add and mul are computed as x + 2 and x * 2 (with alpha != 1,
+ *  add scales the tensor first: (alpha * x) + 2, two global operations); sub as
+ *  ct_global_rsub_scalar; rsub as ct_global_sub_scalar; the other rows with the number as
+ *  the left operand (2 / x, 2 // x: ct_global_rdiv_scalar). New reference in *out. */
+CT_API ct_status ct_global_binary_rscalar(ct_op op, ct_scalar a, const ct_global *b,
+                                          ct_scalar alpha, ct_global **out);
+
 CT_API ct_status ct_global_add(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out);
 CT_API ct_status ct_global_sub(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out);
 CT_API ct_status ct_global_mul(const ct_global *a, const ct_global *b, ct_global **out);

@@ -33,6 +33,8 @@
  *    channels_last, a transposed input gives a transposed result.
  *  - Sparse COO operands go to the sparse layer (sparse.h) for what it implements (add);
  *    the other ops refuse them (ct_binary_supports).
+ *  - Global tensors (ct_global, libctensor_dist) are not ct_tensors: their arithmetic is
+ *    ct_global_binary / _scalar / _rscalar of global.h, with the same op rows.
  *
  * Dtypes: every dtype except the float8 family and float4_e2m1fn_x2; bool has no sub and no
  * rounding-mode division, complex has no rounding-mode division, and complex32 has no

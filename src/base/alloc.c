@@ -65,7 +65,7 @@ ct_allocator ct_get_allocator(void) { return current; }
 
 void *ct_alloc(size_t size, size_t align) {
     if (align == 0 || (align & (align - 1)) != 0 || align > 4096) {
-        ct_set_error(CT_ERR_MISUSE, "ct_alloc: alignment %zu is not a power of two <= 4096", align);
+        ct_set_error(CT_ERR_MISUSE, "allocation alignment %zu is not a power of two <= 4096", align);
         return NULL;
     }
     void *p = current.alloc(current.ctx, size, align);

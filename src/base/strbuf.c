@@ -136,7 +136,7 @@ void ct_sb_appendf(ct_sb *b, const char *fmt, ...) {
 ct_status ct_sb_finish(ct_sb *b, char **out) {
     *out = NULL;
     if (b->bounded)
-        return ct_set_error(CT_ERR_MISUSE, "ct_sb_finish: a bounded builder owns no text");
+        return ct_set_error(CT_ERR_MISUSE, "string builder: a bounded builder owns no text");
     if (!b->failed && b->data == NULL)
         reserve(b, 0);
     if (b->failed) {

@@ -69,7 +69,7 @@ static pthread_mutex_t g_spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 ct_status ct_dist_impl_agree_reserve(int64_t n) {
     g_spare = ct_dist_impl_calloc((size_t)n, sizeof(*g_spare));
-    return g_spare ? CT_OK : ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
+    return g_spare ? CT_OK : ct_set_error(CT_ERR_NOMEM, "out of memory starting the distributed runtime");
 }
 
 void ct_dist_impl_agree_unreserve(void) {
@@ -128,7 +128,7 @@ ct_status ct_dist_impl_agree(const ct_agree_record *mine, ct_agree_record *all) 
         return mine->has_local < 0 ? status_of(mine->has_local) : st;
     pthread_mutex_lock(&g_spare_lock);
     st = g_spare ? agree_into(mine, g_spare)
-                 : ct_set_error(CT_ERR_MISUSE, "ct_dist_agree: no buffer");
+                 : ct_set_error(CT_ERR_MISUSE, "global operation agreement: no buffer");
     pthread_mutex_unlock(&g_spare_lock);
     return st;
 }

@@ -182,13 +182,13 @@ static ct_status broadcast_shape(const ct_global *x, const ct_global *y, int64_t
 ct_status ct_dist_impl_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
                                                ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out) {
     if (!a || !b || !sbp_a || !sbp_b || !sbp_out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_binary_signature: NULL argument");
+        return ct_set_error(CT_ERR_MISUSE, "NULL argument");
     if ((int)op < 0 || (int)op >= CT_NUM_OPS)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_binary_signature: invalid op %d", (int)op);
+        return ct_set_error(CT_ERR_MISUSE, "invalid op %d", (int)op);
     const ct_placement *pl = ct_global_placement(a);
     if (ct_placement_ndim(pl) != ct_placement_ndim(ct_global_placement(b)))
         return ct_set_error(CT_ERR_MISUSE,
-                            "ct_global_binary_signature: operands on different hierarchies");
+                            "operands on different hierarchies");
     int64_t os[CT_MAX_DIMS], on = 0;
     ct_status st = broadcast_shape(a, b, os, &on);
     if (st != CT_OK)
@@ -226,6 +226,7 @@ typedef struct opdesc {
     ct_scalar s;     /* the scalar operand */
     ct_scalar alpha; /* rows with alpha */
     char name[16];   /* "add", "rdiv": for messages and the agreement */
+    const char *fn;  /* the public function called, for its misuse messages */
 } opdesc;
 
 /* The core op on local tensors; y is ignored for scalar forms, where the scalar is a
@@ -333,7 +334,7 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
     ct_sb_appendf(&s, ")");
 
     int32_t head[4] = {(int32_t)d->op, d->scalar, d->reflected, has_out};
-    uint64_t h = ct_hash_bytes(1469598103934665603ull, head, sizeof head);
+    uint64_t h = ct_hash_bytes(0, head, sizeof head);
     h = ct_dist_impl_hash_scalar(h, d->alpha);
     h = d->scalar ? ct_dist_impl_hash_scalar(h, d->s) : hash_global(h, y);
     rec.hash = hash_global(h, x);
@@ -516,8 +517,7 @@ static ct_status run(const opdesc *d, const ct_global *x, const ct_global *y, ct
         return st;
     /* After agreement every rank has the same NULL arguments. */
     if (!x || (!d->scalar && !y) || !out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_%s%s: NULL argument", d->name,
-                            d->scalar ? "_scalar" : "");
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", d->fn);
     const ct_placement *pl = ct_global_placement(x);
     if (!d->scalar && (st = same_placement(pl, ct_global_placement(y))) != CT_OK)
         return st;
@@ -570,88 +570,147 @@ done:
 
 /* ---- public functions --------------------------------------------------------------------- */
 
-/* A description of op with the defaults (alpha 1). An invalid rounding mode falls back to
- * true division here; the public functions check it first. */
-static opdesc desc(ct_op op, bool scalar, bool reflected) {
+/* A description of `op` called through the public function `fn`, alpha 1 for rows without
+ * alpha (ct_binary ignores it there; so must the agreement, or ranks would differ on it). */
+static opdesc desc(const char *fn, ct_op op, bool scalar, bool reflected, ct_scalar alpha) {
     opdesc d;
     memset(&d, 0, sizeof d);
     d.op = op;
     d.scalar = scalar;
     d.reflected = reflected;
     d.s = ct_scalar_int(0);
-    d.alpha = ct_scalar_int(1);
+    d.alpha = ct_op_has_alpha(op) ? alpha : ct_scalar_int(1);
+    d.fn = fn;
     snprintf(d.name, sizeof d.name, "%s%s", reflected ? "r" : "", ct_op_name(op));
     return d;
 }
 
-static ct_status run_tensors(ct_op op, const ct_global *a, const ct_global *b, ct_scalar alpha,
-                             ct_global **out) {
-    opdesc d = desc(op, false, false);
-    d.alpha = alpha;
+static ct_status run_tensors(const char *fn, ct_op op, const ct_global *a, const ct_global *b,
+                             ct_scalar alpha, ct_global **out) {
+    opdesc d = desc(fn, op, false, false, alpha);
     return run(&d, a, b, out);
 }
 
-static ct_status run_scalar(ct_op op, bool reflected, const ct_global *a, ct_scalar b,
-                            ct_scalar alpha, ct_global **out) {
-    opdesc d = desc(op, true, reflected);
+static ct_status run_scalar(const char *fn, ct_op op, bool reflected, const ct_global *a,
+                            ct_scalar b, ct_scalar alpha, ct_global **out) {
+    opdesc d = desc(fn, op, true, reflected, alpha);
     d.s = b;
-    d.alpha = alpha;
     return run(&d, a, NULL, out);
 }
 
-/* div's row for `mode`; a bad mode is an argument error, reported through the agreement. */
-static ct_status div_row(ct_rounding_mode mode, ct_op *op, ct_global **out) {
+/* An argument error found before the operation: reported through the agreement, so that
+ * the other ranks, already in it, fail too. */
+static ct_status fail_early(const char *op, ct_status st, ct_global **out) {
     if (out)
         *out = NULL;
+    return ct_global_fail(op, st);
+}
+
+/* div's row for `mode`. */
+static ct_status div_row(ct_rounding_mode mode, ct_op *op, ct_global **out) {
     ct_status st = ct_op_div(mode, op);
-    return st == CT_OK ? st : ct_global_fail("div", st);
+    return st == CT_OK ? st : fail_early("div", st, out);
+}
+
+static ct_status check_op(const char *fn, ct_op op, ct_global **out) {
+    if ((unsigned)op < (unsigned)CT_NUM_OPS)
+        return CT_OK;
+    return fail_early("binary", ct_set_error(CT_ERR_MISUSE, "%s: invalid op %d", fn, (int)op), out);
+}
+
+ct_status ct_global_binary(ct_op op, const ct_global *a, const ct_global *b, ct_scalar alpha,
+                           ct_global **out) {
+    ct_status st = check_op("ct_global_binary", op, out);
+    return st != CT_OK ? st : run_tensors("ct_global_binary", op, a, b, alpha, out);
+}
+
+ct_status ct_global_binary_scalar(ct_op op, const ct_global *a, ct_scalar b, ct_scalar alpha,
+                                  ct_global **out) {
+    ct_status st = check_op("ct_global_binary_scalar", op, out);
+    return st != CT_OK ? st : run_scalar("ct_global_binary_scalar", op, false, a, b, alpha, out);
+}
+
+/* a + alpha * b with alpha != 1: the tensor scaled first (mul keeps a partial sum), then the
+ * number added. */
+static ct_status scaled_add(const char *fn, ct_scalar a, const ct_global *b, ct_scalar alpha,
+                            ct_global **out) {
+    ct_global *scaled = NULL;
+    ct_status st = run_scalar(fn, CT_OP_MUL, false, b, alpha, ct_scalar_int(1), &scaled);
+    if (st == CT_OK)
+        st = run_scalar(fn, CT_OP_ADD, false, scaled, a, ct_scalar_int(1), out);
+    ct_global_release(scaled);
+    return st;
+}
+
+ct_status ct_global_binary_rscalar(ct_op op, ct_scalar a, const ct_global *b, ct_scalar alpha,
+                                   ct_global **out) {
+    static const char fn[] = "ct_global_binary_rscalar";
+    ct_status st = check_op(fn, op, out);
+    if (st != CT_OK)
+        return st;
+    switch (op) {
+    case CT_OP_ADD: /* commutes: b + a */
+        if (alpha.kind == CT_SCALAR_INT && alpha.v.i == 1)
+            return run_scalar(fn, CT_OP_ADD, false, b, a, alpha, out);
+        return scaled_add(fn, a, b, alpha, out);
+    case CT_OP_MUL:
+        return run_scalar(fn, CT_OP_MUL, false, b, a, alpha, out);
+    case CT_OP_SUB: /* a - alpha * b is rsub(b, a) */
+        return run_scalar(fn, CT_OP_RSUB, false, b, a, alpha, out);
+    case CT_OP_RSUB: /* rsub(a, b) = b - alpha * a */
+        return run_scalar(fn, CT_OP_SUB, false, b, a, alpha, out);
+    default: /* the number as the left operand: 2 / x, 2 // x */
+        return run_scalar(fn, op, true, b, a, alpha, out);
+    }
 }
 
 ct_status ct_global_add(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out) {
-    return run_tensors(CT_OP_ADD, a, b, alpha, out);
+    return run_tensors("ct_global_add", CT_OP_ADD, a, b, alpha, out);
 }
 
 ct_status ct_global_sub(const ct_global *a, const ct_global *b, ct_scalar alpha, ct_global **out) {
-    return run_tensors(CT_OP_SUB, a, b, alpha, out);
+    return run_tensors("ct_global_sub", CT_OP_SUB, a, b, alpha, out);
 }
 
 ct_status ct_global_mul(const ct_global *a, const ct_global *b, ct_global **out) {
-    return run_tensors(CT_OP_MUL, a, b, ct_scalar_int(1), out);
+    return run_tensors("ct_global_mul", CT_OP_MUL, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_div(const ct_global *a, const ct_global *b, ct_rounding_mode mode,
                         ct_global **out) {
     ct_op op;
     ct_status st = div_row(mode, &op, out);
-    return st != CT_OK ? st : run_tensors(op, a, b, ct_scalar_int(1), out);
+    return st != CT_OK ? st : run_tensors("ct_global_div", op, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_add_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
-    return run_scalar(CT_OP_ADD, false, a, b, alpha, out);
+    return run_scalar("ct_global_add_scalar", CT_OP_ADD, false, a, b, alpha, out);
 }
 
 ct_status ct_global_sub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
-    return run_scalar(CT_OP_SUB, false, a, b, alpha, out);
+    return run_scalar("ct_global_sub_scalar", CT_OP_SUB, false, a, b, alpha, out);
 }
 
 ct_status ct_global_mul_scalar(const ct_global *a, ct_scalar b, ct_global **out) {
-    return run_scalar(CT_OP_MUL, false, a, b, ct_scalar_int(1), out);
+    return run_scalar("ct_global_mul_scalar", CT_OP_MUL, false, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_div_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
                                ct_global **out) {
     ct_op op;
     ct_status st = div_row(mode, &op, out);
-    return st != CT_OK ? st : run_scalar(op, false, a, b, ct_scalar_int(1), out);
+    return st != CT_OK ? st
+                       : run_scalar("ct_global_div_scalar", op, false, a, b, ct_scalar_int(1), out);
 }
 
 ct_status ct_global_rsub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out) {
-    return run_scalar(CT_OP_RSUB, false, a, b, alpha, out);
+    return run_scalar("ct_global_rsub_scalar", CT_OP_RSUB, false, a, b, alpha, out);
 }
 
 ct_status ct_global_rdiv_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
                                 ct_global **out) {
     ct_op op;
     ct_status st = div_row(mode, &op, out);
-    return st != CT_OK ? st : run_scalar(op, true, a, b, ct_scalar_int(1), out);
+    return st != CT_OK ? st
+                       : run_scalar("ct_global_rdiv_scalar", op, true, a, b, ct_scalar_int(1), out);
 }

@@ -486,7 +486,7 @@ ct_status ct_dist_impl_boxing(const ct_global *x, const ct_placement *placement,
     if (out != NULL)
         *out = NULL;
     if (x == NULL || placement == NULL || sbp == NULL || out == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_boxing: NULL argument");
+        return ct_set_error(CT_ERR_MISUSE, "boxing: NULL argument");
     bool done = false;
     ct_status st = ct_dist_impl_boxing_fast(x, placement, sbp, out, &done);
     if (st != CT_OK || done)

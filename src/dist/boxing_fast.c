@@ -319,7 +319,7 @@ static ct_status run_member(fast_kind kind, const fast_ctx *c, ct_tensor **out) 
 ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *placement,
                                    const ct_sbp *sbp, ct_global **out, bool *done) {
     if (done == NULL || out == NULL || x == NULL || placement == NULL || sbp == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_boxing_fast: NULL argument");
+        return ct_set_error(CT_ERR_MISUSE, "boxing: NULL argument");
     *done = false;
     *out = NULL;
     const ct_placement *pl = x->placement;

@@ -128,10 +128,10 @@ static ct_status ranks_comm_locked(const int64_t *ranks, int64_t n, MPI_Comm *ou
 
 ct_status ct_dist_impl_comm_for_ranks(const int64_t *ranks, int64_t n, MPI_Comm *out) {
     if (!out)
-        return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_ranks: out is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "communicator look-up: out is NULL");
     if (!ranks || n < 1) {
         *out = MPI_COMM_NULL;
-        return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_ranks: no ranks");
+        return ct_set_error(CT_ERR_MISUSE, "communicator look-up: no ranks");
     }
     pthread_mutex_lock(&g_comm_lock);
     ct_status st = ranks_comm_locked(ranks, n, out);
@@ -143,7 +143,7 @@ ct_status ct_dist_impl_comm_for_placement(const ct_placement *placement, MPI_Com
     if (!placement || !out) {
         if (out)
             *out = MPI_COMM_NULL;
-        return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_placement: NULL argument");
+        return ct_set_error(CT_ERR_MISUSE, "communicator look-up: NULL argument");
     }
     return ct_dist_impl_comm_for_ranks(placement->ranks, placement->n, out);
 }
@@ -152,11 +152,11 @@ ct_status ct_dist_impl_comm_for_axis(const ct_placement *placement, int64_t axis
     if (!placement || !out) {
         if (out)
             *out = MPI_COMM_NULL;
-        return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_axis: NULL argument");
+        return ct_set_error(CT_ERR_MISUSE, "communicator look-up: NULL argument");
     }
     *out = MPI_COMM_NULL;
     if (axis < 0 || axis >= placement->ndim)
-        return ct_set_error(CT_ERR_MISUSE, "ct_comm_for_axis: axis %lld out of range",
+        return ct_set_error(CT_ERR_MISUSE, "communicator look-up: axis %lld out of range",
                             (long long)axis);
     pthread_mutex_lock(&g_comm_lock);
     MPI_Comm pcomm;

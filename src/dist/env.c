@@ -34,7 +34,7 @@ static ct_status env_node_facts(void) {
 
     int *sizes = ct_dist_impl_alloc(sizeof(int) * (size_t)g_size);
     if (!sizes)
-        return ct_set_error(CT_ERR_NOMEM, "ct_dist_init: out of memory");
+        return ct_set_error(CT_ERR_NOMEM, "out of memory starting the distributed runtime");
     st = ct_dist_impl_mpi_check(MPI_Allgather(&local_size, 1, MPI_INT, sizes, 1, MPI_INT, g_world),
                                 "MPI_Allgather");
     if (st == CT_OK) {

@@ -16,16 +16,16 @@ ct_status ct_dist_impl_global_make(ct_dtype dtype, const int64_t *sizes, int64_t
                                    ct_tensor *local, ct_global **out) {
     ct_status st = CT_OK;
     if (!out) {
-        st = ct_set_error(CT_ERR_MISUSE, "ct_global_make: out is NULL");
+        st = ct_set_error(CT_ERR_MISUSE, "global tensor assembly: out is NULL");
         goto fail;
     }
     *out = NULL;
     if (!placement || !local || (!sizes && ndim > 0) || (!sbp && placement->ndim > 0)) {
-        st = ct_set_error(CT_ERR_MISUSE, "ct_global_make: NULL argument");
+        st = ct_set_error(CT_ERR_MISUSE, "global tensor assembly: NULL argument");
         goto fail;
     }
     if (ndim < 0 || ndim > CT_MAX_DIMS || !ct_dtype_is_valid(dtype)) {
-        st = ct_set_error(CT_ERR_MISUSE, "ct_global_make: bad dtype or number of dims");
+        st = ct_set_error(CT_ERR_MISUSE, "global tensor assembly: bad dtype or number of dims");
         goto fail;
     }
     ct_global *g = ct_dist_impl_calloc(1, sizeof(*g));
@@ -95,7 +95,7 @@ ct_status ct_dist_impl_global_empty_local(ct_dtype dtype, int64_t ndim, ct_tenso
     ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
     if (ndim < 0 || ndim > CT_MAX_DIMS) {
         *out = NULL;
-        return ct_set_error(CT_ERR_MISUSE, "ct_global_empty_local: bad number of dims");
+        return ct_set_error(CT_ERR_MISUSE, "empty local component: bad number of dims");
     }
     /* ndim 0 cannot have a zero size: a non-member then holds one zero element. */
     if (ndim == 0)
@@ -655,14 +655,14 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
     return ct_dist_impl_boxing(global, tp, ts, out);
 }
 
-static ct_status to_logical(const ct_global *global, const char *op, ct_tensor **out,
-                            bool *agreed) {
+/* fn: the public function called, for its misuse messages. */
+static ct_status to_logical(const char *fn, const ct_global *global, const char *op,
+                            ct_tensor **out, bool *agreed) {
     if (!out)
-        return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: out is NULL"));
+        return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", fn));
     *out = NULL;
     if (!global)
-        return ct_global_fail(op,
-                              ct_set_error(CT_ERR_MISUSE, "ct_global_to_logical: global is NULL"));
+        return ct_global_fail(op, ct_set_error(CT_ERR_MISUSE, "%s: global is NULL", fn));
     const ct_placement *p = global->placement;
     ct_sbp all_b[CT_PLACEMENT_MAX_NDIM];
     for (int64_t k = 0; k < p->ndim; k++)
@@ -769,13 +769,10 @@ ct_status ct_global_to_global(const ct_global *global, const ct_placement *place
     return ct_dist_impl_global_finish(st, agreed, out, "global_to_global");
 }
 
-ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
-    return ct_global_to_logical_named(global, NULL, out);
-}
-
-ct_status ct_global_to_logical_named(const ct_global *global, const char *op, ct_tensor **out) {
+static ct_status logical(const char *fn, const ct_global *global, const char *op,
+                         ct_tensor **out) {
     bool agreed = false;
-    ct_status st = to_logical(global, op && op[0] ? op : "to_logical", out, &agreed);
+    ct_status st = to_logical(fn, global, op && op[0] ? op : "to_logical", out, &agreed);
     MPI_Comm world;
     if (!agreed || !out || ct_dist_impl_world(&world) != CT_OK)
         return st;
@@ -785,4 +782,12 @@ ct_status ct_global_to_logical_named(const ct_global *global, const char *op, ct
         *out = NULL;
     }
     return st;
+}
+
+ct_status ct_global_to_logical(const ct_global *global, ct_tensor **out) {
+    return logical("ct_global_to_logical", global, NULL, out);
+}
+
+ct_status ct_global_to_logical_named(const ct_global *global, const char *op, ct_tensor **out) {
+    return logical("ct_global_to_logical_named", global, op, out);
 }

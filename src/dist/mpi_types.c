@@ -31,7 +31,7 @@ static ct_status bytes_type(size_t itemsize, MPI_Datatype *out) {
     default: break;
     }
     if (itemsize == 0 || itemsize > MPI_TYPES_MAX_ITEM)
-        return ct_set_error(CT_ERR_MISUSE, "ct_mpi_dtype: unsupported item size %zu", itemsize);
+        return ct_set_error(CT_ERR_MISUSE, "MPI datatype: unsupported item size %zu", itemsize);
     pthread_mutex_lock(&g_types_lock);
     ct_status st = CT_OK;
     if (!g_bytes_made[itemsize]) {
@@ -73,7 +73,7 @@ ct_status ct_dist_impl_mpi_dtype(ct_dtype dtype, MPI_Datatype *out) {
     default: break;
     }
     if (!ct_dtype_is_valid(dtype))
-        return ct_set_error(CT_ERR_MISUSE, "ct_mpi_dtype: invalid dtype %d", (int)dtype);
+        return ct_set_error(CT_ERR_MISUSE, "MPI datatype: invalid dtype %d", (int)dtype);
     /* float16, bfloat16, complex32, float8, float4: bits only (reduce.c sums them itself). */
     return bytes_type(ct_dtype_itemsize(dtype), out);
 }

@@ -148,7 +148,7 @@ static ct_status allreduce_ordered(const reduce_plan *p, uint16_t *data, int64_t
 }
 
 ct_status ct_dist_impl_reduce_allreduce(ct_tensor *local, MPI_Comm comm) {
-    ct_status st = check_contiguous(local, "ct_reduce_allreduce");
+    ct_status st = check_contiguous(local, "allreduce");
     reduce_plan p;
     if (st == CT_OK)
         st = plan_for(ct_tensor_dtype(local), &p);
@@ -298,13 +298,13 @@ static ct_status scatter_native(const reduce_plan *p, const char *full, const in
 
 ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offsets,
                                       const int64_t *counts, ct_tensor *out_part, MPI_Comm comm) {
-    ct_status st = check_contiguous(full, "ct_reduce_scatter");
+    ct_status st = check_contiguous(full, "reduce-scatter");
     if (st == CT_OK)
-        st = check_contiguous(out_part, "ct_reduce_scatter");
+        st = check_contiguous(out_part, "reduce-scatter");
     if (st == CT_OK && (offsets == NULL || counts == NULL))
-        st = ct_set_error(CT_ERR_MISUSE, "ct_reduce_scatter: NULL offsets or counts");
+        st = ct_set_error(CT_ERR_MISUSE, "reduce-scatter: NULL offsets or counts");
     if (st == CT_OK && ct_tensor_dtype(full) != ct_tensor_dtype(out_part))
-        st = ct_set_error(CT_ERR_MISUSE, "ct_reduce_scatter: dtypes differ");
+        st = ct_set_error(CT_ERR_MISUSE, "reduce-scatter: dtypes differ");
     reduce_plan p;
     if (st == CT_OK)
         st = plan_for(ct_tensor_dtype(full), &p);
@@ -318,13 +318,13 @@ ct_status ct_dist_impl_reduce_scatter(const ct_tensor *full, const int64_t *offs
     int64_t numel = ct_tensor_numel(full), total = 0, largest = 0, end = 0;
     for (int r = 0; r < size; r++) {
         if (offsets[r] < 0 || counts[r] < 0 || offsets[r] + counts[r] > numel)
-            return ct_set_error(CT_ERR_MISUSE, "ct_reduce_scatter: block %d is out of range", r);
+            return ct_set_error(CT_ERR_MISUSE, "reduce-scatter: block %d is out of range", r);
         total += counts[r];
         largest = counts[r] > largest ? counts[r] : largest;
         end = offsets[r] + counts[r] > end ? offsets[r] + counts[r] : end;
     }
     if (ct_tensor_numel(out_part) != counts[rank])
-        return ct_set_error(CT_ERR_MISUSE, "ct_reduce_scatter: output has %lld elements, expected %lld",
+        return ct_set_error(CT_ERR_MISUSE, "reduce-scatter: output has %lld elements, expected %lld",
                             (long long)ct_tensor_numel(out_part), (long long)counts[rank]);
     if (total == 0)
         return CT_OK;

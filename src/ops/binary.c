@@ -90,8 +90,8 @@ static ct_status sub_check(const ct_tensor *a, const ct_tensor *b) {
     return CT_OK;
 }
 
-/* PyTorch's alpha_check against the computation dtype. */
-static ct_status alpha_check(ct_dtype dtype, ct_scalar alpha) {
+/* PyTorch's alpha_check against the computation dtype (dispatch.h). */
+ct_status ct_op_impl_alpha_check(ct_dtype dtype, ct_scalar alpha) {
     if ((unsigned)alpha.kind > CT_SCALAR_COMPLEX)
         return ct_set_error(CT_ERR_MISUSE, "alpha: invalid scalar kind %d", (int)alpha.kind);
     if (alpha.kind == CT_SCALAR_BOOL && dtype != CT_BOOL)
@@ -150,7 +150,7 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     prepared *p = ctx;
     ct_scalar alpha = p->alpha;
     if (p->spec->has_alpha) {
-        CT_TRY(alpha_check(it->common_dtype, alpha));
+        CT_TRY(ct_op_impl_alpha_check(it->common_dtype, alpha));
         if (p->spec->negate_alpha)
             alpha = negate_alpha(alpha);
     }

@@ -3,7 +3,8 @@
  * look other layouts up here. A higher layer fills its slots the first time it makes a
  * tensor of its layout (the sparse layer: ct_sparse_impl_make), so every such tensor finds its
  * slots filled and no lower layer calls a higher one. Slots are written with release
- * stores and read with acquire loads; registering twice stores the same function. */
+ * stores and read with acquire loads; registering twice stores the same function. Also the
+ * argument checks every layout's implementation shares. */
 #ifndef CT_OPS_DISPATCH_H
 #define CT_OPS_DISPATCH_H
 
@@ -18,5 +19,12 @@ typedef ct_status (*ct_op_layout_fn)(ct_op op, const ct_tensor *a, const ct_tens
 void ct_op_impl_register_sparse(ct_op op, ct_op_form form, ct_op_layout_fn fn);
 /* The sparse COO slot of (op, form); NULL when empty or invalid. */
 ct_op_layout_fn ct_op_impl_sparse(ct_op op, ct_op_form form);
+
+/* PyTorch's alpha_check of an op with alpha against its computation dtype, for every layout:
+ * CT_ERR_RUNTIME "Boolean alpha only supported for Boolean results.", "For integral input
+ * tensors, argument alpha must not be a floating point number.", "For non-complex input
+ * tensors, argument alpha must not be a complex number."; CT_ERR_MISUSE for an invalid
+ * scalar kind. */
+ct_status ct_op_impl_alpha_check(ct_dtype dtype, ct_scalar alpha);
 
 #endif /* CT_OPS_DISPATCH_H */

@@ -337,20 +337,6 @@ fail:
 
 /* ---- argument checks ------------------------------------------------------------------------ */
 
-/* PyTorch's alpha_check. */
-static ct_status alpha_check(ct_dtype dtype, ct_scalar alpha) {
-    if (alpha.kind == CT_SCALAR_BOOL && dtype != CT_BOOL)
-        return ct_set_error(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
-    if (!ct_dtype_is_floating_point(dtype) && !ct_dtype_is_complex(dtype) &&
-        !ct_scalar_is_integral(alpha, true))
-        return ct_set_error(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must not "
-                                            "be a floating point number.");
-    if (!ct_dtype_is_complex(dtype) && alpha.kind == CT_SCALAR_COMPLEX)
-        return ct_set_error(CT_ERR_RUNTIME, "For non-complex input tensors, argument alpha must "
-                                            "not be a complex number.");
-    return CT_OK;
-}
-
 static bool same_sizes(const ct_tensor *a, const ct_tensor *b) {
     return a->ndim == b->ndim &&
            (a->ndim == 0 || memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t)) == 0);
@@ -385,7 +371,7 @@ static ct_status add_merge(const ct_tensor *t, const ct_sparse_coo *tp, const ct
     unsigned char one[16], a[16];
     int64_t vsizes[CT_MAX_DIMS + 1];
     ct_status st = CT_OK;
-    CT_CHECK(!ct_add_overflow_i64(tn, sn, &max), CT_ERR_OVERFLOW,
+    CT_CHECK(!ct_checked_add_i64(tn, sn, &max), CT_ERR_OVERFLOW,
              "add: nnz %" PRId64 " + %" PRId64 " overflows", tn, sn);
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
     vsizes[0] = max;
@@ -465,7 +451,7 @@ static ct_status add_concat(const ct_tensor *t, const ct_sparse_coo *tp, const c
     int64_t vsizes[CT_MAX_DIMS + 1];
     ct_status st = CT_OK;
     /* nnz is unbounded when the values have no element (a dense size 0) */
-    CT_CHECK(!ct_add_overflow_i64(tn, sn, &n), CT_ERR_OVERFLOW,
+    CT_CHECK(!ct_checked_add_i64(tn, sn, &n), CT_ERR_OVERFLOW,
              "add: nnz %" PRId64 " + %" PRId64 " overflows", tn, sn);
     memcpy(vsizes + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof(int64_t));
     vsizes[0] = n;
@@ -639,7 +625,7 @@ ct_status ct_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar
                                             "sparse) instead.");
     ct_dtype result;
     CT_TRY(ct_tensor_result_type(both, 2, &result));
-    CT_TRY(alpha_check(result, alpha));
+    CT_TRY(ct_op_impl_alpha_check(result, alpha));
     if (!ct_device_equal(self->device, other->device)) {
         char a[CT_DEVICE_STRING_MAX], b[CT_DEVICE_STRING_MAX];
         CT_TRY(ct_device_str(self->device, a, sizeof a));

@@ -54,7 +54,7 @@ static ct_status coalesce_data(const ct_tensor *t, const ct_sparse_coo *p, ct_te
     /* PyTorch dispatches on the dtype before looking at any column */
     CT_CHECK(ct_sparse_impl_axpy_dtype(t->dtype), CT_ERR_NOT_IMPLEMENTED,
              "\"coalesce\" not implemented for '%s'", ct_dtype_impl_msg_name(t->dtype));
-    CT_CHECK(!ct_mul_overflow_size((size_t)nnz, sizeof(int64_t), &pbytes), CT_ERR_OVERFLOW,
+    CT_CHECK(!ct_checked_mul_size((size_t)nnz, sizeof(int64_t), &pbytes), CT_ERR_OVERFLOW,
              "coalesce: nnz too large");
     if ((st = ct_scalar_to_dtype(ct_scalar_int(1), t->dtype, one)) != CT_OK ||
         (st = ct_sparse_impl_prod(t->sizes, sd, t->ndim, &block)) != CT_OK ||

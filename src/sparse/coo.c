@@ -149,7 +149,7 @@ ct_status ct_sparse_impl_make_on(ct_tensor *hi, ct_tensor *hv, ct_device device,
 ct_status ct_sparse_impl_prod(const int64_t *sizes, int64_t from, int64_t to, int64_t *out) {
     int64_t n = 1;
     for (int64_t i = from; i < to; i++)
-        if (ct_mul_overflow_i64(n, sizes[i], &n))
+        if (ct_checked_mul_i64(n, sizes[i], &n))
             return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
     *out = n;
     return CT_OK;
@@ -219,7 +219,7 @@ static ct_status check_index_values(const ct_tensor *ind, bool infer, bool check
             return ct_set_error(CT_ERR_RUNTIME, "found negative index %" PRId64 " for dim %" PRId64,
                                 mins[d], d);
         if (infer) {
-            if (ct_add_overflow_i64(maxs[d], 1, &sizes[d]))
+            if (ct_checked_add_i64(maxs[d], 1, &sizes[d]))
                 return ct_set_error(CT_ERR_OVERFLOW,
                                     "size of dim %" PRId64 " inferred from index %" PRId64
                                     " overflows int64",
@@ -297,7 +297,7 @@ static ct_status build(ct_tensor **ind, ct_tensor **val, const int64_t *given, i
         CT_TRY(swap_in(val, ct_tensor_expand(*val, (const int64_t[]){1}, 1, &next), &next));
 
     int64_t sd = (*ind)->sizes[0], dd = (*val)->ndim - 1, total;
-    bool overflow = ct_add_overflow_i64(sd, dd, &total);
+    bool overflow = ct_checked_add_i64(sd, dd, &total);
     if (!infer && (overflow || ndim != total))
         return ct_set_error(CT_ERR_RUNTIME,
                             "number of dimensions must be sparse_dim (%" PRId64

@@ -47,17 +47,14 @@ static void put_int(ct_sb *b, int64_t v) {
     ct_sb_puts(b, num);
 }
 
-ct_status ct_sparse_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
-    return ct_sparse_repr_named(t, opts, NULL, out);
-}
-
-ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
-                               char **out) {
+/* fn: the public function called, for its misuse messages. */
+static ct_status repr(const char *fn, const ct_tensor *t, const ct_print_options *opts,
+                      const char *name, char **out) {
     if (out == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: out is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", fn);
     *out = NULL;
     if (t == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_sparse_repr: tensor is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "%s: tensor is NULL", fn);
     if (!ct_sparse_is_sparse(t)) /* strided and other layouts: the dense printer's answer */
         return ct_tensor_repr_named(t, opts, name, out);
     ct_print_options o = opts != NULL ? *opts : ct_get_printoptions();
@@ -139,4 +136,13 @@ done:
     ct_tensor_release(indices);
     ct_tensor_release(values);
     return st;
+}
+
+ct_status ct_sparse_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
+    return repr("ct_sparse_repr", t, opts, NULL, out);
+}
+
+ct_status ct_sparse_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
+                               char **out) {
+    return repr("ct_sparse_repr_named", t, opts, name, out);
 }

@@ -80,7 +80,7 @@ static ct_status arange_size(ct_dtype dt, acc_kind acc, ct_scalar start, ct_scal
         if (dt == CT_INT64) {
             int64_t sgn = *xst > 0 ? 1 : -1, num;
             bool of = __builtin_sub_overflow(xend, *xs, &num) ||
-                      ct_add_overflow_i64(num, *xst, &num) ||
+                      ct_checked_add_i64(num, *xst, &num) ||
                       __builtin_sub_overflow(num, sgn, &num);
             if (of)
                 return invalid_size();

@@ -65,9 +65,9 @@ static ct_status contiguous_nbytes(const int64_t *sizes, int64_t ndim, ct_dtype 
     bool overflow = false, zero = false;
     for (int64_t i = 0; i < ndim; i++) {
         zero |= sizes[i] == 0;
-        overflow |= ct_mul_overflow_i64(n, sizes[i], &n);
+        overflow |= ct_checked_mul_i64(n, sizes[i], &n);
     }
-    overflow |= ct_mul_overflow_i64(n, (int64_t)ct_dtype_table[dtype].itemsize, &bytes);
+    overflow |= ct_checked_mul_i64(n, (int64_t)ct_dtype_table[dtype].itemsize, &bytes);
     if (zero) { /* no elements: other sizes may be anything (PyTorch may flag them) */
         *out = 0;
         return CT_OK;

@@ -67,7 +67,7 @@ static bool walk_contiguous(const int64_t *sizes, const int64_t *strides, const 
             continue;
         if (big || strides[d] != expected)
             return false;
-        big = ct_mul_overflow_i64(expected, sizes[d], &expected);
+        big = ct_checked_mul_i64(expected, sizes[d], &expected);
     }
     return true;
 }
@@ -91,7 +91,7 @@ static bool strides_like_cl(const int64_t *sizes, const int64_t *strides, const 
         if (d == 0 && min == strides[1])
             return false;
         min = strides[d];
-        if (sizes[d] > 1 && ct_mul_overflow_i64(min, sizes[d], &min))
+        if (sizes[d] > 1 && ct_checked_mul_i64(min, sizes[d], &min))
             min = INT64_MAX; /* nothing can come after an overflowing span anyway */
     }
     return true;
@@ -117,7 +117,7 @@ static bool compute_dense(const int64_t *sizes, const int64_t *strides, int64_t 
     for (int64_t k = 0; k < m; k++) {
         if (big || strides[perm[k]] != required)
             return false;
-        big = ct_mul_overflow_i64(required, sizes[perm[k]], &required);
+        big = ct_checked_mul_i64(required, sizes[perm[k]], &required);
     }
     return true;
 }
@@ -231,7 +231,7 @@ ct_status ct_memory_format_strides(ct_memory_format format, const int64_t *sizes
                 s[i] = 1;
             else
                 overflow |=
-                    ct_mul_overflow_i64(s[i + 1], sizes[i + 1] > 1 ? sizes[i + 1] : 1, &s[i]);
+                    ct_checked_mul_i64(s[i + 1], sizes[i + 1] > 1 ? sizes[i + 1] : 1, &s[i]);
         }
         if (overflow)
             return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");
@@ -247,7 +247,7 @@ ct_status ct_memory_format_strides(ct_memory_format format, const int64_t *sizes
     for (int64_t k = 0; k < ndim; k++) {
         s[order[k]] = acc;
         if (k + 1 < ndim)
-            overflow |= ct_mul_overflow_i64(acc, sizes[order[k]], &acc);
+            overflow |= ct_checked_mul_i64(acc, sizes[order[k]], &acc);
     }
     if (overflow)
         return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");
@@ -299,7 +299,7 @@ ct_status ct_infer_dense_strides(const int64_t *sizes, const int64_t *strides, i
     for (int64_t i = 0; i < ndim; i++) {
         s[perm[i]] = cur;
         if (sizes[perm[i]] > 1 && i + 1 < ndim)
-            overflow |= ct_mul_overflow_i64(cur, sizes[perm[i]], &cur);
+            overflow |= ct_checked_mul_i64(cur, sizes[perm[i]], &cur);
     }
     if (overflow)
         return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");

@@ -176,17 +176,14 @@ static void suffix_size(suffixes *sx, const ct_tensor *t) {
     ct_print_impl_shape(s, t->sizes, t->ndim);
 }
 
-ct_status ct_tensor_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
-    return ct_tensor_repr_named(t, opts, NULL, out);
-}
-
-ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
-                               char **out) {
+/* fn: the public function called, for its misuse messages. */
+static ct_status repr(const char *fn, const ct_tensor *t, const ct_print_options *opts,
+                      const char *name, char **out) {
     if (out == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr: out is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", fn);
     *out = NULL;
     if (t == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repr: tensor is NULL");
+        return ct_set_error(CT_ERR_MISUSE, "%s: tensor is NULL", fn);
     ct_print_options o = opts != NULL ? *opts : ct_get_printoptions();
     CT_TRY(ct_print_options_check(&o));
     if (t->layout != CT_LAYOUT_STRIDED)
@@ -255,4 +252,13 @@ fail:
         ct_sb_free(&sx.s[i]);
     ct_sb_free(&b);
     return st;
+}
+
+ct_status ct_tensor_repr(const ct_tensor *t, const ct_print_options *opts, char **out) {
+    return repr("ct_tensor_repr", t, opts, NULL, out);
+}
+
+ct_status ct_tensor_repr_named(const ct_tensor *t, const ct_print_options *opts, const char *name,
+                               char **out) {
+    return repr("ct_tensor_repr_named", t, opts, name, out);
 }

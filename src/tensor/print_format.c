@@ -321,10 +321,10 @@ ct_status ct_print_impl_body(ct_sb *b, const ct_tensor *t, int64_t indent,
     size_t count = 1;
     for (int64_t d = 0; d < host->ndim; d++) {
         int64_t kept = dim_is_cut(summarize, host->sizes[d], g.edge) ? 2 * g.edge : host->sizes[d];
-        CT_CHECK(!ct_mul_overflow_size(count, (size_t)kept, &count), CT_ERR_OVERFLOW,
+        CT_CHECK(!ct_checked_mul_size(count, (size_t)kept, &count), CT_ERR_OVERFLOW,
                  "printing: too many elements to print");
     }
-    CT_CHECK(!ct_mul_overflow_size(count, g.dst_size, &nbytes), CT_ERR_OVERFLOW,
+    CT_CHECK(!ct_checked_mul_size(count, g.dst_size, &nbytes), CT_ERR_OVERFLOW,
              "printing: too many elements to print");
     values = ct_alloc(nbytes, 16);
     if (values == NULL) {

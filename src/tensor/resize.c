@@ -48,7 +48,7 @@ ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim
     size_t itemsize = ct_dtype_table[t->dtype].itemsize;
     int64_t numel, nbytes_elems;
     CT_TRY(ct_tensor_impl_shape_numel(sizes, ndim, &numel));
-    if (ct_mul_overflow_i64(numel, (int64_t)itemsize, &nbytes_elems))
+    if (ct_checked_mul_i64(numel, (int64_t)itemsize, &nbytes_elems))
         return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
     size_t need;
     CT_TRY(ct_tensor_impl_shape_storage_nbytes(sizes, strides, ndim, itemsize, t->storage_offset,

@@ -77,7 +77,7 @@ ct_status ct_tensor_impl_shape_numel(const int64_t *sizes, int64_t ndim, int64_t
             *out = 0;
             return CT_OK;
         }
-        overflow |= ct_mul_overflow_i64(n, sizes[i], &n);
+        overflow |= ct_checked_mul_i64(n, sizes[i], &n);
     }
     if (overflow)
         return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
@@ -97,12 +97,12 @@ ct_status ct_tensor_impl_shape_storage_nbytes(const int64_t *sizes, const int64_
     bool overflow = false;
     for (int64_t i = 0; i < ndim; i++) {
         int64_t span;
-        overflow |= ct_mul_overflow_i64(strides[i], sizes[i] - 1, &span);
-        overflow |= ct_add_overflow_i64(last, span, &last);
+        overflow |= ct_checked_mul_i64(strides[i], sizes[i] - 1, &span);
+        overflow |= ct_checked_add_i64(last, span, &last);
     }
     int64_t bytes = 0;
-    overflow |= ct_add_overflow_i64(last, 1, &last);
-    overflow |= ct_mul_overflow_i64(last, (int64_t)itemsize, &bytes);
+    overflow |= ct_checked_add_i64(last, 1, &last);
+    overflow |= ct_checked_mul_i64(last, (int64_t)itemsize, &bytes);
     if (overflow) {
         char s[400], t[400];
         return ct_set_error(CT_ERR_OVERFLOW,

@@ -57,13 +57,13 @@ static bool quick_geometry(const ct_storage *storage, size_t itemsize, const int
         bad |= size <= 0 || stride < 0;
         contig &= size == 1 || stride == n; /* the test of ct_tensor_impl_memfmt_flags */
         /* size <= 0 is already bad; size - 1 of INT64_MIN would overflow */
-        bad |= ct_mul_overflow_i64(stride, size > 0 ? size - 1 : 0, &span);
-        bad |= ct_add_overflow_i64(last, span, &last);
-        bad |= ct_mul_overflow_i64(n, size, &n);
+        bad |= ct_checked_mul_i64(stride, size > 0 ? size - 1 : 0, &span);
+        bad |= ct_checked_add_i64(last, span, &last);
+        bad |= ct_checked_mul_i64(n, size, &n);
     }
-    bad |= ct_mul_overflow_i64(n, (int64_t)itemsize, &bytes); /* nbytes() representable */
-    bad |= ct_add_overflow_i64(last, 1, &last);
-    bad |= ct_mul_overflow_i64(last, (int64_t)itemsize, &need);
+    bad |= ct_checked_mul_i64(n, (int64_t)itemsize, &bytes); /* nbytes() representable */
+    bad |= ct_checked_add_i64(last, 1, &last);
+    bad |= ct_checked_mul_i64(last, (int64_t)itemsize, &need);
     if (bad || (uint64_t)need > storage->nbytes)
         return false;
     if (st == NULL)
@@ -86,14 +86,14 @@ static ct_status full_geometry(const ct_storage *storage, ct_dtype dtype, const 
     int64_t nbytes;
     CT_TRY(ct_tensor_impl_shape_numel(sizes, ndim, numel));
     /* nbytes() must be representable too */
-    if (ct_mul_overflow_i64(*numel, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
+    if (ct_checked_mul_i64(*numel, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
         return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
     if (offset < 0)
         return ct_set_error(CT_ERR_RUNTIME, "Tensor: invalid storage offset %" PRId64, offset);
     CT_TRY(check_bounds(storage, dtype, sizes, *strides, ndim, offset));
     /* data_ptr() adds offset * itemsize bytes: that must fit even when the view is empty
      * (check_bounds does not look at the offset of an empty view) */
-    if (ct_mul_overflow_i64(offset, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
+    if (ct_checked_mul_i64(offset, (int64_t)ct_dtype_table[dtype].itemsize, &nbytes))
         return ct_set_error(CT_ERR_OVERFLOW,
                             "Storage offset calculation overflowed: offset %" PRId64
                             " of %zu-byte elements",
@@ -178,7 +178,7 @@ ct_status ct_tensor_impl_new_nonstrided(ct_layout layout, ct_dtype dtype, ct_dev
     ct_tensor *t = NULL;
     CT_CHECK(ct_layout_is_valid(layout) && layout != CT_LAYOUT_STRIDED &&
                  ct_dtype_impl_valid(dtype),
-             CT_ERR_MISUSE, "ct_tensor_impl_new_nonstrided: bad layout or dtype");
+             CT_ERR_MISUSE, "bad layout or dtype for a tensor without strided storage");
     if ((st = ct_tensor_impl_shape_check_sizes(sizes, ndim)) != CT_OK ||
         (st = ct_tensor_impl_shape_numel(sizes, ndim, &numel)) != CT_OK)
         goto fail;

@@ -37,7 +37,7 @@ static ct_status infer_size(const int64_t *shape, int64_t n, int64_t numel, int6
             infer = d;
         } else if (shape[d] >= 0) {
             zero |= shape[d] == 0;
-            big |= ct_mul_overflow_i64(newsize, shape[d], &newsize);
+            big |= ct_checked_mul_i64(newsize, shape[d], &newsize);
         } else {
             return ct_set_error(CT_ERR_RUNTIME, "invalid shape dimension %" PRId64, shape[d]);
         }
@@ -91,7 +91,7 @@ static bool compute_stride(const ct_tensor *t, const int64_t *shape, int64_t n, 
                 st[d] = 1;
             else
                 *overflow |=
-                    ct_mul_overflow_i64(shape[d + 1] > 1 ? shape[d + 1] : 1, st[d + 1], &st[d]);
+                    ct_checked_mul_i64(shape[d + 1] > 1 ? shape[d + 1] : 1, st[d + 1], &st[d]);
         }
         return !*overflow;
     }
@@ -104,12 +104,12 @@ static bool compute_stride(const ct_tensor *t, const int64_t *shape, int64_t n, 
         if (!chunk_end && os[d - 1] != 1) {
             int64_t expect;
             chunk_end =
-                ct_mul_overflow_i64(tensor_numel, chunk_base, &expect) || ot[d - 1] != expect;
+                ct_checked_mul_i64(tensor_numel, chunk_base, &expect) || ot[d - 1] != expect;
         }
         if (!chunk_end)
             continue;
         while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
-            *overflow |= ct_mul_overflow_i64(view_numel, chunk_base, &st[view_d]);
+            *overflow |= ct_checked_mul_i64(view_numel, chunk_base, &st[view_d]);
             view_numel *= shape[view_d];
             view_d--;
         }
@@ -243,7 +243,7 @@ ct_status ct_tensor_expand(const ct_tensor *t, const int64_t *target, int64_t n,
             stride = t->strides[dim];
         } else if (t->ndim == 0 || i == n - 1) {
             stride = t->ndim == 0 ? 0 : 1;
-        } else if (ct_mul_overflow_i64(sizes[i + 1], strides[i + 1], &stride)) {
+        } else if (ct_checked_mul_i64(sizes[i + 1], strides[i + 1], &stride)) {
             stride = 0; /* only ever the stride of a broadcast dim */
         }
         int64_t want = target[i];

@@ -21,8 +21,8 @@ static ct_status cut(const ct_tensor *t, int64_t d, int64_t start, int64_t size,
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], off;
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
-    if (ct_mul_overflow_i64(start, t->strides[d], &off) ||
-        ct_add_overflow_i64(off, t->storage_offset, &off)) {
+    if (ct_checked_mul_i64(start, t->strides[d], &off) ||
+        ct_checked_add_i64(off, t->storage_offset, &off)) {
         if (size != 0)
             return ct_set_error(CT_ERR_OVERFLOW, "Storage offset calculation overflowed");
         off = t->storage_offset; /* an empty view may start anywhere */
@@ -58,7 +58,7 @@ ct_status ct_tensor_slice(const ct_tensor *t, int64_t dim, int64_t start, int64_
     int64_t len = stop - start;
     int64_t n = len == 0 ? 0 : (len - 1) / step + 1;
     int64_t stride;
-    if (ct_mul_overflow_i64(t->strides[d], step, &stride)) {
+    if (ct_checked_mul_i64(t->strides[d], step, &stride)) {
         if (n > 1) /* cannot happen: the last element lies inside the tensor */
             return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");
         stride = t->strides[d]; /* the stride of a dim of size <= 1 is never used */
@@ -103,8 +103,8 @@ static ct_status drop_dim(const ct_tensor *t, int64_t d, int64_t index, ct_tenso
     /* inside the storage when t has elements; an empty t may have any offset and strides,
      * and then keeps its offset when the sum leaves int64 (as cut()) */
     int64_t off;
-    if (ct_mul_overflow_i64(index, t->strides[d], &off) ||
-        ct_add_overflow_i64(off, t->storage_offset, &off)) {
+    if (ct_checked_mul_i64(index, t->strides[d], &off) ||
+        ct_checked_add_i64(off, t->storage_offset, &off)) {
         if (t->numel != 0)
             return ct_set_error(CT_ERR_OVERFLOW, "Storage offset calculation overflowed");
         off = t->storage_offset;
@@ -164,7 +164,7 @@ ct_status ct_tensor_unsqueeze(const ct_tensor *t, int64_t dim, ct_tensor **out) 
     /* the new dim's stride: as if it were the outer neighbour's span (PyTorch's
      * inferUnsqueezeGeometry) */
     int64_t stride = 1;
-    if (d < t->ndim && ct_mul_overflow_i64(t->sizes[d], t->strides[d], &stride))
+    if (d < t->ndim && ct_checked_mul_i64(t->sizes[d], t->strides[d], &stride))
         return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");
     for (int64_t i = 0, j = 0; i <= t->ndim; i++) {
         if (i == d) {

@@ -139,6 +139,12 @@ static void test_c_checks(void **state) {
     st = ct_global_to_logical(is_last() ? NULL : x, &t);
     CT_ASSERT_ALL(st == CT_ERR_MISUSE);
     CT_ASSERT_ALL(t == NULL);
+    CT_ASSERT_ALL(!is_last() || strcmp(ct_last_error(), "ct_global_to_logical: global is NULL") == 0);
+    /* the named form names itself */
+    st = ct_global_to_logical_named(is_last() ? NULL : x, "numpy", &t);
+    CT_ASSERT_ALL(st == CT_ERR_MISUSE && t == NULL);
+    CT_ASSERT_ALL(!is_last() ||
+                  strcmp(ct_last_error(), "ct_global_to_logical_named: global is NULL") == 0);
     assert_still_in_step();
     teardown();
 }

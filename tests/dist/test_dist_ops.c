@@ -853,6 +853,261 @@ static void test_error_mismatch(void **state) {
     ct_placement_release(p);
 }
 
+/* ---- the op-enum entry points (global.h), which the Python binding calls -------------------- */
+
+/* The named function of global.h for a row of ops.def, as Python called it before the entry
+ * points existed; CT_ERR_NOT_IMPLEMENTED for rows without one (rsub of two tensors). */
+static ct_status named_binary(ct_op op, const ct_global *a, const ct_global *b, ct_scalar alpha,
+                              ct_global **out) {
+    switch (op) {
+    case CT_OP_ADD:
+        return ct_global_add(a, b, alpha, out);
+    case CT_OP_SUB:
+        return ct_global_sub(a, b, alpha, out);
+    case CT_OP_MUL:
+        return ct_global_mul(a, b, out);
+    case CT_OP_DIV:
+    case CT_OP_DIV_TRUNC:
+    case CT_OP_DIV_FLOOR:
+        return ct_global_div(a, b, ct_op_rounding(op), out);
+    default:
+        return CT_ERR_NOT_IMPLEMENTED;
+    }
+}
+
+/* Whether a partial_sum operand of the scalar forms stays partial (global.h): mul, and true
+ * division with the tensor on the left. */
+static bool scalar_keeps_p(ct_op op, bool tensor_left) {
+    return op == CT_OP_MUL || (op == CT_OP_DIV && tensor_left);
+}
+
+/* Two results are the same global tensor: metadata, nd-sbp and this rank's component. */
+static bool same_global(const ct_global *x, const ct_global *y) {
+    if (!x || !y || ct_global_dtype(x) != ct_global_dtype(y) ||
+        ct_global_dim(x) != ct_global_dim(y))
+        return false;
+    const ct_placement *pl = ct_global_placement(x);
+    if (!ct_placement_equal(pl, ct_global_placement(y)) ||
+        !ct_nd_sbp_equal(ct_global_sbp(x), ct_global_sbp(y), ct_placement_ndim(pl)))
+        return false;
+    for (int64_t d = 0; d < ct_global_dim(x); d++)
+        if (ct_global_sizes(x)[d] != ct_global_sizes(y)[d])
+            return false;
+    return values_match(ct_global_local(x), ct_global_local(y), true);
+}
+
+/* Every row x sbp pair x dtype through ct_global_binary: the result of the named function
+ * (the same global tensor), and the values of ct_binary on the logical operands. */
+static void test_entry_binary(void **state) {
+    (void)state;
+    ct_placement *pl = all_ranks();
+    const ct_sbp set[4] = {S0, S1, B, P};
+    int64_t sizes[2] = {7, 5};
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_INT32};
+    for (size_t t = 0; t < 2; t++) {
+        ct_tensor *ra = ref_tensor(sizes, 2, dts[t], 6, false);
+        ct_tensor *rb = ref_tensor(sizes, 2, dts[t], 7, true);
+        for (int op = 0; op < CT_NUM_OPS; op++)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) {
+                    n_cases++;
+                    char desc[160];
+                    snprintf(desc, sizeof desc, "ct_global_binary(%s row %d, %s, sbp %d, %d)",
+                             ct_op_name((ct_op)op), op, ct_dtype_name(dts[t]), i, j);
+                    const ct_scalar alpha = ct_scalar_int(ct_op_has_alpha((ct_op)op) ? 2 : 1);
+                    ct_global *ga = make_global(ra, pl, &set[i]),
+                              *gb = make_global(rb, pl, &set[j]);
+                    ct_global *z = NULL, *named = NULL;
+                    ct_status st = ct_global_binary((ct_op)op, ga, gb, alpha, &z);
+                    CHECK_ALL(st == CT_OK, desc);
+                    ct_tensor *want = NULL, *got = gather_logical(z);
+                    assert_int_equal(ct_binary((ct_op)op, ra, rb, alpha, &want), CT_OK);
+                    bool exact = ct_dtype_is_integral(ct_tensor_dtype(want), true);
+                    CHECK_ALL(values_match(got, want, exact), desc);
+                    if (named_binary((ct_op)op, ga, gb, alpha, &named) != CT_ERR_NOT_IMPLEMENTED)
+                        CHECK_ALL(same_global(z, named), desc);
+                    ct_tensor_release(want);
+                    ct_tensor_release(got);
+                    ct_global_release(z);
+                    ct_global_release(named);
+                    ct_global_release(ga);
+                    ct_global_release(gb);
+                }
+        ct_tensor_release(ra);
+        ct_tensor_release(rb);
+    }
+    ct_placement_release(pl);
+}
+
+/* Every row with a number on either side (Python's x op 2 and 2 op x): values of ct_binary
+ * with the number as a wrapped number, the operand's nd-sbp with partial_sum reduced to
+ * broadcast except where the op is linear in the tensor, and what Python's test_global_arith
+ * expects of x+2, 2+x, 1.5-x, 3*x, x/2, 2/x, x//2 on a partial_sum operand. */
+static void test_entry_scalar(void **state) {
+    (void)state;
+    ct_placement *pl = all_ranks();
+    const ct_sbp set[4] = {S0, S1, B, P};
+    const ct_scalar nums[2] = {ct_scalar_int(3), ct_scalar_float(1.5)};
+    int64_t sizes[2] = {7, 5};
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_INT32};
+    for (size_t t = 0; t < 2; t++) {
+        ct_tensor *ra = ref_tensor(sizes, 2, dts[t], 8, true); /* nonzero: 2 / x */
+        for (int op = 0; op < CT_NUM_OPS; op++)
+            for (int n = 0; n < 2; n++)
+                for (int i = 0; i < 4; i++)
+                    for (int left = 0; left < 2; left++) {
+                        n_cases++;
+                        char desc[160];
+                        snprintf(desc, sizeof desc,
+                                 "ct_global_binary_%sscalar(%s row %d, %s, num %d, sbp %d)",
+                                 left ? "r" : "", ct_op_name((ct_op)op), op, ct_dtype_name(dts[t]),
+                                 n, i);
+                        /* alpha 2 where taken: with the number on the left, add scales the
+                         * tensor first, an exact product here */
+                        const ct_scalar alpha = ct_scalar_int(ct_op_has_alpha((ct_op)op) ? 2 : 1);
+                        ct_global *g = make_global(ra, pl, &set[i]), *z = NULL;
+                        ct_tensor *w = NULL, *want = NULL;
+                        assert_int_equal(ct_tensor_wrapped_number(nums[n], &w), CT_OK);
+                        ct_status st =
+                            left ? ct_global_binary_rscalar((ct_op)op, nums[n], g, alpha, &z)
+                                 : ct_global_binary_scalar((ct_op)op, g, nums[n], alpha, &z);
+                        ct_status want_st = left ? ct_binary((ct_op)op, w, ra, alpha, &want)
+                                                 : ct_binary((ct_op)op, ra, w, alpha, &want);
+                        if (want_st != CT_OK) { /* e.g. an integer division by a float: none */
+                            CHECK_ALL(st == want_st, desc);
+                        } else {
+                            CHECK_ALL(st == CT_OK, desc);
+                            ct_tensor *got = gather_logical(z);
+                            bool exact = ct_dtype_is_integral(ct_tensor_dtype(want), true);
+                            CHECK_ALL(values_match(got, want, exact), desc);
+                            ct_sbp sbp = set[i];
+                            if (sbp.kind == CT_SBP_PARTIAL_SUM && !scalar_keeps_p((ct_op)op, !left))
+                                sbp = B;
+                            CHECK_ALL(ct_sbp_equal(ct_global_sbp(z)[0], sbp), desc);
+                            ct_tensor_release(got);
+                        }
+                        ct_tensor_release(w);
+                        ct_tensor_release(want);
+                        ct_global_release(z);
+                        ct_global_release(g);
+                    }
+        ct_tensor_release(ra);
+    }
+    /* The named forms Python called before: the same global tensors. */
+    ct_tensor *ra = ref_tensor(sizes, 2, CT_FLOAT32, 9, true);
+    ct_global *g = make_global(ra, pl, &P);
+    const ct_scalar two = ct_scalar_int(2), one = ct_scalar_int(1);
+    ct_global *x = NULL, *y = NULL;
+#define SAME_AS(entry_call, named_call)                                                            \
+    do {                                                                                           \
+        CT_ASSERT_ALL((entry_call) == CT_OK && (named_call) == CT_OK && same_global(x, y));        \
+        ct_global_release(x);                                                                      \
+        ct_global_release(y);                                                                      \
+        x = y = NULL;                                                                              \
+    } while (0)
+    SAME_AS(ct_global_binary_scalar(CT_OP_ADD, g, two, one, &x),
+            ct_global_add_scalar(g, two, one, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_ADD, two, g, one, &x),
+            ct_global_add_scalar(g, two, one, &y));
+    SAME_AS(ct_global_binary_scalar(CT_OP_SUB, g, two, two, &x),
+            ct_global_sub_scalar(g, two, two, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_SUB, two, g, two, &x),
+            ct_global_rsub_scalar(g, two, two, &y));
+    SAME_AS(ct_global_binary_scalar(CT_OP_RSUB, g, two, two, &x),
+            ct_global_rsub_scalar(g, two, two, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_MUL, two, g, one, &x), ct_global_mul_scalar(g, two, &y));
+    SAME_AS(ct_global_binary_scalar(CT_OP_DIV_FLOOR, g, two, one, &x),
+            ct_global_div_scalar(g, two, CT_ROUNDING_FLOOR, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_DIV, two, g, one, &x),
+            ct_global_rdiv_scalar(g, two, CT_ROUNDING_NONE, &y));
+    SAME_AS(ct_global_binary_rscalar(CT_OP_DIV_TRUNC, two, g, one, &x),
+            ct_global_rdiv_scalar(g, two, CT_ROUNDING_TRUNC, &y));
+#undef SAME_AS
+    /* 2 + 3 * x on a partial_sum operand: x scaled (still partial), then 2 added: broadcast. */
+    ct_tensor *want = NULL, *scaled = NULL;
+    CT_ASSERT_ALL(ct_global_binary_rscalar(CT_OP_ADD, two, g, ct_scalar_int(3), &x) == CT_OK);
+    assert_int_equal(ct_mul_scalar(ra, ct_scalar_int(3), &scaled), CT_OK);
+    assert_int_equal(ct_add_scalar(scaled, two, one, &want), CT_OK);
+    ct_tensor *got = gather_logical(x);
+    CT_ASSERT_ALL(values_match(got, want, false) && ct_sbp_equal(ct_global_sbp(x)[0], B));
+    ct_tensor_release(got);
+    ct_tensor_release(want);
+    ct_tensor_release(scaled);
+    ct_global_release(x);
+    ct_global_release(g);
+    ct_tensor_release(ra);
+    ct_placement_release(pl);
+}
+
+/* The entry points' errors: the named functions' (PyTorch's) texts, on every rank alike,
+ * and their own misuse messages. */
+static void test_entry_errors(void **state) {
+    (void)state;
+    ct_placement *pl = all_ranks();
+    int64_t sizes[2] = {7, 5}, s4[1] = {4};
+    ct_tensor *r = ref_tensor(sizes, 2, CT_FLOAT32, 0, false), *b = NULL;
+    ct_tensor *r4 = ref_tensor(s4, 1, CT_FLOAT32, 0, false),
+              *i = ref_tensor(sizes, 2, CT_INT32, 1, true);
+    assert_int_equal(ct_tensor_to_dtype(r, CT_BOOL, &b), CT_OK);
+    ct_global *g = make_global(r, pl, &S0), *g4 = make_global(r4, pl, &B);
+    ct_global *gb = make_global(b, pl, &S1), *gi = make_global(i, pl, &S0), *z = NULL;
+    ASSERT_ERR_ALL(ct_global_binary(CT_OP_MUL, g, g4, ct_scalar_int(1), &z), CT_ERR_RUNTIME,
+                   "The size of tensor a (5) must match the size of tensor b (4) at "
+                   "non-singleton dimension 1");
+    CT_ASSERT_ALL(z == NULL);
+    ASSERT_ERR_ALL(ct_global_binary(CT_OP_SUB, gb, gb, ct_scalar_int(1), &z), CT_ERR_RUNTIME,
+                   "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                   "the `^` or `logical_xor()` operator instead.");
+    /* 1 - x on a bool tensor, Python's error for it */
+    ASSERT_ERR_ALL(ct_global_binary_rscalar(CT_OP_SUB, ct_scalar_int(1), gb, ct_scalar_int(1), &z),
+                   CT_ERR_RUNTIME,
+                   "Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                   "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                   "instead.");
+    ASSERT_ERR_ALL(ct_global_binary(CT_OP_DIV_FLOOR, gb, gb, ct_scalar_int(1), &z),
+                   CT_ERR_NOT_IMPLEMENTED, "\"div_floor_cpu\" not implemented for 'Bool'");
+    ASSERT_ERR_ALL(ct_global_binary(CT_OP_ADD, gi, gi, ct_scalar_float(1.5), &z), CT_ERR_RUNTIME,
+                   "For integral input tensors, argument alpha must not be a floating point "
+                   "number.");
+    /* alpha is ignored by rows without it, as ct_binary ignores it */
+    CT_ASSERT_ALL(ct_global_binary(CT_OP_MUL, gi, gi, ct_scalar_float(1.5), &z) == CT_OK);
+    ct_global_release(z);
+    z = NULL;
+    ASSERT_ERR_ALL(ct_global_binary((ct_op)99, g, g, ct_scalar_int(1), &z), CT_ERR_MISUSE,
+                   "ct_global_binary: invalid op 99");
+    CT_ASSERT_ALL(z == NULL);
+    ASSERT_ERR_ALL(ct_global_binary_scalar((ct_op)-1, g, ct_scalar_int(1), ct_scalar_int(1), &z),
+                   CT_ERR_MISUSE, "ct_global_binary_scalar: invalid op -1");
+    char msg[64];
+    snprintf(msg, sizeof msg, "ct_global_binary_rscalar: invalid op %d", CT_NUM_OPS);
+    ASSERT_ERR_ALL(ct_global_binary_rscalar(CT_NUM_OPS, ct_scalar_int(1), g, ct_scalar_int(1), &z),
+                   CT_ERR_MISUSE, msg);
+    ASSERT_ERR_ALL(ct_global_binary(CT_OP_ADD, g, NULL, ct_scalar_int(1), &z), CT_ERR_MISUSE,
+                   "ct_global_binary: NULL argument");
+    ASSERT_ERR_ALL(
+        ct_global_binary_rscalar(CT_OP_DIV, ct_scalar_int(1), NULL, ct_scalar_int(1), &z),
+        CT_ERR_MISUSE, "ct_global_binary_rscalar: NULL argument");
+    ASSERT_ERR_ALL(ct_global_binary_scalar(CT_OP_MUL, g, ct_scalar_int(1), ct_scalar_int(1), NULL),
+                   CT_ERR_MISUSE, "ct_global_binary_scalar: NULL argument");
+    /* the named functions still name themselves */
+    ASSERT_ERR_ALL(ct_global_mul_scalar(NULL, ct_scalar_int(2), &z), CT_ERR_MISUSE,
+                   "ct_global_mul_scalar: NULL argument");
+    ASSERT_ERR_ALL(ct_global_div(g, NULL, CT_ROUNDING_FLOOR, &z), CT_ERR_MISUSE,
+                   "ct_global_div: NULL argument");
+    /* and every rank still agrees on the next call */
+    CT_ASSERT_ALL(ct_global_binary(CT_OP_ADD, g, g, ct_scalar_int(1), &z) == CT_OK);
+    ct_global_release(z);
+    ct_global_release(g);
+    ct_global_release(g4);
+    ct_global_release(gb);
+    ct_global_release(gi);
+    ct_tensor_release(r);
+    ct_tensor_release(r4);
+    ct_tensor_release(b);
+    ct_tensor_release(i);
+    ct_placement_release(pl);
+}
+
 int main(void) {
     ct_test_start();
     W = ct_test_world();
@@ -868,6 +1123,9 @@ int main(void) {
         cmocka_unit_test(test_error_logical),
         cmocka_unit_test(test_error_zero_division),
         cmocka_unit_test(test_error_mismatch),
+        cmocka_unit_test(test_entry_binary),
+        cmocka_unit_test(test_entry_scalar),
+        cmocka_unit_test(test_entry_errors),
     };
     int failures = cmocka_run_group_tests(tests, NULL, NULL);
     if (R == 0)

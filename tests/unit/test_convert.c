@@ -457,7 +457,9 @@ static void test_errors(void **state) {
         assert_status_msg(ct_convert(bad[i], dst, CT_FLOAT32, src, 1), CT_ERR_MISUSE, want);
         assert_int_equal(ct_convert(CT_FLOAT32, dst, bad[i], src, 1), CT_ERR_MISUSE);
         assert_int_equal(ct_convert(CT_FLOAT32, dst, bad[i], src, 0), CT_ERR_MISUSE);
-        assert_int_equal(ct_convert_strided(bad[i], dst, 4, CT_FLOAT32, src, 4, 1), CT_ERR_MISUSE);
+        snprintf(want, sizeof want, "ct_convert_strided: invalid dtype value %d", (int)bad[i]);
+        assert_status_msg(ct_convert_strided(bad[i], dst, 4, CT_FLOAT32, src, 4, 1), CT_ERR_MISUSE,
+                          want);
     }
     assert_int_equal(ct_convert(CT_FLOAT32, NULL, CT_INT32, src, 1), CT_ERR_MISUSE);
     assert_int_equal(ct_last_error_kind(), CT_ERR_MISUSE);

@@ -384,6 +384,9 @@ static void t_errors(void **state) {
                       "ct_tensor_repr: tensor is NULL");
     assert_null(s);
     assert_status_msg(ct_tensor_repr(t, NULL, NULL), CT_ERR_MISUSE, "ct_tensor_repr: out is NULL");
+    /* each function names itself */
+    assert_status_msg(ct_tensor_repr_named(NULL, NULL, "x", &s), CT_ERR_MISUSE,
+                      "ct_tensor_repr_named: tensor is NULL");
     ct_print_options bad = ct_print_options_default();
     bad.edgeitems = -2;
     s = (char *)"x";

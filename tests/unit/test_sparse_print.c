@@ -108,10 +108,14 @@ static void t_prefix_name_meta_strided(void **state) {
 static void t_errors(void **state) {
     (void)state;
     char *s = (char *)"x";
-    assert_int_equal(ct_sparse_repr(NULL, NULL, &s), CT_ERR_MISUSE);
+    assert_status_msg(ct_sparse_repr(NULL, NULL, &s), CT_ERR_MISUSE,
+                      "ct_sparse_repr: tensor is NULL");
     assert_null(s);
     ct_tensor *t = example();
-    assert_int_equal(ct_sparse_repr(t, NULL, NULL), CT_ERR_MISUSE);
+    assert_status_msg(ct_sparse_repr(t, NULL, NULL), CT_ERR_MISUSE, "ct_sparse_repr: out is NULL");
+    /* each function names itself */
+    assert_status_msg(ct_sparse_repr_named(t, NULL, "x", NULL), CT_ERR_MISUSE,
+                      "ct_sparse_repr_named: out is NULL");
     ct_print_options o = ct_print_options_default();
     o.precision = -1;
     s = (char *)"x";

@@ -34,17 +34,18 @@ const ct_convert_loop_table *ct_convert_impl_active_loops(void) {
     }
 }
 
-ct_status ct_convert_strided(ct_dtype dst_dtype, void *dst, ptrdiff_t dst_stride,
-                             ct_dtype src_dtype, const void *src, ptrdiff_t src_stride, size_t n) {
+/* ct_convert_strided under the name of the public function called (fn), for messages. */
+static ct_status convert(const char *fn, ct_dtype dst_dtype, void *dst, ptrdiff_t dst_stride,
+                         ct_dtype src_dtype, const void *src, ptrdiff_t src_stride, size_t n) {
     ct_status st = CT_OK;
-    CT_CHECK(valid(src_dtype), CT_ERR_MISUSE, "ct_convert: invalid dtype value %d", (int)src_dtype);
-    CT_CHECK(valid(dst_dtype), CT_ERR_MISUSE, "ct_convert: invalid dtype value %d", (int)dst_dtype);
+    CT_CHECK(valid(src_dtype), CT_ERR_MISUSE, "%s: invalid dtype value %d", fn, (int)src_dtype);
+    CT_CHECK(valid(dst_dtype), CT_ERR_MISUSE, "%s: invalid dtype value %d", fn, (int)dst_dtype);
     CT_CHECK((dst_dtype == CT_FLOAT4_E2M1FN_X2) == (src_dtype == CT_FLOAT4_E2M1FN_X2),
              CT_ERR_NOT_IMPLEMENTED, "\"copy_\" not implemented for 'Float4_e2m1fn_x2'");
     if (n == 0)
         return CT_OK;
     CT_CHECK(dst != NULL && src != NULL, CT_ERR_MISUSE,
-             "ct_convert: dst and src must not be NULL when n > 0");
+             "%s: dst and src must not be NULL when n > 0", fn);
     /* same dtype: a byte copy, except bool -> bool, which writes 0/1 like PyTorch's copy_ */
     (*ct_convert_impl_active_loops())[dst_dtype][src_dtype](dst, dst_stride, src, src_stride, n);
     return CT_OK;
@@ -55,7 +56,13 @@ fail:
 ct_status ct_convert(ct_dtype dst_dtype, void *dst, ct_dtype src_dtype, const void *src, size_t n) {
     ptrdiff_t ds = valid(dst_dtype) ? (ptrdiff_t)itemsizes[dst_dtype] : 0;
     ptrdiff_t ss = valid(src_dtype) ? (ptrdiff_t)itemsizes[src_dtype] : 0;
-    return ct_convert_strided(dst_dtype, dst, ds, src_dtype, src, ss, n);
+    return convert("ct_convert", dst_dtype, dst, ds, src_dtype, src, ss, n);
+}
+
+ct_status ct_convert_strided(ct_dtype dst_dtype, void *dst, ptrdiff_t dst_stride,
+                             ct_dtype src_dtype, const void *src, ptrdiff_t src_stride, size_t n) {
+    return convert("ct_convert_strided", dst_dtype, dst, dst_stride, src_dtype, src, src_stride,
+                   n);
 }
 
 /* ---- the reference --------------------------------------------------------------------- */
