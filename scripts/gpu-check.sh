@@ -27,7 +27,8 @@
 #
 # Environment: CT_PYTHON (default: python3 on PATH), CT_GPU_BUILD_DIR (default build-gpu),
 # CT_GPU_JOBS (default: cores, at most 16), CT_GPU_BUDGET (seconds, default 450),
-# CT_GPU_ARCH (CMAKE_CUDA_ARCHITECTURES, default 90).
+# CT_GPU_ARCH (CMAKE_CUDA_ARCHITECTURES, default 90), CT_GPU_FORCE_CARRY=1 (use the carried
+# packages even where the system has them: tests this script on a machine with apt).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -160,14 +161,15 @@ unpack() {
 
 prepare_deps() {
     local multiarch=usr/lib/x86_64-linux-gnu
-    if ! command -v pkg-config >/dev/null 2>&1 && ! command -v pkgconf >/dev/null 2>&1; then
+    local force="${CT_GPU_FORCE_CARRY:-0}"
+    if [ "$force" = 1 ] || { ! command -v pkg-config && ! command -v pkgconf; } >/dev/null 2>&1; then
         unpack 'libpkgconf3_*.deb' && unpack 'pkgconf-bin_*.deb' || return 1
         export LD_LIBRARY_PATH="$carried/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
         export PKG_CONFIG="$carried/usr/bin/pkgconf"
         cmake_extra+=("-DPKG_CONFIG_EXECUTABLE=$carried/usr/bin/pkgconf")
     fi
     local pkgconfig_cmd="${PKG_CONFIG:-$(command -v pkg-config || command -v pkgconf)}"
-    if ! "$pkgconfig_cmd" --exists cmocka 2>/dev/null; then
+    if [ "$force" = 1 ] || ! "$pkgconfig_cmd" --exists cmocka 2>/dev/null; then
         unpack 'libcmocka0_*.deb' && unpack 'libcmocka-dev_*.deb' || return 1
         # the package's .pc names /usr/...: point it at the unpacked copy
         sed -i "s|/usr/|$carried/usr/|g" "$carried/$multiarch/pkgconfig/cmocka.pc"
@@ -175,7 +177,7 @@ prepare_deps() {
         export LD_LIBRARY_PATH="$carried/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
         "$pkgconfig_cmd" --exists cmocka || { echo "cmocka.pc unusable" >&2; return 1; }
     fi
-    if ! echo '#include <dlpack/dlpack.h>' | cc -E -x c - >/dev/null 2>&1; then
+    if [ "$force" = 1 ] || ! echo '#include <dlpack/dlpack.h>' | cc -E -x c - >/dev/null 2>&1; then
         unpack 'libdlpack-dev_*.deb' || return 1
         # gcc (and nvcc's host gcc) read CPATH as extra -I directories
         export CPATH="$carried/usr/include${CPATH:+:$CPATH}"
