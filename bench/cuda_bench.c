@@ -13,6 +13,7 @@
  * Prints `RESULT <case> <ctensor ms> <GB/s> <reference ms> <reference GB/s> <ratio>` lines,
  * then a table. Exit status 77 without a usable cuda device, 1 on an error.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (bench_util.h) under -std=c11 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

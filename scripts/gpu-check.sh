@@ -224,7 +224,7 @@ sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyt
             record build PASS $((cfg_secs + step_secs)) "configure + build -j$jobs"
         else
             record build "$(status_of)" $((cfg_secs + step_secs)) "$(note_of)"
-            grep -n -m 20 -E 'error|Error' "$buildlog" | cut -c1-240 || true
+            grep -n -m 20 -E 'error:|FAILED:|CMake Error' "$buildlog" | cut -c1-240 || true
             show_tail "$buildlog" 20
         fi
     fi
