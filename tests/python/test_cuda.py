@@ -467,19 +467,27 @@ def tolerance(op, alpha, mode, result_name, scalar_divisor=False):
 def check_op(op, a, b, alpha=None, mode=None, label=""):
     """op(a, b) with ctensor on cuda against ctensor on the cpu (identical outcome, bytes up
     to NaN payloads) and against torch on cuda (dtype and values)."""
-    def cuda_operand(x):
-        return x.cuda() if isinstance(x, ctensor.Tensor) and x.dim() > 0 else x
+    # tensors with dims go to cuda; 0-dim ones stay on the cpu (they join as scalars) unless
+    # no operand would be on cuda otherwise
+    def moves(x):
+        return isinstance(x, ctensor.Tensor) and x.dim() > 0
+    move = [moves(a), moves(b)]
+    if not any(move) and isinstance(a, ctensor.Tensor):
+        move[0] = True
 
-    def torch_operand(x):
+    def cuda_operand(x, i):
+        return x.cuda() if move[i] else x
+
+    def torch_operand(x, i):
         if isinstance(x, ctensor.Tensor):
             t = as_torch(x)
-            return t.cuda() if x.dim() > 0 else t
+            return t.cuda() if move[i] else t
         return x
 
     def torch_call():
-        return call(torch, op, torch_operand(a), torch_operand(b), alpha, mode)
+        return call(torch, op, torch_operand(a, 0), torch_operand(b, 1), alpha, mode)
 
-    got = outcome(lambda: call(ctensor, op, cuda_operand(a), cuda_operand(b), alpha, mode))
+    got = outcome(lambda: call(ctensor, op, cuda_operand(a, 0), cuda_operand(b, 1), alpha, mode))
     want = outcome(lambda: call(ctensor, op, a, b, alpha, mode))
     assert got[0] == want[0], f"{label}: cuda {got} cpu {want}"
     if got[0] == "err":
