@@ -3,7 +3,7 @@
 #   1. configure + build a Release tree in build-gpu/ with the CUDA backend (sm_90)
 #   2. probe: the Python module sees the GPU (and torch does)
 #   3. ctest -L cuda           the C tests of the backend (must run, not skip)
-#   4. pytest                  tests/python/test_cuda.py and test_cuda_nogpu.py
+#   4. pytest                  tests/python/test_cuda*.py (test_cuda.py, test_cuda_nogpu.py, ...)
 #   5. compute-sanitizer       each tests/cuda/test_cuda_* binary under memcheck
 #   6. ctest -L unit           the C unit tests, as a quick sanity check of that machine
 #   7. benchmarks              bench/cuda_bench (C) and bench/cuda_bench.py (vs torch)
@@ -284,9 +284,10 @@ fi
 
 # ---- 4. pytest ----------------------------------------------------------------------------------------
 if [ "$built" = 1 ] && [ "$python_ok" = 1 ]; then
+    # test_cuda.py, test_cuda_nogpu.py and the binding's own test_cuda_*.py
     pyfiles=()
-    for f in test_cuda.py test_cuda_nogpu.py; do
-        [ -f "$root/tests/python/$f" ] && pyfiles+=("$root/tests/python/$f")
+    for f in "$root"/tests/python/test_cuda*.py; do
+        [ -f "$f" ] && pyfiles+=("$f")
     done
     run_step pytest "$pylog" 180 "$python" -m pytest -q -p no:cacheprovider -rs \
         --rootdir "$root/tests/python" "${pyfiles[@]}"
