@@ -5,7 +5,8 @@
 #   3. ctest -L cuda           the C tests of the backend (must run, not skip)
 #   4. pytest                  tests/python/test_cuda*.py (test_cuda.py, test_cuda_nogpu.py, ...)
 #   5. compute-sanitizer       each tests/cuda/test_cuda_* binary under memcheck
-#   6. ctest -L unit           the C unit tests, as a quick sanity check of that machine
+#   6. ctest -L unit           the C unit tests, a sanity check of that machine (in the
+#                              background during steps 3-5, on half the cores)
 #   7. benchmarks              bench/cuda_bench (C) and bench/cuda_bench.py (vs torch)
 # Every step runs under `timeout`, a failure does not stop the later steps, and the whole run
 # keeps within CT_GPU_BUDGET seconds (default 450, i.e. under 8 minutes on a 16-core machine):
@@ -262,6 +263,19 @@ if ctensor.cuda.is_available() != want:
     [ "$step_rc" != 0 ] && show_tail "$pylog" 10
 fi
 
+# ---- 6. ctest -L unit, in the background on half the cores while the GPU steps run (they need
+# little CPU); collected before the benchmarks, which must run alone
+unitlog="$logs/ctest-unit.log"
+: >"$unitlog"
+unit_pid=""
+if [ "$built" = 1 ] && [ "$have_gpu" = 1 ]; then
+    half=$(((jobs + 1) / 2))
+    (run_step ctest-unit "$unitlog" 200 ctest --test-dir "$build" -L unit -j "$half" \
+        --output-on-failure --timeout 190
+     echo "$step_rc $step_secs" >"$build/.unit_rc") &
+    unit_pid=$!
+fi
+
 # ---- 3. ctest -L cuda ------------------------------------------------------------------------------
 ctlog="$logs/ctest-cuda.log"
 : >"$ctlog"
@@ -289,7 +303,12 @@ if [ "$built" = 1 ] && [ "$python_ok" = 1 ]; then
     for f in "$root"/tests/python/test_cuda*.py; do
         [ -f "$f" ] && pyfiles+=("$f")
     done
-    run_step pytest "$pylog" 180 "$python" -m pytest -q -p no:cacheprovider -rs \
+    # pytest-xdist, where installed, spreads the tests over 4 processes (each its own context)
+    xdist=()
+    if [ "$have_gpu" = 1 ] && "$python" -c 'import xdist' 2>/dev/null; then
+        xdist=(-n 4)
+    fi
+    run_step pytest "$pylog" 180 "$python" -m pytest -q -p no:cacheprovider -rs "${xdist[@]}" \
         --rootdir "$root/tests/python" "${pyfiles[@]}"
     # exit 5 (nothing collected): every module skipped itself, right where there is no GPU
     [ "$step_rc" = 5 ] && [ "$have_gpu" = 0 ] && step_rc=0
@@ -359,12 +378,11 @@ else
     done
 fi
 
-# ---- 6. ctest -L unit -------------------------------------------------------------------------------------
-unitlog="$logs/ctest-unit.log"
-: >"$unitlog"
-if [ "$built" = 1 ]; then
-    run_step ctest-unit "$unitlog" 120 ctest --test-dir "$build" -L unit -j "$jobs" \
-        --output-on-failure --timeout 110
+# ---- 6. ctest -L unit: collect the background run ------------------------------------------------------
+if [ -n "$unit_pid" ]; then
+    wait "$unit_pid" || true
+    read -r step_rc step_secs <"$build/.unit_rc" || { step_rc=1; step_secs=0; }
+    rm -f "$build/.unit_rc"
     record ctest-unit "$(status_of)" "$step_secs" \
         "$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$unitlog" | tail -n1 || note_of)"
     [ "$step_rc" != 0 ] && show_tail "$unitlog" 25
