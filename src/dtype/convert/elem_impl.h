@@ -4,7 +4,7 @@
  * pairs are stamped from two row lists: how a source dtype loads (a value of one of seven
  * kinds) and how a destination dtype stores each kind. This header is the same rule spelt
  * as one load (switch on the source dtype) and one store (switch on the destination dtype),
- * for code that has the dtypes at run time: the GPU kernels (src/cuda/*.cu) compile it under
+ * for code that has the dtypes at run time: the GPU kernels (src/cuda/kernels_*.cu) compile it under
  * nvcc with the codecs of codec_impl.h (Note [One definition per element] in
  * src/kernels/binary_elem.h). Loading an integer into a 64-bit one of its signedness first
  * changes nothing: integer -> float conversions round the exact value once, and integer
