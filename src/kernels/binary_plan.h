@@ -147,20 +147,30 @@ static inline bool ct_kplan_init(ct_kplan *p, const ct_kernel_launch *l) {
         }                                                                                          \
     } while (0)
 
-/* ct_kelem_<suffix>(plan, out, a, b): one element; returns CT_KP_OK or CT_KP_ZERO_DIVISION
+/* ct_kop_<suffix>(plan, x, y, &r): the op on two math-dtype values; ct_kelem_<suffix>(plan,
+ * out, a, b): one element from and to memory. Both return CT_KP_OK or CT_KP_ZERO_DIVISION
  * (nothing written then). The op switch is the same for every element of a launch. */
 #define CT_KELEM_HEAD(E, S, T)                                                                     \
-    CT_HD int ct_kelem_##S(const ct_kplan *p, char *o, const char *a, const char *b) {             \
-        T x, y, r, al;                                                                             \
-        CT_KPLAN_LOAD(p, CT_##E, p->dt_a, p->via_a, a, x);                                         \
-        CT_KPLAN_LOAD(p, CT_##E, p->dt_b, p->via_b, b, y);                                         \
-        memcpy(&al, p->alpha.bytes, sizeof al);                                                          \
+    CT_HD int ct_kop_##S(const ct_kplan *p, T x, T y, T *rp) {                                     \
+        T r, al;                                                                                   \
+        memcpy(&al, p->alpha.bytes, sizeof al);                                                    \
         (void)al;                                                                                  \
         switch (p->op) {
-#define CT_KELEM_TAIL(E)                                                                           \
-        default:                                                                                   \
-            return CT_KP_OK; /* ct_kplan_init never makes one */                                  \
+#define CT_KELEM_TAIL(E, S, T)                                                                     \
+        default: /* ct_kplan_init never makes one */                                               \
+            r = x;                                                                                 \
+            break;                                                                                 \
         }                                                                                          \
+        *rp = r;                                                                                   \
+        return CT_KP_OK;                                                                           \
+    }                                                                                              \
+    CT_HD int ct_kelem_##S(const ct_kplan *p, char *o, const char *a, const char *b) {             \
+        T x, y, r;                                                                                 \
+        CT_KPLAN_LOAD(p, CT_##E, p->dt_a, p->via_a, a, x);                                         \
+        CT_KPLAN_LOAD(p, CT_##E, p->dt_b, p->via_b, b, y);                                         \
+        int code = ct_kop_##S(p, x, y, &r);                                                        \
+        if (code != CT_KP_OK)                                                                      \
+            return code;                                                                           \
         CT_KPLAN_STORE(p, CT_##E, o, r);                                                           \
         return CT_KP_OK;                                                                           \
     }
@@ -174,7 +184,7 @@ static inline bool ct_kplan_init(ct_kplan *p, const ct_kernel_launch *l) {
     case CT_KP_MUL:                                                                                \
         r = ct_kmul_##S(x, y);                                                                     \
         break;                                                                                     \
-        CT_KELEM_TAIL(E)
+        CT_KELEM_TAIL(E, S, T)
 
 #define CT_KELEM_INT(E, S, T)                                                                         \
     CT_KELEM_HEAD(E, S, T)                                                                            \
@@ -197,7 +207,7 @@ static inline bool ct_kplan_init(ct_kplan *p, const ct_kernel_launch *l) {
             return CT_KP_ZERO_DIVISION;                                                            \
         r = ct_kdivf_##S(x, y);                                                                    \
         break;                                                                                     \
-        CT_KELEM_TAIL(E)
+        CT_KELEM_TAIL(E, S, T)
 
 #define CT_KELEM_F_COMMON(S)                                                                       \
     case CT_KP_ADD1:                                                                               \
@@ -235,12 +245,12 @@ static inline bool ct_kplan_init(ct_kplan *p, const ct_kernel_launch *l) {
     case CT_KP_DIVF_RBF16:                                                                         \
         r = ct_kdivf_rbf16(x, y);                                                                  \
         break;                                                                                     \
-        CT_KELEM_TAIL(E)
+        CT_KELEM_TAIL(E, S, T)
 
 #define CT_KELEM_F64(E, S, T)                                                                         \
     CT_KELEM_HEAD(E, S, T)                                                                            \
     CT_KELEM_F_COMMON(S)                                                                           \
-    CT_KELEM_TAIL(E)
+    CT_KELEM_TAIL(E, S, T)
 
 /* complex64 also runs complex32's add (its math dtype) */
 #define CT_KELEM_C(E, S, T)                                                                           \
@@ -260,7 +270,7 @@ static inline bool ct_kplan_init(ct_kplan *p, const ct_kernel_launch *l) {
     case CT_KP_DIV:                                                                                \
         r = ct_kdiv_##S(x, y);                                                                     \
         break;                                                                                     \
-        CT_KELEM_TAIL(E)
+        CT_KELEM_TAIL(E, S, T)
 
 /* complex32 add exists for complex64 only; complex128 never gets CT_KP_ADD_C32 */
 #define ct_kadd_c32_c64 ct_kadd_c32
