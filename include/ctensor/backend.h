@@ -154,6 +154,11 @@ typedef struct ct_backend {
      *  with ct_set_error, e.g. CT_ERR_RUNTIME "ZeroDivisionError" for an integer division by
      *  zero, CT_ERR_NOT_IMPLEMENTED for a kernel it lacks. */
     ct_status (*launch)(void *ctx, int32_t index, const ct_kernel_launch *launch);
+    /** (optional) The message of the CT_ERR_RUNTIME error when a device of this type is
+     *  needed but device_count is 0: a string that stays valid while the backend is
+     *  registered (cuda: PyTorch's "Found no NVIDIA driver on your system. ..."). NULL, or a
+     *  NULL result: "No <type> devices are available". */
+    const char *(*no_devices_message)(void *ctx);
 } ct_backend;
 
 /** Register a backend for `backend->device_type`. The struct is copied (it need not stay

@@ -28,6 +28,30 @@ ct_status ct_cuda_impl_error(int cuda_error);
 /* The calling thread's current stream of `device` (a valid index). */
 ct_cuda_impl_stream_t ct_cuda_impl_current_stream(int32_t device);
 
+/* The number of cuda devices (the driver is asked once; 0 without driver or GPU). */
+int32_t ct_cuda_impl_device_count(void);
+
+/* A device argument of the public API: -1 means the calling thread's current device.
+ * Stores the concrete index in *out. Errors: CT_ERR_RUNTIME with PyTorch's no-driver
+ * message when there is no device; "CUDA error: invalid device ordinal" out of range. */
+ct_status ct_cuda_impl_check_device(int32_t device, int32_t *out);
+
+/* A scoped device switch: ct_cuda_impl_device_enter makes `device` (a valid index) the
+ * thread's current device and remembers the previous one, ct_cuda_impl_device_exit puts it
+ * back. The backend's slots run inside one, so `launch` and `fill` find their device
+ * current. */
+typedef struct ct_cuda_impl_guard {
+    int previous;
+    int32_t device;
+} ct_cuda_impl_guard;
+ct_status ct_cuda_impl_device_enter(int32_t device, ct_cuda_impl_guard *guard);
+void ct_cuda_impl_device_exit(const ct_cuda_impl_guard *guard);
+
+/* PyTorch's message for a cuda tensor on a machine without driver or GPU. */
+#define CT_CUDA_NO_DRIVER_MESSAGE                                                             \
+    "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "  \
+    "installed a driver from http://www.nvidia.com/Download/index.aspx"
+
 /* ---- launch.c ---- */
 
 /* The backend's `launch` slot. */

@@ -25,7 +25,11 @@ int32_t ct_device_impl_current_index(const ct_backend *b, ct_device_type type) {
     return i < 0 ? 0 : i > CT_DEVICE_MAX_INDEX ? CT_DEVICE_MAX_INDEX : i;
 }
 
-static ct_status none_available(ct_device_type type) {
+/* The backend's own wording when it has one (cuda: no driver), else ours. */
+static ct_status none_available(const ct_backend *b, ct_device_type type) {
+    const char *msg = b->no_devices_message != NULL ? b->no_devices_message(b->context) : NULL;
+    if (msg != NULL)
+        return ct_set_error(CT_ERR_RUNTIME, "%s", msg);
     return ct_set_error(CT_ERR_RUNTIME, "No %s devices are available", ct_device_type_name(type));
 }
 
@@ -33,7 +37,7 @@ static ct_status none_available(ct_device_type type) {
 static ct_status check_index(const ct_backend *b, ct_device d) {
     int32_t n = ct_device_impl_current_count(b);
     if (n == 0)
-        return none_available(d.type);
+        return none_available(b, d.type);
     if (d.index >= n)
         return ct_set_error(
             CT_ERR_RUNTIME, "Device index %d is out of range for %s: %d device%s available",
@@ -49,7 +53,7 @@ ct_status ct_device_impl_current_concrete(const ct_backend *b, ct_device d, ct_d
     }
     if (d.index == CT_DEVICE_NO_INDEX) {
         if (ct_device_impl_current_count(b) == 0)
-            return none_available(d.type);
+            return none_available(b, d.type);
         d.index = ct_device_impl_current_index(b, d.type);
     }
     CT_TRY(check_index(b, d));

@@ -34,6 +34,16 @@ static bool owned_by(ct_device d, const void *p, size_t n) {
     return n <= sizeof tmp && ct_device_copy(CPU, tmp, d, p, n) == CT_OK;
 }
 
+static const char *no_driver_message(void *ctx) {
+    (void)ctx;
+    return "Found no driver";
+}
+
+static const char *null_message(void *ctx) {
+    (void)ctx;
+    return NULL;
+}
+
 /* ---- registration ---- */
 
 static void test_builtins(void **state) {
@@ -133,6 +143,25 @@ static void test_emulated_errors(void **state) {
     assert_int_equal(ct_backend_register_host_emulated(CT_DEVICE_CUDA, 0), CT_OK);
     assert_int_equal(ct_device_count(CT_DEVICE_CUDA, &n), CT_OK);
     assert_int_equal(n, 0);
+    assert_status_msg(ct_set_device(dev(CT_DEVICE_CUDA, 0)), CT_ERR_RUNTIME,
+                      "No cuda devices are available");
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_CUDA), CT_OK);
+    /* a backend may word the error itself (the cuda backend: no driver) */
+    ct_backend nb = emulated(CT_DEVICE_CUDA, 0, NULL);
+    nb.no_devices_message = no_driver_message;
+    assert_int_equal(ct_backend_register(&nb), CT_OK);
+    void *p;
+    ct_device cd;
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_CUDA, 0), 8, 0, &p, NULL), CT_ERR_RUNTIME,
+                      "Found no driver");
+    assert_status_msg(ct_device_alloc(dev(CT_DEVICE_CUDA, -1), 8, 0, &p, NULL), CT_ERR_RUNTIME,
+                      "Found no driver");
+    assert_status_msg(ct_current_device(CT_DEVICE_CUDA, &cd), CT_ERR_RUNTIME, "Found no driver");
+    assert_status_msg(ct_set_device(dev(CT_DEVICE_CUDA, 1)), CT_ERR_RUNTIME, "Found no driver");
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_CUDA), CT_OK);
+    /* a NULL message keeps ctensor's own */
+    nb.no_devices_message = null_message;
+    assert_int_equal(ct_backend_register(&nb), CT_OK);
     assert_status_msg(ct_set_device(dev(CT_DEVICE_CUDA, 0)), CT_ERR_RUNTIME,
                       "No cuda devices are available");
     assert_int_equal(ct_backend_unregister(CT_DEVICE_CUDA), CT_OK);
