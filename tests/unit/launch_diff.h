@@ -539,4 +539,69 @@ static void ld_errors(void) {
     ct_tensor_release(bd);
 }
 
+/* Long operands (the GPU's vectorised and grid-stride paths, misaligned starts) and a
+ * geometry of many dims (the general kernel), against the cpu. */
+static void ld_big(int64_t n) {
+    static const ct_dtype pairs[][2] = {
+        {CT_FLOAT32, CT_FLOAT32}, {CT_FLOAT16, CT_FLOAT16}, {CT_BFLOAT16, CT_BFLOAT16},
+        {CT_INT32, CT_INT32},     {CT_FLOAT16, CT_FLOAT32}, {CT_INT32, CT_FLOAT32},
+        {CT_FLOAT64, CT_FLOAT64}, {CT_UINT8, CT_UINT8}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        int64_t len = n + 3;
+        ct_tensor *a = ld_values(pairs[k][0], &len, 1, (unsigned)k, false);
+        ct_tensor *b = ld_values(pairs[k][1], &len, 1, (unsigned)k + 9, true);
+        ct_tensor *a1 = NULL, *b1 = NULL, *a0 = NULL, *b0 = NULL;
+        LD_CHECK(ct_tensor_narrow(a, 0, 1, n, &a1)); /* starts 1 element in: not 16-aligned */
+        LD_CHECK(ct_tensor_narrow(b, 0, 1, n, &b1));
+        LD_CHECK(ct_tensor_narrow(a, 0, 0, n, &a0));
+        LD_CHECK(ct_tensor_narrow(b, 0, 0, n, &b0));
+        ct_tensor *s0 = ld_values(pairs[k][1], NULL, 0, 77, true);
+        for (size_t o = 0; o < LD_NOPS; o++) {
+            ld_binary("long", ld_ops[o], a0, b0, ct_scalar_int(1), LD_B_DEVICE,
+                      CT_DTYPE_UNDEFINED);
+            ld_binary("long misaligned", ld_ops[o], a1, b1, ct_scalar_int(1), LD_B_DEVICE,
+                      CT_DTYPE_UNDEFINED);
+            ld_binary("long with a scalar", ld_ops[o], a0, s0, ct_scalar_int(1), LD_B_CPU_SCALAR,
+                      CT_DTYPE_UNDEFINED);
+        }
+        ld_binary("long alpha", CT_OP_ADD, a0, b0, ct_scalar_int(2), LD_B_DEVICE,
+                  CT_DTYPE_UNDEFINED);
+        ct_tensor *want = NULL, *got = NULL, *ad = ld_to_dev(a0);
+        LD_CHECK(ct_tensor_to_dtype(a0, CT_FLOAT8_E4M3FN, &want));
+        LD_CHECK(ct_tensor_to_dtype(ad, CT_FLOAT8_E4M3FN, &got));
+        ld_compare("long to(float8_e4m3fn)", want, got);
+        ct_tensor_release(want);
+        ct_tensor_release(got);
+        ct_tensor_release(ad);
+        ct_tensor_release(s0);
+        ct_tensor_release(a);
+        ct_tensor_release(b);
+        ct_tensor_release(a1);
+        ct_tensor_release(b1);
+        ct_tensor_release(a0);
+        ct_tensor_release(b0);
+    }
+    /* 20 dims of size 2, the second operand permuted (no dims coalesce) */
+    int64_t shape[20], perm[20];
+    for (int d = 0; d < 20; d++) {
+        shape[d] = 2;
+        perm[d] = (d * 7) % 20;
+    }
+    ct_tensor *x = ld_values(CT_FLOAT32, shape, 20, 3, false);
+    ct_tensor *y0 = ld_values(CT_FLOAT16, shape, 20, 4, false), *y = NULL;
+    LD_CHECK(ct_tensor_permute(y0, perm, 20, &y));
+    for (size_t o = 0; o < LD_NOPS; o++)
+        ld_binary("20 dims", ld_ops[o], x, y, ct_scalar_int(1), LD_B_DEVICE, CT_DTYPE_UNDEFINED);
+    ct_tensor *want = NULL, *got = NULL, *yd = ld_to_dev(y);
+    LD_CHECK(ct_tensor_contiguous(y, CT_MEMFMT_CONTIGUOUS, &want));
+    LD_CHECK(ct_tensor_contiguous(yd, CT_MEMFMT_CONTIGUOUS, &got));
+    ld_compare("20 dims contiguous()", want, got);
+    ct_tensor_release(want);
+    ct_tensor_release(got);
+    ct_tensor_release(yd);
+    ct_tensor_release(x);
+    ct_tensor_release(y0);
+    ct_tensor_release(y);
+}
+
 #endif /* CT_TESTS_LAUNCH_DIFF_H */

@@ -132,6 +132,13 @@ static void test_copy(void **state) {
     assert_true(launches_copy - before > 1000);
 }
 
+static void test_big(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_big(4099);
+    assert_int_equal(ld_failures, 0);
+}
+
 static void test_errors(void **state) {
     (void)state;
     ld_errors();
@@ -248,6 +255,7 @@ int main(void) {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_big),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
