@@ -116,7 +116,9 @@ __device__ __forceinline__ int64_t ct_kvec_f32(const ct_kflat &f, const ct_kplan
     const uint4 *b = (const uint4 *)f.data[2];
     uint4 *o = (uint4 *)f.data[0];
     bool b_one = f.step[2] == 0;
-    float y0 = b_one ? ct_kvec_load<ST>(*(const ST *)f.data[2]) : 0.0f;
+    float y0 = 0.0f;
+    if (b_one) /* one element of any dtype, by the plan's route */
+        CT_KPLAN_LOAD(p, CT_FLOAT32, p->dt_b, p->via_b, f.data[2], y0);
     for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
         ct_kvec<ST> va, vb, vo;
         va.v = a[v];
@@ -134,6 +136,38 @@ __device__ __forceinline__ int64_t ct_kvec_f32(const ct_kflat &f, const ct_kplan
     return nvec * N;
 }
 
+/* float32 math with a and b of two different storage types among float32, float16,
+ * bfloat16 and int32 (the benchmarks' mixed pairs), out float32: 4 elements per thread and
+ * iteration, each operand loaded as 4 * its size bytes at once. */
+template <typename T> struct __align__(4 * sizeof(T)) ct_kquad {
+    T e[4];
+};
+template <typename T> __device__ __forceinline__ float ct_kmix_load(T x) {
+    return ct_kvec_load<T>(x);
+}
+template <> __device__ __forceinline__ float ct_kmix_load<int32_t>(int32_t x) {
+    return (float)x; /* loops.c's ST_F32_I: rounded to nearest */
+}
+
+template <typename TA, typename TB>
+__device__ __forceinline__ int64_t ct_kvec_mixed(const ct_kflat &f, const ct_kplan *p) {
+    int64_t nq = f.n / 4;
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    const ct_kquad<TA> *a = (const ct_kquad<TA> *)f.data[1];
+    const ct_kquad<TB> *b = (const ct_kquad<TB> *)f.data[2];
+    float4 *o = (float4 *)f.data[0];
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nq; v += stride) {
+        ct_kquad<TA> qa = a[v];
+        ct_kquad<TB> qb = b[v];
+        float r[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            (void)ct_kop_f32(p, ct_kmix_load<TA>(qa.e[j]), ct_kmix_load<TB>(qb.e[j]), &r[j]);
+        o[v] = make_float4(r[0], r[1], r[2], r[3]);
+    }
+    return nq * 4;
+}
+
 __device__ __forceinline__ int64_t ct_kvec_i32(const ct_kflat &f, const ct_kplan *p, int *err) {
     int64_t nvec = f.n / 4;
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -141,7 +175,9 @@ __device__ __forceinline__ int64_t ct_kvec_i32(const ct_kflat &f, const ct_kplan
     const uint4 *b = (const uint4 *)f.data[2];
     uint4 *o = (uint4 *)f.data[0];
     bool b_one = f.step[2] == 0;
-    int32_t y0 = b_one ? *(const int32_t *)f.data[2] : 0;
+    int32_t y0 = 0;
+    if (b_one)
+        CT_KPLAN_LOAD(p, CT_INT32, p->dt_b, p->via_b, f.data[2], y0);
     for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
         ct_kvec<int32_t> va, vb, vo;
         va.v = a[v];
@@ -169,8 +205,8 @@ __device__ __forceinline__ int64_t ct_kvec_i32(const ct_kflat &f, const ct_kplan
     return nvec * 4;
 }
 
-/* vec: 0 none, 1 float32 storage, 2 float16, 3 bfloat16, 4 int32 (only stamped where the math
- * dtype matches; the host picks it). */
+/* vec: 0 none, 1 float32 storage, 2 float16, 3 bfloat16, 4 int32, 5..10 the mixed float32
+ * pairs (only stamped where the math dtype matches; the host picks it). */
 #define CT_KFLAT_KERNEL(E, S, T, VEC_BODY)                                                         \
     __global__ void __launch_bounds__(CT_THREADS)                                                  \
         k_binary_flat_##S(const __grid_constant__ ct_kflat f, const __grid_constant__ ct_kplan p,  \
@@ -187,7 +223,15 @@ __device__ __forceinline__ int64_t ct_kvec_i32(const ct_kflat &f, const ct_kplan
     else if (vec == 2)                                                                             \
         first = ct_kvec_f32<uint16_t>(f, &p);                                                      \
     else if (vec == 3)                                                                             \
-        first = ct_kvec_f32<ct_kbf16>(f, &p);
+        first = ct_kvec_f32<ct_kbf16>(f, &p);                                                      \
+    CT_KVEC_MIXED(5, uint16_t, float)                                                              \
+    CT_KVEC_MIXED(6, float, uint16_t)                                                              \
+    CT_KVEC_MIXED(7, ct_kbf16, float)                                                              \
+    CT_KVEC_MIXED(8, float, ct_kbf16)                                                              \
+    CT_KVEC_MIXED(9, int32_t, float)                                                               \
+    CT_KVEC_MIXED(10, float, int32_t)
+#define CT_KVEC_MIXED(N, TA, TB)                                                                   \
+    else if (vec == N) first = ct_kvec_mixed<TA, TB>(f, &p);
 #define CT_KVEC_I32                                                                                \
     if (vec == 4)                                                                                  \
         first = ct_kvec_i32(f, &p, err);
@@ -223,9 +267,33 @@ static int64_t ct_kblocks(int64_t work, int sm_count) {
 /* Which vectorised body fits: all three dtypes one storage type, the math dtype's plain
  * route (no rounding through another dtype), a and out dense, b dense or one element, every
  * pointer 16-byte aligned. */
+static int ct_kvec_mixed_kind(ct_dtype a, ct_dtype b) {
+    static const ct_dtype pairs[][2] = {{CT_FLOAT16, CT_FLOAT32},  {CT_FLOAT32, CT_FLOAT16},
+                                        {CT_BFLOAT16, CT_FLOAT32}, {CT_FLOAT32, CT_BFLOAT16},
+                                        {CT_INT32, CT_FLOAT32},    {CT_FLOAT32, CT_INT32}};
+    for (int k = 0; k < 6; k++)
+        if (pairs[k][0] == a && pairs[k][1] == b)
+            return 5 + k;
+    return 0;
+}
+
 static int ct_kvec_kind(const ct_kernel_launch *l, const ct_kplan *p, const ct_kflat *f) {
     ct_dtype d = l->dtype[0];
-    if (l->dtype[1] != d || l->dtype[2] != d || p->via_a || p->via_b || p->via_out)
+    int mixed = ct_kvec_mixed_kind(l->dtype[1], l->dtype[2]);
+    if (mixed != 0)
+        return p->math == CT_FLOAT32 && d == CT_FLOAT32 && !p->via_a && !p->via_b &&
+                       !p->via_out && f->step[0] == 4 &&
+                       f->step[1] == ct_cvt_itemsize(l->dtype[1]) &&
+                       f->step[2] == ct_cvt_itemsize(l->dtype[2]) &&
+                       ((uintptr_t)f->data[0] & 15) == 0 &&
+                       ((uintptr_t)f->data[1] % (uintptr_t)(4 * f->step[1])) == 0 &&
+                       ((uintptr_t)f->data[2] % (uintptr_t)(4 * f->step[2])) == 0
+                   ? mixed
+                   : 0;
+    if (p->via_a || p->via_out || l->dtype[1] != d)
+        return 0;
+    /* b: the same dtype, or one element of any dtype (read through the plan's route) */
+    if (f->step[2] != 0 && (l->dtype[2] != d || p->via_b))
         return 0;
     int64_t size = ct_cvt_itemsize(d);
     if (f->step[0] != size || f->step[1] != size || (f->step[2] != size && f->step[2] != 0))
@@ -258,7 +326,7 @@ extern "C" int ct_cuda_impl_binary_run(const ct_kernel_launch *l, const ct_kplan
         flat = false; /* (an output is never broadcast; keep the general path honest) */
     if (flat) {
         int vec = ct_kvec_kind(l, p, &f);
-        int64_t per = vec == 0 ? 1 : vec == 2 || vec == 3 ? 8 : 4;
+        int64_t per = vec == 0 ? 1 : vec == 2 || vec == 3 ? 8 : 4; /* elements per thread step */
         int64_t blocks = ct_kblocks((f.n + per - 1) / per, sm_count);
         switch (p->math) {
 #define CT_KCASE(E, S, T)                                                                          \
