@@ -27,19 +27,29 @@ typedef struct ct_kcopy_geo {
 } ct_kcopy_geo;
 static_assert(sizeof(ct_kcopy_geo) < 4000, "kernel parameters stay within 4 KB");
 
+/* index type I: 32-bit below 2^31 elements (faster divisions), else 64-bit */
+#define CT_KCOPY_LOOP(I)                                                                           \
+    do {                                                                                           \
+        I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;                                      \
+        for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {                 \
+            I r = i;                                                                               \
+            int64_t od = 0, os = 0;                                                                \
+            for (int32_t d = 0; d < g.ndim; d++) {                                                 \
+                I size = (I)g.shape[d];                                                            \
+                I q = r / size, c = r - q * size;                                                  \
+                r = q;                                                                             \
+                od += (int64_t)c * g.strides[0][d];                                                \
+                os += (int64_t)c * g.strides[1][d];                                                \
+            }                                                                                      \
+            ct_cvt_elem((ct_dtype)g.dt, g.dst + od, (ct_dtype)g.st, g.src + os);                   \
+        }                                                                                          \
+    } while (0)
+
 __global__ void __launch_bounds__(CT_THREADS) k_copy_gen(const __grid_constant__ ct_kcopy_geo g) {
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < g.numel; i += stride) {
-        int64_t r = i, od = 0, os = 0;
-        for (int32_t d = 0; d < g.ndim; d++) {
-            int64_t size = g.shape[d];
-            int64_t q = r / size, c = r - q * size;
-            r = q;
-            od += c * g.strides[0][d];
-            os += c * g.strides[1][d];
-        }
-        ct_cvt_elem((ct_dtype)g.dt, g.dst + od, (ct_dtype)g.st, g.src + os);
-    }
+    if (g.numel < ((int64_t)1 << 31))
+        CT_KCOPY_LOOP(uint32_t);
+    else
+        CT_KCOPY_LOOP(int64_t);
 }
 
 __global__ void __launch_bounds__(CT_THREADS)
@@ -63,8 +73,7 @@ extern "C" int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count,
     int64_t dstep = l->ndim == 0 ? 0 : l->strides[0][0];
     int64_t sstep = l->ndim == 0 ? 0 : l->strides[1][0];
     if (l->ndim <= 1 && (l->ndim == 0 || dstep == dsz) && (sstep == ssz || sstep == 0)) {
-        /* same dtype, both dense: the bytes (bool too: the source is normalised 0/1 only if
-         * it came from ctensor, so bool still goes through the kernel) */
+        /* same dtype, both dense: the bytes (not bool: the cpu copy normalises it to 0/1) */
         if (l->dtype[0] == l->dtype[1] && l->dtype[0] != CT_BOOL && sstep == ssz)
             return (int)cudaMemcpyAsync(l->data[0], l->data[1], (size_t)(l->numel * dsz),
                                         cudaMemcpyDeviceToDevice, s);
