@@ -169,15 +169,15 @@ static bool ld_same_outcome(const char *what, ct_status want, const char *want_m
 }
 
 /* How the second operand reaches the device op. */
-typedef enum { LD_B_DEVICE = 0, LD_B_CPU_SCALAR = 1 } ld_b_mode;
+typedef enum { LD_B_DEVICE = 0, LD_B_CPU_SCALAR = 1, LD_A_CPU_SCALAR = 2 } ld_b_mode;
 
 /* op(a, b, alpha) as a new result, out= (out_dtype != UNDEFINED) and in place, on cpu and on
- * the device (a on the device; b too unless LD_B_CPU_SCALAR, where b is a 0-dim cpu tensor
- * joining the device op). */
+ * the device (a and b on the device, except the 0-dim cpu tensor joining the device op:
+ * b for LD_B_CPU_SCALAR, a for LD_A_CPU_SCALAR). */
 static void ld_binary(const char *what, ct_op op, const ct_tensor *a, const ct_tensor *b,
                       ct_scalar alpha, ld_b_mode bmode, ct_dtype out_dtype) {
     char name[256], msg[1024];
-    ct_tensor *ad = ld_to_dev(a);
+    ct_tensor *ad = bmode == LD_A_CPU_SCALAR ? ct_tensor_retain((ct_tensor *)a) : ld_to_dev(a);
     ct_tensor *bd = bmode == LD_B_CPU_SCALAR ? ct_tensor_retain((ct_tensor *)b) : ld_to_dev(b);
     /* new result */
     ct_tensor *r1 = NULL, *r2 = NULL;
@@ -260,6 +260,7 @@ static void ld_binary_pair(ct_dtype da, ct_dtype db, unsigned seed) {
         ld_binary("one-element", op, a, b1, one, LD_B_DEVICE, CT_DTYPE_UNDEFINED);
         ld_binary("cpu-scalar", op, a, b0, one, LD_B_CPU_SCALAR, CT_DTYPE_UNDEFINED);
         ld_binary("device-0dim", op, b0, a, one, LD_B_DEVICE, CT_DTYPE_UNDEFINED);
+        ld_binary("cpu-scalar first", op, b0, a, one, LD_A_CPU_SCALAR, out_alt);
         ld_binary("wrapped", op, a, wn, one, LD_B_CPU_SCALAR, CT_DTYPE_UNDEFINED);
         if (op == CT_OP_ADD || op == CT_OP_SUB) {
             ld_binary("alpha=3", op, a, b, ct_scalar_int(3), LD_B_DEVICE, CT_DTYPE_UNDEFINED);
