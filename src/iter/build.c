@@ -110,7 +110,9 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
     }
     it->device = common;
     it->is_meta = common.type == CT_DEVICE_META;
-    if (!it->is_meta && !ct_device_impl_host_accessible(common.type))
+    /* memory host code cannot touch needs the backend's own kernels (a launch slot) */
+    if (!it->is_meta && !ct_device_impl_host_accessible(common.type) &&
+        !ct_device_impl_has_launch(common.type))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: no kernels for device type %s",
                             cfg->name, ct_device_type_name(common.type));
     return CT_OK;
@@ -250,4 +252,34 @@ ct_tensor *ct_iter_take_output(ct_iter *it) {
     ct_tensor *t = it->out;
     it->out = NULL;
     return t;
+}
+
+/* ---- launches on a backend's own memory -------------------------------------------------- */
+
+bool ct_iter_needs_launch(const ct_iter *it) {
+    return !it->is_meta && !ct_device_impl_host_accessible(it->device.type);
+}
+
+void ct_iter_fill_launch(const ct_iter *it, ct_kernel_launch *l) {
+    _Static_assert(CT_LAUNCH_MAX_DIMS >= CT_MAX_DIMS, "a launch holds every iterator geometry");
+    _Static_assert(CT_LAUNCH_MAX_OPERANDS >= CT_ITER_MAX_OPERANDS, "and all its operands");
+    memset(l, 0, sizeof *l);
+    l->noperands = it->ntensors;
+    l->ndim = it->ndim;
+    l->numel = it->numel;
+    for (int k = 0; k < it->ntensors; k++) {
+        l->dtype[k] = it->dtype[k];
+        l->data[k] = it->data[k];
+        if (it->ndim > 0)
+            memcpy(l->strides[k], it->strides[k], (size_t)it->ndim * sizeof(int64_t));
+    }
+    if (it->ndim > 0)
+        memcpy(l->shape, it->shape, (size_t)it->ndim * sizeof(int64_t));
+    l->compute = l->math = it->common_dtype;
+}
+
+ct_status ct_iter_launch(const ct_iter *it, const ct_kernel_launch *l) {
+    if (it->is_meta || it->numel == 0)
+        return CT_OK;
+    return ct_device_impl_launch(it->device, l);
 }

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctensor/backend.h"
 #include "ctensor/tensor.h"
 
 #define CT_ITER_MAX_OPERANDS 3 /* one output, two inputs */
@@ -80,7 +81,8 @@ typedef ct_status (*ct_iter_prepare)(void *ctx, const ct_iter *it);
  * `prepare` (may be NULL) runs as described above; its error aborts the build.
  * On error nothing is allocated or changed and it->out is NULL. On success call
  * ct_iter_release. Errors: the messages of docs/elementwise.md; CT_ERR_NOT_IMPLEMENTED
- * "add: no kernels for device type cuda" for devices whose memory host code cannot touch. */
+ * "add: no kernels for device type cuda" for devices whose memory host code cannot touch
+ * and whose backend has no launch slot (with one, see ct_iter_needs_launch). */
 ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *config, ct_tensor *out,
                                bool inplace, const ct_tensor *a, const ct_tensor *b,
                                ct_iter_prepare prepare, void *prepare_ctx);
@@ -103,6 +105,25 @@ typedef int (*ct_iter_loop)(void *ctx, char *const *data, const int64_t *strides
  * early on a nonzero code (other threads finish their current row). A meta iterator or
  * numel 0 runs nothing. */
 int ct_iter_run(const ct_iter *it, ct_iter_loop loop, void *ctx, int64_t grain);
+
+/* ---- devices whose memory host code cannot touch ------------------------------------------
+ * The build accepts such a device when its backend has a `launch` slot (backend.h); the op
+ * then hands the built geometry to the backend instead of running host loops. */
+
+/* Whether the iterator's operands must be computed by a launch: a device that is neither
+ * meta nor host accessible. */
+bool ct_iter_needs_launch(const ct_iter *it);
+
+/* Fill *l from the built iterator: noperands, dtypes, data pointers, ndim, numel, shape and
+ * byte strides (innermost first, coalesced, as the iterator has them), compute = math =
+ * the common dtype; everything else zero. The op fills kind, name, binop, flags, compute,
+ * math and alpha, and replaces the data pointer of an operand that is not in the device's
+ * memory (a 0-dim cpu tensor). */
+void ct_iter_fill_launch(const ct_iter *it, ct_kernel_launch *l);
+
+/* Run `l` on the iterator's device through its backend's launch slot (nothing for a meta
+ * iterator or numel 0). Errors: the backend's (CT_ERR_RUNTIME "ZeroDivisionError", ...). */
+ct_status ct_iter_launch(const ct_iter *it, const ct_kernel_launch *l);
 
 /* ---- internals shared by the iter files -------------------------------------------------- */
 

@@ -1,11 +1,7 @@
-/* One element of each (op, math dtype): the semantics every loop shares.
- *
- * binary_reference.c stamps its obvious loops from these, and binary_loops.c (compiled per
- * ISA level) uses the same functions in its scalar tails and strided fallbacks, so every
- * level agrees with the reference bit for bit. Floating-point code here must stay free of
- * contraction: the project builds with -std=c11, where GCC does not fuse a*b+c on its own;
- * the one fused operation (add with alpha) is spelled fma() explicitly, as PyTorch's
- * vectorized add (Vectorized::fmadd) computes it. */
+/* The cpu loops stamped from the per-element functions of binary_elem.h (Note [One definition
+ * per element] there): binary_reference.c stamps its obvious loops from them, and
+ * binary_loops.c (compiled per ISA level) uses the same functions in its scalar tails and
+ * strided fallbacks, so every level agrees with the reference bit for bit. C only. */
 #ifndef CT_KERNELS_BINARY_ELEM_IMPL_H
 #define CT_KERNELS_BINARY_ELEM_IMPL_H
 
@@ -15,13 +11,9 @@
 
 #include "ctensor/convert.h"
 #include "kernels/binary.h"
+#include "kernels/binary_elem.h"
 
-#if defined(__clang__)
-/* clang contracts a*b+c within an expression by default, even in ISO C mode */
-#pragma STDC FP_CONTRACT OFF
-#endif
-
-#define CT_KINLINE static inline __attribute__((always_inline))
+#define CT_KINLINE CT_HD
 
 /* The math dtypes: X(ENUM, suffix, C type, kind, ct_kernel_value field). Kinds: B (bool),
  * S (signed integer), U (unsigned integer), F (real float), C (complex). */
@@ -39,121 +31,6 @@
     X(FLOAT64, f64, double, F, f64)                                                                \
     X(COMPLEX64, c64, ct_complex64, C, c64)                                                        \
     X(COMPLEX128, c128, ct_complex128, C, c128)
-
-/* ---- bool: bytes read as != 0, written as 0/1 ------------------------------------------- */
-CT_KINLINE uint8_t ct_kadd_b8(uint8_t a, uint8_t b, uint8_t alpha) {
-    return (uint8_t)((a != 0) | ((alpha != 0) & (b != 0)));
-}
-CT_KINLINE uint8_t ct_kmul_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) & (b != 0)); }
-
-/* ---- integers: add and mul wrap (computed unsigned, at least 32 bits wide so that no
- * promotion to int can overflow); division by -1 negates with wrap-around, which gives
- * INT_MIN / -1 == INT_MIN instead of a trap. The callers check b != 0 first. ---- */
-#define CT_KINT_COMMON(S, T, W)                                                                    \
-    CT_KINLINE T ct_kadd_##S(T a, T b, T alpha) { return (T)((W)a + (W)alpha * (W)b); }            \
-    CT_KINLINE T ct_kadd1_##S(T a, T b) { return (T)((W)a + (W)b); }                               \
-    CT_KINLINE T ct_kmul_##S(T a, T b) { return (T)((W)a * (W)b); }
-
-#define CT_KINT_SIGNED(S, T, W)                                                                    \
-    CT_KINT_COMMON(S, T, W)                                                                        \
-    CT_KINLINE T ct_kdivt_##S(T a, T b) {                                                          \
-        if (b == -1)                                                                               \
-            return (T)((W)0 - (W)a);                                                               \
-        return (T)(a / b);                                                                         \
-    }                                                                                              \
-    CT_KINLINE T ct_kdivf_##S(T a, T b) {                                                          \
-        if (b == -1)                                                                               \
-            return (T)((W)0 - (W)a);                                                               \
-        T q = (T)(a / b), r = (T)(a % b);                                                          \
-        /* truncation rounded towards zero; floor needs one less when the signs differ */          \
-        if (r != 0 && ((r < 0) != (b < 0)))                                                        \
-            q = (T)(q - 1);                                                                        \
-        return q;                                                                                  \
-    }
-
-#define CT_KINT_UNSIGNED(S, T, W)                                                                  \
-    CT_KINT_COMMON(S, T, W)                                                                        \
-    CT_KINLINE T ct_kdivt_##S(T a, T b) { return (T)(a / b); }                                     \
-    CT_KINLINE T ct_kdivf_##S(T a, T b) { return (T)(a / b); }
-
-CT_KINT_UNSIGNED(u8, uint8_t, uint32_t)
-CT_KINT_SIGNED(i8, int8_t, uint32_t)
-CT_KINT_UNSIGNED(u16, uint16_t, uint32_t)
-CT_KINT_SIGNED(i16, int16_t, uint32_t)
-CT_KINT_UNSIGNED(u32, uint32_t, uint32_t)
-CT_KINT_SIGNED(i32, int32_t, uint32_t)
-CT_KINT_UNSIGNED(u64, uint64_t, uint64_t)
-CT_KINT_SIGNED(i64, int64_t, uint64_t)
-
-/* ---- real floats ------------------------------------------------------------------------- */
-#define CT_KFLOAT(S, T, FMA, TRUNC, FMOD, FLOOR, COPYSIGN)                                         \
-    CT_KINLINE T ct_kadd1_##S(T a, T b) { return a + b; }                                          \
-    CT_KINLINE T ct_kadd_##S(T a, T b, T alpha) { return FMA(alpha, b, a); }                       \
-    CT_KINLINE T ct_kmul_##S(T a, T b) { return a * b; }                                           \
-    CT_KINLINE T ct_kdiv_##S(T a, T b) { return a / b; }                                           \
-    CT_KINLINE T ct_kdivt_##S(T a, T b) { return TRUNC(a / b); }                                   \
-    /* PyTorch's div_floor_floating (Python's //): exact via fmod, then the quotient of the        \
-     * exact multiple is rounded to the nearest integer, keeping the sign of a zero */             \
-    CT_KINLINE T ct_kdivf_##S(T a, T b) {                                                          \
-        if (b == 0)                                                                                \
-            return a / b;                                                                          \
-        T mod = FMOD(a, b);                                                                        \
-        T div = (a - mod) / b;                                                                     \
-        if (mod != 0 && ((b < 0) != (mod < 0)))                                                    \
-            div -= (T)1;                                                                           \
-        if (div == 0)                                                                              \
-            return COPYSIGN((T)0, a / b);                                                          \
-        T q = FLOOR(div);                                                                          \
-        if (div - q > (T)0.5)                                                                      \
-            q += (T)1;                                                                             \
-        return q;                                                                                  \
-    }
-
-CT_KFLOAT(f32, float, fmaf, truncf, fmodf, floorf, copysignf)
-CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
-
-/* ---- complex: PyTorch's c10::complex arithmetic ------------------------------------------ */
-#define CT_KCOMPLEX(S, CT, T, FABS)                                                                \
-    CT_KINLINE CT ct_kadd1_##S(CT a, CT b) {                                                       \
-        CT r = {a.re + b.re, a.im + b.im};                                                         \
-        return r;                                                                                  \
-    }                                                                                              \
-    CT_KINLINE CT ct_kmul_##S(CT a, CT b) {                                                        \
-        CT r = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};                             \
-        return r;                                                                                  \
-    }                                                                                              \
-    /* a + alpha * b with a full complex product (no shortcut for a real alpha: PyTorch's          \
-     * complex fmadd multiplies out, so 0 * inf parts give NaN there too) */                       \
-    CT_KINLINE CT ct_kadd_##S(CT a, CT b, CT alpha) {                                              \
-        return ct_kadd1_##S(a, ct_kmul_##S(alpha, b));                                             \
-    }                                                                                              \
-    /* c10::complex operator/ (NumPy's algorithm): scale by the larger of |c|, |d| so that         \
-     * c*c + d*d never overflows */                                                                \
-    CT_KINLINE CT ct_kdiv_##S(CT x, CT y) {                                                        \
-        T a = x.re, b = x.im, c = y.re, d = y.im;                                                  \
-        T abs_c = FABS(c), abs_d = FABS(d);                                                        \
-        CT r;                                                                                      \
-        if (abs_c >= abs_d) {                                                                      \
-            if (abs_c == 0 && abs_d == 0) {                                                        \
-                r.re = a / abs_c;                                                                  \
-                r.im = b / abs_d;                                                                  \
-            } else {                                                                               \
-                T rat = d / c;                                                                     \
-                T scl = (T)1 / (c + d * rat);                                                      \
-                r.re = (a + b * rat) * scl;                                                        \
-                r.im = (b - a * rat) * scl;                                                        \
-            }                                                                                      \
-        } else {                                                                                   \
-            T rat = c / d;                                                                         \
-            T scl = (T)1 / (d + c * rat);                                                          \
-            r.re = (a * rat + b) * scl;                                                            \
-            r.im = (b * rat - a) * scl;                                                            \
-        }                                                                                          \
-        return r;                                                                                  \
-    }
-
-CT_KCOMPLEX(c64, ct_complex64, float, fabsf)
-CT_KCOMPLEX(c128, ct_complex128, double, fabs)
 
 /* ---- strided loops stamped from the element functions ------------------------------------
  * CT_KLOOP_SIG is the ct_binary_math_loop signature. Elements go through memcpy: strided

@@ -130,53 +130,17 @@ static bool alpha_is_one(ct_dtype math, const ct_kernel_value *v) {
     }
 }
 
-/* ---- float16 / bfloat16 trunc and floor division with a tensor divisor ----------------------
- * PyTorch computes these with Vectorized<Half> / Vectorized<BFloat16> arithmetic (newest
- * and 1.13: AT_DISPATCH_FLOATING_TYPES_AND2(kBFloat16, kHalf, ...) over scalar_t, no float32
- * opmath), where every operation converts to float32, computes and rounds back to the
- * dtype. So trunc(843 / 0.9990234375) truncates the float16 quotient 844, not 843.82; floor
- * follows div_floor_floating_vec step by step. The loops work on float32 values that are
- * already exact in the dtype (the inputs came through it) and return such values. */
-#define CT_REDUCED_DIV_LOOPS(S, TO, FROM)                                                          \
-    static inline float round_##S(float x) { return FROM(TO(x)); }                               \
-    static float divt_##S(float a, float b) { return truncf(round_##S(a / b)); }                 \
-    static float divf_##S(float a, float b) {                                                    \
-        float basic = round_##S(a / b);                                                          \
-        if (b == 0.0f)                                                                           \
-            return basic;                                                                        \
-        float mod = round_##S(fmodf(a, b));                                                      \
-        float div = round_##S(round_##S(a - mod) / b);                                           \
-        if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f)))                                         \
-            div = round_##S(div - 1.0f);                                                         \
-        if (div == 0.0f)                                                                         \
-            return copysignf(0.0f, basic);                                                       \
-        float q = floorf(div);                                                                   \
-        if (round_##S(div - q) > 0.5f)                                                           \
-            q = round_##S(q + 1.0f);                                                             \
-        return q;                                                                                \
-    }                                                                                            \
-    CT_KLOOP_STRIDED(loop_divt_##S, float, r = divt_##S(x, y))                                   \
-    CT_KLOOP_STRIDED(loop_divf_##S, float, r = divf_##S(x, y))
-
-CT_REDUCED_DIV_LOOPS(f16, ct_cvt_f32_to_f16, ct_cvt_f16_to_f32)
-CT_REDUCED_DIV_LOOPS(bf16, ct_cvt_f32_to_bf16, ct_cvt_bf16_to_f32)
-
-/* complex32 add: PyTorch's ufunc add is `self + alpha * other` in c10::complex<Half>
- * arithmetic (complex32 has no Vectorized specialization; newest and 1.13), where each
- * operation computes in complex<float> and rounds: alpha * other is rounded to complex32
- * before the sum (3 * (x+238.75j) + (inf+0.0005j) has imaginary part 716, not 716.5). Always
- * with alpha (has_alpha is true for complex math dtypes). */
-static inline float round_c32_part(float x) { return ct_cvt_f16_to_f32(ct_cvt_f32_to_f16(x)); }
-static ct_complex64 add_c32(ct_complex64 x, ct_complex64 y, ct_complex64 alpha) {
-    ct_complex64 p = ct_kmul_c64(alpha, y);
-    p.re = round_c32_part(p.re);
-    p.im = round_c32_part(p.im);
-    return ct_kadd1_c64(x, p);
-}
+/* float16 / bfloat16 trunc and floor division with a tensor divisor, and complex32 add:
+ * the element functions are binary_elem.h's (ct_kdivt_rf16 ..., ct_kadd_c32), shared with the
+ * GPU kernels. */
+CT_KLOOP_STRIDED(loop_divt_f16, float, r = ct_kdivt_rf16(x, y))
+CT_KLOOP_STRIDED(loop_divf_f16, float, r = ct_kdivf_rf16(x, y))
+CT_KLOOP_STRIDED(loop_divt_bf16, float, r = ct_kdivt_rbf16(x, y))
+CT_KLOOP_STRIDED(loop_divf_bf16, float, r = ct_kdivf_rbf16(x, y))
 CT_KLOOP_STRIDED(loop_add_c32, ct_complex64, {
     ct_complex64 al_;
     memcpy(&al_, alpha->c64, sizeof al_);
-    r = add_c32(x, y, al_);
+    r = ct_kadd_c32(x, y, al_);
 })
 
 static ct_binary_math_loop reduced_div_loop(ct_binop op, ct_dtype compute) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc_impl.h"
 #include "base/error_impl.h"
 #include "ctensor/ops.h"
 #include "dtype/table_impl.h"
@@ -182,6 +183,50 @@ static bool is_scalar_operand(const ct_tensor *b) {
     return true;
 }
 
+/* The iterator's work on a device whose backend computes it (ct_iter_needs_launch): the
+ * prepared kernel's choices (computation and math dtypes, alpha in the math dtype, whether b
+ * is read as one scalar) go into the launch, so the backend computes what the cpu would. A
+ * 0-dim cpu input (the cross-device rule lets one join) is not in the device's memory: its
+ * one element is copied to a temporary on the device first. */
+static ct_status run_launch(const ct_iter *it, const binop_spec *spec, const prepared *p) {
+    if (it->numel == 0)
+        return CT_OK;
+    ct_kernel_launch *l = ct_alloc(sizeof *l, 64); /* 4.7 KB: not on the stack */
+    if (l == NULL)
+        return CT_ERR_NOMEM;
+    ct_iter_fill_launch(it, l);
+    l->kind = CT_LAUNCH_BINARY;
+    l->binop = (int32_t)spec->op;
+    l->name = spec->cfg.name;
+    l->flags = (p->kernel_flags & CT_BINARY_B_IS_SCALAR) ? CT_LAUNCH_B_IS_SCALAR : 0u;
+    l->compute = p->kernel.compute;
+    l->math = p->kernel.math;
+    l->has_alpha = p->kernel.has_alpha;
+    _Static_assert(sizeof l->alpha >= sizeof p->kernel.alpha, "alpha fits the launch");
+    memcpy(l->alpha, &p->kernel.alpha, ct_dtype_table[p->kernel.math].itemsize);
+    ct_status st = CT_OK;
+    ct_tensor *tmp[2] = {NULL, NULL};
+    for (int k = 0; k < 2 && st == CT_OK; k++) {
+        const ct_tensor *t = it->in[k];
+        if (t->device.type == it->device.type)
+            continue;
+        st = ct_tensor_impl_empty_strided(NULL, NULL, 0, t->dtype, it->device, &tmp[k]);
+        if (st == CT_OK)
+            st = ct_device_copy(tmp[k]->device, ct_tensor_data_ptr(tmp[k]), t->device,
+                                ct_tensor_data_ptr(t), ct_dtype_table[t->dtype].itemsize);
+        if (st == CT_OK)
+            l->data[k + 1] = ct_tensor_data_ptr(tmp[k]);
+    }
+    if (st == CT_OK)
+        st = ct_iter_launch(it, l);
+    /* (a stream-ordered backend may free the temporaries now: their reuse is ordered after
+     * the launch on the same stream) */
+    ct_tensor_release(tmp[0]);
+    ct_tensor_release(tmp[1]);
+    ct_free(l, sizeof *l, 64);
+    return st;
+}
+
 /* One operation through the iterator: out NULL -> a new tensor in *result. */
 static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
                           const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
@@ -192,6 +237,13 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
     p.kernel_flags = is_scalar_operand(b) ? CT_BINARY_B_IS_SCALAR : 0u;
     ct_iter it;
     CT_TRY(ct_iter_build_binary(&it, &spec->cfg, out, inplace, a, b, prepare, &p));
+    if (ct_iter_needs_launch(&it)) {
+        ct_status st = run_launch(&it, spec, &p);
+        if (st == CT_OK && result != NULL)
+            *result = ct_iter_take_output(&it);
+        ct_iter_release(&it);
+        return st;
+    }
     int code = ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
     if (code != 0) {
         ct_iter_release(&it);

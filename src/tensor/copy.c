@@ -9,12 +9,14 @@
  * not in host memory) gets a host buffer for its span, the host loop converts, and the
  * buffer is copied back. A destination with gaps (not dense) is read first so that the
  * bytes between its elements survive the write-back. Two different accelerator types go
- * through the host in the same way. */
+ * through the host in the same way. Devices whose backends run launches convert on the
+ * device instead (Note [Copies on a launch device]). */
 #include <inttypes.h>
 #include <string.h>
 
 #include "base/alloc_impl.h"
 #include "base/error_impl.h"
+#include "device/device_impl.h"
 #include "dtype/table_impl.h"
 #include "tensor/tensor_impl.h"
 
@@ -104,6 +106,177 @@ static bool block_copy(const ct_tensor *dst, const ct_tensor *src, const int64_t
     return a == b || a == CT_DEVICE_CPU || b == CT_DEVICE_CPU;
 }
 
+/* ---- converting on a device (Note [Copies on a launch device]) -------------------------- */
+
+/* A device whose memory the host cannot touch but whose backend runs launches. */
+static bool launch_capable(ct_device_type t) {
+    return t != CT_DEVICE_CPU && t != CT_DEVICE_META && !ct_device_impl_host_accessible(t) &&
+           ct_device_impl_has_launch(t);
+}
+
+/* One COPY launch on `device`: dst (dtype dt, element strides dstr) = src (dtype st,
+ * element strides sstr, already broadcast to dst's shape), both in that device's memory.
+ * The loop geometry is the copy loop's (Note [Copy loop order] 1-3): size-1 dims dropped,
+ * dims sorted by the destination's stride, innermost first, and merged where both operands
+ * continue. */
+static ct_status launch_copy(ct_device device, char *d, ct_dtype dt, const int64_t *dstr,
+                             const char *s, ct_dtype st, const int64_t *sstr, const int64_t *sizes,
+                             int32_t ndim, int64_t numel) {
+    ct_kernel_launch *l = ct_alloc(sizeof *l, 64); /* 4.7 KB: not on the stack */
+    if (l == NULL)
+        return CT_ERR_NOMEM;
+    memset(l, 0, sizeof *l);
+    l->kind = CT_LAUNCH_COPY;
+    l->name = "copy_";
+    l->noperands = 2;
+    l->dtype[0] = l->compute = l->math = dt;
+    l->dtype[1] = st;
+    l->data[0] = d;
+    l->data[1] = (char *)(uintptr_t)s; /* read only: the launch's operands are char * */
+    l->numel = numel;
+    int64_t dsz = (int64_t)ct_dtype_table[dt].itemsize, ssz = (int64_t)ct_dtype_table[st].itemsize;
+    int n = 0;
+    for (int32_t i = 0; i < ndim; i++) {
+        if (sizes[i] == 1)
+            continue;
+        int64_t size = sizes[i], ds = dstr[i] * dsz, ss = sstr[i] * ssz;
+        int j = n++; /* insertion sort by (ds, ss), stable */
+        while (j > 0 && (l->strides[0][j - 1] > ds ||
+                         (l->strides[0][j - 1] == ds && l->strides[1][j - 1] > ss))) {
+            l->shape[j] = l->shape[j - 1];
+            l->strides[0][j] = l->strides[0][j - 1];
+            l->strides[1][j] = l->strides[1][j - 1];
+            j--;
+        }
+        l->shape[j] = size;
+        l->strides[0][j] = ds;
+        l->strides[1][j] = ss;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m > 0 && l->strides[0][i] == l->strides[0][m - 1] * l->shape[m - 1] &&
+            l->strides[1][i] == l->strides[1][m - 1] * l->shape[m - 1]) {
+            l->shape[m - 1] *= l->shape[i];
+            continue;
+        }
+        l->shape[m] = l->shape[i];
+        l->strides[0][m] = l->strides[0][i];
+        l->strides[1][m] = l->strides[1][i];
+        m++;
+    }
+    for (int i = m; i < n; i++)
+        l->shape[i] = l->strides[0][i] = l->strides[1][i] = 0;
+    l->ndim = m;
+    ct_status st_ = ct_device_impl_launch(device, l);
+    ct_free(l, sizeof *l, 64);
+    return st_;
+}
+
+/* Contiguous element strides of a shape. */
+static void contiguous_strides(const int64_t *sizes, int32_t ndim, int64_t *strides) {
+    int64_t next = 1;
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+        strides[i] = next;
+        next *= sizes[i] > 1 ? sizes[i] : 1;
+    }
+}
+
+/* Note [Copies on a launch device]
+ * A device whose backend runs launches converts on the device, never on the host:
+ *  - dst on such a device: src is made available in dst's device memory (used in place when
+ *    it is there already and does not share memory with dst; else its byte span is copied
+ *    into a temporary there, after a compacting host copy when a cpu source has large gaps),
+ *    then one COPY launch converts and lays out.
+ *  - dst in host memory, src on such a device: a COPY launch converts into a temporary with
+ *    dst's dtype on src's device (dst's strides when dst is dense, else contiguous), which
+ *    comes back as one block (and, when dst has gaps, is placed by the host loop, a same-
+ *    dtype copy).
+ * Anything else (two different accelerator types, host-accessible backends) stays on the
+ * host path. Temporaries are freed right after the launch: a stream-ordered backend must
+ * order their reuse after it (the cuda allocator reuses per stream). */
+static ct_status device_copy(ct_tensor *dst, const ct_tensor *src, const int64_t *sstr,
+                             bool *handled) {
+    size_t dsz = ct_dtype_table[dst->dtype].itemsize, ssz = ct_dtype_table[src->dtype].itemsize;
+    char *d = ct_tensor_data_ptr(dst);
+    const char *s = ct_tensor_data_ptr(src);
+    ct_status st = CT_OK;
+    if (launch_capable(dst->device.type) &&
+        (src->device.type == dst->device.type || src->device.type == CT_DEVICE_CPU)) {
+        *handled = true;
+        if (same_device(dst->device, src->device) && !spans_intersect(dst, src))
+            return launch_copy(dst->device, d, dst->dtype, dst->strides, s, src->dtype, sstr,
+                               dst->sizes, dst->ndim, dst->numel);
+        /* stage src in dst's device memory: its span, or a compact host copy */
+        int64_t sstr2[CT_MAX_DIMS];
+        memcpy(sstr2, sstr, (size_t)dst->ndim * sizeof *sstr2);
+        size_t span = span_bytes(src), bytes = span;
+        char *host_buf = NULL;
+        if (src->device.type == CT_DEVICE_CPU && span > 2 * (size_t)src->numel * ssz) {
+            int64_t cstr[CT_MAX_DIMS];
+            contiguous_strides(src->sizes, src->ndim, cstr);
+            bytes = (size_t)src->numel * ssz;
+            host_buf = ct_alloc(bytes, 64);
+            if (host_buf == NULL)
+                return CT_ERR_NOMEM;
+            st = ct_tensor_impl_copy_host(host_buf, src->dtype, cstr, s, src->dtype,
+                                          src->strides, src->sizes, src->ndim);
+            s = host_buf;
+            /* the compact copy's strides, broadcast to dst's shape as sstr was */
+            for (int32_t i = 0; i < dst->ndim; i++) {
+                int32_t j = i - (dst->ndim - src->ndim);
+                sstr2[i] = j >= 0 && src->sizes[j] == dst->sizes[i] ? cstr[j] : 0;
+            }
+        }
+        void *tmp = NULL;
+        ct_device where;
+        if (st == CT_OK)
+            st = ct_device_alloc(dst->device, bytes, 64, &tmp, &where);
+        if (st == CT_OK)
+            st = ct_device_copy(where, tmp, src->device, s, bytes);
+        if (st == CT_OK)
+            st = launch_copy(dst->device, d, dst->dtype, dst->strides, tmp, src->dtype, sstr2,
+                             dst->sizes, dst->ndim, dst->numel);
+        if (tmp != NULL)
+            (void)ct_device_free(where, tmp, bytes, 64);
+        ct_free(host_buf, bytes, 64);
+        return st;
+    }
+    if (launch_capable(src->device.type) && dst->device.type == CT_DEVICE_CPU) {
+        *handled = true;
+        bool dense = (dst->flags & CT_TF_NON_OVERLAPPING_DENSE) != 0;
+        int64_t tstr[CT_MAX_DIMS];
+        if (dense)
+            memcpy(tstr, dst->strides, (size_t)dst->ndim * sizeof *tstr);
+        else
+            contiguous_strides(dst->sizes, dst->ndim, tstr);
+        size_t bytes = (size_t)dst->numel * dsz; /* dense: exactly dst's span */
+        void *tmp = NULL;
+        ct_device where;
+        char *host_buf = NULL;
+        st = ct_device_alloc(src->device, bytes, 64, &tmp, &where);
+        if (st == CT_OK)
+            st = launch_copy(where, tmp, dst->dtype, tstr, s, src->dtype, sstr, dst->sizes,
+                             dst->ndim, dst->numel);
+        if (st == CT_OK && dense) {
+            st = ct_device_copy(dst->device, d, where, tmp, bytes);
+        } else if (st == CT_OK) {
+            host_buf = ct_alloc(bytes, 64);
+            if (host_buf == NULL)
+                st = CT_ERR_NOMEM;
+            if (st == CT_OK)
+                st = ct_device_copy(host, host_buf, where, tmp, bytes);
+            if (st == CT_OK)
+                st = ct_tensor_impl_copy_host(d, dst->dtype, dst->strides, host_buf, dst->dtype,
+                                              tstr, dst->sizes, dst->ndim);
+        }
+        ct_free(host_buf, bytes, 64);
+        if (tmp != NULL)
+            (void)ct_device_free(where, tmp, bytes, 64);
+        return st;
+    }
+    return CT_OK; /* not handled: the host path */
+}
+
 ct_status ct_tensor_impl_copy(ct_tensor *dst, const ct_tensor *src, bool check_overlap) {
     if (dst == src)
         return CT_OK;
@@ -132,6 +305,13 @@ ct_status ct_tensor_impl_copy(ct_tensor *dst, const ct_tensor *src, bool check_o
         return ct_device_copy(dst->device, ct_tensor_data_ptr(dst), src->device,
                               ct_tensor_data_ptr(src),
                               (size_t)dst->numel * ct_dtype_table[dst->dtype].itemsize);
+
+    if (launch_capable(dst->device.type) || launch_capable(src->device.type)) {
+        bool handled = false;
+        CT_TRY(device_copy(dst, src, sstr, &handled));
+        if (handled)
+            return CT_OK;
+    }
 
     /* the host path (Note [Copies between devices]) */
     bool snapshot = spans_intersect(dst, src); /* read src before anything is written */

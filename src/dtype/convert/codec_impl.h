@@ -5,7 +5,14 @@
  * code. Each one must give exactly the bytes of the scalar codecs in half.c, float8.c and
  * of the reference in convert.c; test_convert checks that at every level. Like PyTorch's,
  * they assume the default floating-point environment (round to nearest, no FTZ/DAZ): the
- * subnormal paths let the FPU do the rounding. */
+ * subnormal paths let the FPU do the rounding.
+ *
+ * The GPU uses these same functions (Note [One definition per element] in
+ * src/kernels/binary_elem.h): under nvcc CT_CVT_INLINE is `__host__ __device__
+ * __forceinline__`, the bit casts use the CUDA intrinsics, and the .cu files are compiled
+ * without FMA contraction and without flushing subnormals (nvcc's defaults -ftz=false,
+ * -prec-div=true, plus --fmad=false), so every float step rounds as on the cpu. Keep the code
+ * valid C++ (no compound literals), with fixed-size integer casts only. */
 #ifndef CT_DTYPE_CONVERT_CODEC_IMPL_H
 #define CT_DTYPE_CONVERT_CODEC_IMPL_H
 
@@ -14,22 +21,32 @@
 
 /* Forced inlining: loops.c stamps hundreds of loops into one unit, and gcc's unit-growth
  * limit would otherwise leave calls to these in the hot loops (and so no vectorization). */
-#if defined(__GNUC__)
+#if defined(__CUDACC__)
+#define CT_CVT_INLINE __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
 #define CT_CVT_INLINE static inline __attribute__((always_inline))
 #else
 #define CT_CVT_INLINE static inline
 #endif
 
 CT_CVT_INLINE uint32_t ct_cvt_bits(float x) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(x);
+#else
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return u;
+#endif
 }
 
 CT_CVT_INLINE float ct_cvt_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
     float x;
     memcpy(&x, &u, sizeof x);
     return x;
+#endif
 }
 
 /* c ? x : y as mask arithmetic, for every select downstream of floating-point work: with

@@ -1,0 +1,40 @@
+/* The entry points of the device code (kernels_binary.cu, kernels_copy.cu), called by
+ * launch.c after it has checked the launch, made `index` the current device and picked the
+ * stream. Each returns a cudaError_t as an int (0 = cudaSuccess) and only enqueues work on
+ * `stream`, except where said. */
+#ifndef CT_CUDA_KERNELS_IMPL_H
+#define CT_CUDA_KERNELS_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctensor/backend.h"
+#include "cuda/cuda_impl.h"
+#include "kernels/binary_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Blocks of 256 threads per SM that keep a grid-stride kernel's device busy. */
+#define CT_CUDA_BLOCKS_PER_SM 8
+
+/* out = a op b for a BINARY launch with its plan (numel > 0). `err_flag`: an int in device
+ * memory, 0 on entry, that the kernel sets to 1 when an integer division meets a zero
+ * divisor (the caller checks it); may be NULL when p->int_div is false. `sm_count`: the
+ * device's multiprocessor count. */
+int ct_cuda_impl_binary_run(const ct_kernel_launch *l, const ct_kplan *p, int *err_flag,
+                            int sm_count, ct_cuda_impl_stream_t stream);
+
+/* A COPY launch (numel > 0; dtypes checked: float4_e2m1fn_x2 only to itself). */
+int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_stream_t stream);
+
+/* Fill n > 0 bytes at dst with the pattern (1..64 bytes, n a multiple of it). */
+int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern, size_t pattern_size,
+                          int sm_count, ct_cuda_impl_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CT_CUDA_KERNELS_IMPL_H */

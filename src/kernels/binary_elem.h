@@ -1,0 +1,194 @@
+/* One element of each (op, math dtype): the semantics every loop shares, on the cpu and on
+ * the GPU.
+ *
+ * Note [One definition per element]
+ * This header compiles twice: as C11 for the cpu loops (binary_elem_impl.h stamps the
+ * reference and every ISA level from it) and as CUDA C++ under nvcc for the device kernels
+ * (src/cuda/kernels_binary.cu). CT_HD qualifies every function: `__host__ __device__
+ * __forceinline__` under __CUDACC__, `static inline __attribute__((always_inline))` in C.
+ * The recipe for a function to belong here: plain C that is also valid C++ (no compound
+ * literals, no designated initialisers, no implicit void * conversions), only <math.h>
+ * functions that CUDA provides for the device with IEEE results (fma, fmaf, trunc, fmod,
+ * floor, copysign, fabs and their float forms), no contraction: C11 gcc does not fuse a*b+c
+ * (clang is told below) and the .cu files are compiled with --fmad=false, so that the GPU
+ * rounds every step exactly as the cpu does. The one fused operation (add with alpha) is
+ * spelled fma() explicitly, as PyTorch's vectorized add (Vectorized::fmadd) computes it.
+ * Element conversions follow the same recipe in src/dtype/convert/codec_impl.h. */
+#ifndef CT_KERNELS_BINARY_ELEM_H
+#define CT_KERNELS_BINARY_ELEM_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "ctensor/convert.h" /* ct_complex64, ct_complex128 */
+#include "dtype/convert/codec_impl.h"
+
+#if defined(__clang__) && !defined(__CUDACC__)
+/* clang contracts a*b+c within an expression by default, even in ISO C mode */
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#if defined(__CUDACC__)
+#define CT_HD __host__ __device__ __forceinline__
+#else
+#define CT_HD static inline __attribute__((always_inline))
+#endif
+
+/* ---- bool: bytes read as != 0, written as 0/1 ------------------------------------------- */
+CT_HD uint8_t ct_kadd_b8(uint8_t a, uint8_t b, uint8_t alpha) {
+    return (uint8_t)((a != 0) | ((alpha != 0) & (b != 0)));
+}
+CT_HD uint8_t ct_kmul_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) & (b != 0)); }
+
+/* ---- integers: add and mul wrap (computed unsigned, at least 32 bits wide so that no
+ * promotion to int can overflow); division by -1 negates with wrap-around, which gives
+ * INT_MIN / -1 == INT_MIN instead of a trap. The callers check b != 0 first. ---- */
+#define CT_KINT_COMMON(S, T, W)                                                                    \
+    CT_HD T ct_kadd_##S(T a, T b, T alpha) { return (T)((W)a + (W)alpha * (W)b); }            \
+    CT_HD T ct_kadd1_##S(T a, T b) { return (T)((W)a + (W)b); }                               \
+    CT_HD T ct_kmul_##S(T a, T b) { return (T)((W)a * (W)b); }
+
+#define CT_KINT_SIGNED(S, T, W)                                                                    \
+    CT_KINT_COMMON(S, T, W)                                                                        \
+    CT_HD T ct_kdivt_##S(T a, T b) {                                                          \
+        if (b == -1)                                                                               \
+            return (T)((W)0 - (W)a);                                                               \
+        return (T)(a / b);                                                                         \
+    }                                                                                              \
+    CT_HD T ct_kdivf_##S(T a, T b) {                                                          \
+        if (b == -1)                                                                               \
+            return (T)((W)0 - (W)a);                                                               \
+        T q = (T)(a / b), r = (T)(a % b);                                                          \
+        /* truncation rounded towards zero; floor needs one less when the signs differ */          \
+        if (r != 0 && ((r < 0) != (b < 0)))                                                        \
+            q = (T)(q - 1);                                                                        \
+        return q;                                                                                  \
+    }
+
+#define CT_KINT_UNSIGNED(S, T, W)                                                                  \
+    CT_KINT_COMMON(S, T, W)                                                                        \
+    CT_HD T ct_kdivt_##S(T a, T b) { return (T)(a / b); }                                     \
+    CT_HD T ct_kdivf_##S(T a, T b) { return (T)(a / b); }
+
+CT_KINT_UNSIGNED(u8, uint8_t, uint32_t)
+CT_KINT_SIGNED(i8, int8_t, uint32_t)
+CT_KINT_UNSIGNED(u16, uint16_t, uint32_t)
+CT_KINT_SIGNED(i16, int16_t, uint32_t)
+CT_KINT_UNSIGNED(u32, uint32_t, uint32_t)
+CT_KINT_SIGNED(i32, int32_t, uint32_t)
+CT_KINT_UNSIGNED(u64, uint64_t, uint64_t)
+CT_KINT_SIGNED(i64, int64_t, uint64_t)
+
+/* ---- real floats ------------------------------------------------------------------------- */
+#define CT_KFLOAT(S, T, FMA, TRUNC, FMOD, FLOOR, COPYSIGN)                                         \
+    CT_HD T ct_kadd1_##S(T a, T b) { return a + b; }                                          \
+    CT_HD T ct_kadd_##S(T a, T b, T alpha) { return FMA(alpha, b, a); }                       \
+    CT_HD T ct_kmul_##S(T a, T b) { return a * b; }                                           \
+    CT_HD T ct_kdiv_##S(T a, T b) { return a / b; }                                           \
+    CT_HD T ct_kdivt_##S(T a, T b) { return TRUNC(a / b); }                                   \
+    /* PyTorch's div_floor_floating (Python's //): exact via fmod, then the quotient of the        \
+     * exact multiple is rounded to the nearest integer, keeping the sign of a zero */             \
+    CT_HD T ct_kdivf_##S(T a, T b) {                                                          \
+        if (b == 0)                                                                                \
+            return a / b;                                                                          \
+        T mod = FMOD(a, b);                                                                        \
+        T div = (a - mod) / b;                                                                     \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                                                    \
+            div -= (T)1;                                                                           \
+        if (div == 0)                                                                              \
+            return COPYSIGN((T)0, a / b);                                                          \
+        T q = FLOOR(div);                                                                          \
+        if (div - q > (T)0.5)                                                                      \
+            q += (T)1;                                                                             \
+        return q;                                                                                  \
+    }
+
+CT_KFLOAT(f32, float, fmaf, truncf, fmodf, floorf, copysignf)
+CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
+
+/* ---- complex: PyTorch's c10::complex arithmetic ------------------------------------------ */
+#define CT_KCOMPLEX(S, CT, T, FABS)                                                                \
+    CT_HD CT ct_kadd1_##S(CT a, CT b) {                                                       \
+        CT r = {a.re + b.re, a.im + b.im};                                                         \
+        return r;                                                                                  \
+    }                                                                                              \
+    CT_HD CT ct_kmul_##S(CT a, CT b) {                                                        \
+        CT r = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};                             \
+        return r;                                                                                  \
+    }                                                                                              \
+    /* a + alpha * b with a full complex product (no shortcut for a real alpha: PyTorch's          \
+     * complex fmadd multiplies out, so 0 * inf parts give NaN there too) */                       \
+    CT_HD CT ct_kadd_##S(CT a, CT b, CT alpha) {                                              \
+        return ct_kadd1_##S(a, ct_kmul_##S(alpha, b));                                             \
+    }                                                                                              \
+    /* c10::complex operator/ (NumPy's algorithm): scale by the larger of |c|, |d| so that         \
+     * c*c + d*d never overflows */                                                                \
+    CT_HD CT ct_kdiv_##S(CT x, CT y) {                                                        \
+        T a = x.re, b = x.im, c = y.re, d = y.im;                                                  \
+        T abs_c = FABS(c), abs_d = FABS(d);                                                        \
+        CT r;                                                                                      \
+        if (abs_c >= abs_d) {                                                                      \
+            if (abs_c == 0 && abs_d == 0) {                                                        \
+                r.re = a / abs_c;                                                                  \
+                r.im = b / abs_d;                                                                  \
+            } else {                                                                               \
+                T rat = d / c;                                                                     \
+                T scl = (T)1 / (c + d * rat);                                                      \
+                r.re = (a + b * rat) * scl;                                                        \
+                r.im = (b - a * rat) * scl;                                                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            T rat = c / d;                                                                         \
+            T scl = (T)1 / (d + c * rat);                                                          \
+            r.re = (a * rat + b) * scl;                                                            \
+            r.im = (b * rat - a) * scl;                                                            \
+        }                                                                                          \
+        return r;                                                                                  \
+    }
+
+CT_KCOMPLEX(c64, ct_complex64, float, fabsf)
+CT_KCOMPLEX(c128, ct_complex128, double, fabs)
+
+
+/* ---- float16 / bfloat16 trunc and floor division with a tensor divisor ----------------------
+ * PyTorch computes these with Vectorized<Half> / Vectorized<BFloat16> arithmetic (newest
+ * and 1.13: AT_DISPATCH_FLOATING_TYPES_AND2(kBFloat16, kHalf, ...) over scalar_t, no float32
+ * opmath), where every operation converts to float32, computes and rounds back to the
+ * dtype. So trunc(843 / 0.9990234375) truncates the float16 quotient 844, not 843.82; floor
+ * follows div_floor_floating_vec step by step. The functions work on float32 values that
+ * are already exact in the dtype (the inputs came through it) and return such values. */
+#define CT_KREDUCED_DIV(S, TO, FROM)                                                              \
+    CT_HD float ct_kround_##S(float x) { return FROM(TO(x)); }                                    \
+    CT_HD float ct_kdivt_##S(float a, float b) { return truncf(ct_kround_##S(a / b)); }           \
+    CT_HD float ct_kdivf_##S(float a, float b) {                                                  \
+        float basic = ct_kround_##S(a / b);                                                       \
+        if (b == 0.0f)                                                                            \
+            return basic;                                                                         \
+        float mod = ct_kround_##S(fmodf(a, b));                                                   \
+        float div = ct_kround_##S(ct_kround_##S(a - mod) / b);                                    \
+        if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f)))                                          \
+            div = ct_kround_##S(div - 1.0f);                                                      \
+        if (div == 0.0f)                                                                          \
+            return copysignf(0.0f, basic);                                                        \
+        float q = floorf(div);                                                                    \
+        if (ct_kround_##S(div - q) > 0.5f)                                                        \
+            q = ct_kround_##S(q + 1.0f);                                                          \
+        return q;                                                                                 \
+    }
+
+CT_KREDUCED_DIV(rf16, ct_cvt_f32_to_f16, ct_cvt_f16_to_f32)
+CT_KREDUCED_DIV(rbf16, ct_cvt_f32_to_bf16, ct_cvt_bf16_to_f32)
+
+/* complex32 add: PyTorch's ufunc add is `self + alpha * other` in c10::complex<Half>
+ * arithmetic (complex32 has no Vectorized specialization; newest and 1.13), where each
+ * operation computes in complex<float> and rounds: alpha * other is rounded to complex32
+ * before the sum (3 * (x+238.75j) + (inf+0.0005j) has imaginary part 716, not 716.5). Always
+ * with alpha (has_alpha is true for complex math dtypes). */
+CT_HD ct_complex64 ct_kadd_c32(ct_complex64 x, ct_complex64 y, ct_complex64 alpha) {
+    ct_complex64 p = ct_kmul_c64(alpha, y);
+    p.re = ct_cvt_f16_to_f32(ct_cvt_f32_to_f16(p.re));
+    p.im = ct_cvt_f16_to_f32(ct_cvt_f32_to_f16(p.im));
+    return ct_kadd1_c64(x, p);
+}
+
+#endif /* CT_KERNELS_BINARY_ELEM_H */

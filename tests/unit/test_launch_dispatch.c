@@ -1,0 +1,185 @@
+/* The dispatch of element-wise work to a backend's `launch` slot (backend API version 2),
+ * tested without a GPU: a host-emulated xpu backend whose memory is NOT host accessible and
+ * whose launch slot executes each launch on the host, element by element, with the same
+ * element code the CUDA kernels compile (src/kernels/binary_plan.h for BINARY,
+ * src/dtype/convert/elem_impl.h for COPY). So this checks both the dispatch (iterator, ops,
+ * copy_, to, fill_ reaching the slot with the right geometry, dtypes, alpha and flags) and
+ * the GPU's per-element code against the cpu's kernels, byte for byte. */
+#include "cmocka_all.h"
+
+#include "ctensor/backend.h"
+#include "ctensor/ctensor.h"
+#include "launch_diff.h"
+#include "launch_host.h"
+
+static int setup(void **state) {
+    (void)state;
+    ct_backend b;
+    if (ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b) != CT_OK)
+        return -1;
+    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    b.launch = host_launch;
+    if (ct_backend_register(&b) != CT_OK)
+        return -1;
+    ld_device = (ct_device){CT_DEVICE_XPU, 0};
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    if (ct_backend_unregister(CT_DEVICE_XPU) != CT_OK) {
+        fprintf(stderr, "%s\n", ct_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+/* Every op, dtype pair and layout against the cpu; the slot really ran. */
+static void test_binary(void **state) {
+    (void)state;
+    long before = launches_binary;
+    ld_failures = 0;
+    ld_binary_all();
+    printf("binary: %ld comparisons, %ld launches\n", ld_checks, launches_binary - before);
+    assert_int_equal(ld_failures, 0);
+    assert_true(launches_binary - before > 1000);
+}
+
+static void test_copy(void **state) {
+    (void)state;
+    long before = launches_copy;
+    ld_failures = 0;
+    ld_copy_all();
+    ld_copy_layouts();
+    printf("copy: %ld comparisons, %ld launches\n", ld_checks, launches_copy - before);
+    assert_int_equal(ld_failures, 0);
+    assert_true(launches_copy - before > 1000);
+}
+
+static void test_big(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_big(4099);
+    assert_int_equal(ld_failures, 0);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    ld_errors();
+}
+
+/* The launch of one contiguous add: geometry, dtypes, alpha bytes and flags as the iterator
+ * and the prepared kernel have them. */
+static const ct_kernel_launch *last;
+static ct_kernel_launch last_copy;
+static ct_status recording_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
+    last_copy = *l;
+    last = &last_copy;
+    return host_launch(ctx, index, l);
+}
+
+static void test_launch_fields(void **state) {
+    (void)state;
+    ct_backend b;
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b), CT_OK);
+    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    b.launch = recording_launch;
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+
+    int64_t s[] = {3, 4, 5};
+    ct_tensor *a = NULL, *h = NULL, *r = NULL, *ad = NULL, *hd = NULL;
+    assert_int_equal(ct_tensor_ones(s, 3, CT_FLOAT32, &ld_device, CT_LAYOUT_STRIDED, &a),
+                     CT_OK);
+    assert_int_equal(ct_tensor_ones(s + 2, 1, CT_FLOAT16, &ld_device, CT_LAYOUT_STRIDED, &h),
+                     CT_OK);
+    /* float32 [3,4,5] - 2.5 * float16 [5]: one launch, 2 dims after coalescing */
+    assert_int_equal(ct_sub(a, h, ct_scalar_float(2.5), &r), CT_OK);
+    assert_non_null(last);
+    assert_int_equal(last->kind, CT_LAUNCH_BINARY);
+    assert_int_equal(last->binop, 0);
+    assert_string_equal(last->name, "sub");
+    assert_int_equal(last->noperands, 3);
+    assert_int_equal(last->dtype[0], CT_FLOAT32);
+    assert_int_equal(last->dtype[1], CT_FLOAT32);
+    assert_int_equal(last->dtype[2], CT_FLOAT16);
+    assert_int_equal(last->compute, CT_FLOAT32);
+    assert_int_equal(last->math, CT_FLOAT32);
+    assert_true(last->has_alpha);
+    float alpha;
+    memcpy(&alpha, last->alpha, sizeof alpha);
+    assert_true(alpha == -2.5f);
+    assert_int_equal(last->flags, 0);
+    assert_int_equal(last->numel, 60);
+    assert_int_equal(last->ndim, 2);
+    assert_int_equal(last->shape[0], 5);
+    assert_int_equal(last->shape[1], 12);
+    assert_int_equal(last->strides[0][0], 4);
+    assert_int_equal(last->strides[0][1], 20);
+    assert_int_equal(last->strides[2][0], 2);
+    assert_int_equal(last->strides[2][1], 0);
+    ct_tensor_release(r);
+    r = NULL;
+    /* a 0-dim cpu operand arrives as device memory, one element, with the scalar flag */
+    ct_tensor *z = NULL;
+    assert_int_equal(ct_tensor_scalar_tensor(ct_scalar_float(3), CT_FLOAT64, &ld_cpu, &z), CT_OK);
+    assert_int_equal(ct_tensor_to(h, CT_FLOAT16, NULL, true, CT_MEMFMT_PRESERVE, &hd), CT_OK);
+    assert_int_equal(ct_mul(hd, z, &r), CT_OK);
+    assert_int_equal(last->flags, CT_LAUNCH_B_IS_SCALAR);
+    assert_int_equal(last->compute, CT_FLOAT16);
+    assert_int_equal(last->math, CT_FLOAT32);
+    assert_int_equal(last->ndim, 1);
+    assert_int_equal(last->strides[2][0], 0);
+    assert_ptr_not_equal(last->data[2], ct_tensor_data_ptr(z));
+    ct_tensor_release(r);
+    r = NULL;
+    /* a transposed copy on the device: COPY with broadcast-free strides, innermost first */
+    ct_tensor *t = NULL;
+    assert_int_equal(ct_tensor_transpose(a, 0, 2, &t), CT_OK);
+    assert_int_equal(ct_tensor_contiguous(t, CT_MEMFMT_CONTIGUOUS, &ad), CT_OK);
+    assert_int_equal(last->kind, CT_LAUNCH_COPY);
+    assert_int_equal(last->noperands, 2);
+    assert_int_equal(last->numel, 60);
+    assert_int_equal(last->strides[0][0], 4);
+    assert_int_equal(last->strides[1][0], 80);
+    ct_tensor_release(t);
+    ct_tensor_release(ad);
+    ct_tensor_release(hd);
+    ct_tensor_release(z);
+    ct_tensor_release(a);
+    ct_tensor_release(h);
+    last = NULL;
+}
+
+/* Without a launch slot (and without host access) element-wise work is refused as before. */
+static void test_no_launch(void **state) {
+    (void)state;
+    ct_backend b;
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b), CT_OK);
+    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+    int64_t s[] = {4};
+    ct_tensor *a = NULL, *r = NULL;
+    assert_int_equal(ct_tensor_ones(s, 1, CT_FLOAT32, &ld_device, CT_LAYOUT_STRIDED, &a), CT_OK);
+    assert_status_msg(ct_add(a, a, ct_scalar_int(1), &r), CT_ERR_NOT_IMPLEMENTED,
+                      "add: no kernels for device type xpu");
+    /* copies with a dtype change still work, through the host */
+    assert_int_equal(ct_tensor_to_dtype(a, CT_FLOAT16, &r), CT_OK);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(setup(NULL), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_launch_fields),
+        cmocka_unit_test(test_no_launch),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_binary),
+        cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_big),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
