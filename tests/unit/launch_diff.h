@@ -605,4 +605,43 @@ static void ld_big(int64_t n) {
     ct_tensor_release(y);
 }
 
+/* float16 <-> float32 conversions and float16 mul, exact to the bit, NaNs included: every
+ * float16 pattern and 2^16 seeded float32 patterns with the special ones (the GPU converts
+ * float16 with cvt instructions plus the codec's NaN rule; this holds it to the codec). */
+static void ld_f16_exact(void) {
+    static uint16_t hv[65536];
+    static uint32_t fv[65536];
+    uint32_t st = 1;
+    for (int i = 0; i < 65536; i++) {
+        hv[i] = (uint16_t)i;
+        st = st * 1664525u + 1013904223u;
+        fv[i] = st;
+    }
+    static const uint32_t special[] = {0x7F800001u, 0xFFC12345u, 0x7F800000u, 0xFF800000u,
+                                       0x33800000u, 0x33000000u, 0x33000001u, 0x477FF000u,
+                                       0x477FEFFFu, 0x387FE000u, 0x38800000u, 0x80000000u};
+    memcpy(fv, special, sizeof special);
+    int64_t n = 65536;
+    ct_tensor *h = NULL, *f = NULL, *hd, *fd, *w1 = NULL, *w2 = NULL, *g1 = NULL, *g2 = NULL;
+    ct_tensor *m1 = NULL, *m2 = NULL;
+    LD_CHECK(ct_tensor_from_data(&n, 1, CT_FLOAT16, hv, &ld_cpu, &h));
+    LD_CHECK(ct_tensor_from_data(&n, 1, CT_FLOAT32, fv, &ld_cpu, &f));
+    hd = ld_to_dev(h);
+    fd = ld_to_dev(f);
+    LD_CHECK(ct_tensor_to(h, CT_FLOAT32, NULL, true, CT_MEMFMT_PRESERVE, &w1));
+    LD_CHECK(ct_tensor_to(hd, CT_FLOAT32, &ld_cpu, true, CT_MEMFMT_PRESERVE, &g1));
+    LD_CHECK(ct_tensor_to(f, CT_FLOAT16, NULL, true, CT_MEMFMT_PRESERVE, &w2));
+    LD_CHECK(ct_tensor_to(fd, CT_FLOAT16, &ld_cpu, true, CT_MEMFMT_PRESERVE, &g2));
+    assert_memory_equal(ct_tensor_data_ptr(w1), ct_tensor_data_ptr(g1), 4 * 65536);
+    assert_memory_equal(ct_tensor_data_ptr(w2), ct_tensor_data_ptr(g2), 2 * 65536);
+    /* mul and add of float16 tensors: the inputs' NaNs pass through float32 arithmetic,
+     * whose payload rules differ between cpu and GPU, so only non-NaN results are exact */
+    LD_CHECK(ct_mul(h, h, &m1));
+    LD_CHECK(ct_mul(hd, hd, &m2));
+    ld_compare("float16 * float16, every pattern", m1, m2);
+    ct_tensor *objs[] = {h, f, hd, fd, w1, w2, g1, g2, m1, m2};
+    for (size_t k = 0; k < sizeof objs / sizeof objs[0]; k++)
+        ct_tensor_release(objs[k]);
+}
+
 #endif /* CT_TESTS_LAUNCH_DIFF_H */

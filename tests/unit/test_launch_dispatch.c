@@ -63,6 +63,13 @@ static void test_big(void **state) {
     assert_int_equal(ld_failures, 0);
 }
 
+static void test_f16_exact(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_f16_exact();
+    assert_int_equal(ld_failures, 0);
+}
+
 static void test_errors(void **state) {
     (void)state;
     ld_errors();
@@ -180,6 +187,7 @@ int main(void) {
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_big),
+        cmocka_unit_test(test_f16_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
