@@ -15,7 +15,10 @@
  * Device arguments: an `int32_t device` is a cuda device index; -1 means the calling
  * thread's current cuda device. Errors for devices: CT_ERR_RUNTIME "Found no NVIDIA driver
  * on your system. ..." (PyTorch's wording) when no device exists at all, and
- * CT_ERR_RUNTIME "CUDA error: invalid device ordinal" for an index at or above the count.
+ * CT_ERR_RUNTIME "CUDA error: invalid device ordinal" (PyTorch's torch.cuda wording) when
+ * a function here gets an index at or above the count. Tensors and ct_set_device go through
+ * the device layer, which names the index and the count instead ("Device index 2 is out of
+ * range for cuda: 1 device is available"), as for every device type.
  */
 #ifndef CTENSOR_CUDA_H
 #define CTENSOR_CUDA_H

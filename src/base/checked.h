@@ -21,8 +21,4 @@ static inline bool ct_checked_add_size(size_t a, size_t b, size_t *out) {
     return __builtin_add_overflow(a, b, out);
 }
 
-/* Transitional: src/iter/strides.c still says ct_mul_overflow_i64 (that file is being
- * changed on another branch); drop this line once it says ct_checked_mul_i64. */
-#define ct_mul_overflow_i64 ct_checked_mul_i64
-
 #endif /* CT_BASE_CHECKED_H */

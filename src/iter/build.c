@@ -190,7 +190,7 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
                                bool inplace, const ct_tensor *a, const ct_tensor *b,
                                ct_iter_prepare prepare, void *prepare_ctx) {
     if (it == NULL || cfg == NULL)
-        return ct_set_error(CT_ERR_MISUSE, "ct_iter_build_binary: NULL argument");
+        return ct_set_error(CT_ERR_MISUSE, "element-wise iterator: NULL argument");
     it->ntensors = CT_ITER_MAX_OPERANDS;
     it->out = NULL;
     it->in[0] = a;

@@ -186,7 +186,7 @@ ct_status ct_iter_output_strides(const ct_iter *it, ct_iter_setup setup, const c
     bool overflow = false;
     for (int32_t i = 0; i < n; i++) {
         strides[perm[i]] = next;
-        overflow |= ct_mul_overflow_i64(next, it->shape_user[perm[i]], &next);
+        overflow |= ct_checked_mul_i64(next, it->shape_user[perm[i]], &next);
     }
     if (overflow)
         return ct_set_error(CT_ERR_OVERFLOW, "Stride calculation overflowed");

@@ -160,15 +160,15 @@ ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const 
                                         ct_dtype compute, ct_dtype out_dtype, ct_dtype a_dtype,
                                         ct_dtype b_dtype, ct_scalar alpha, unsigned flags) {
     ct_status st = CT_OK;
-    CT_CHECK(k != NULL, CT_ERR_MISUSE, "ct_binary_kernel_init: kernel must not be NULL");
+    CT_CHECK(k != NULL, CT_ERR_MISUSE, "binary kernel: the kernel must not be NULL");
     memset(k, 0, sizeof *k);
     k->compute = k->math = k->out_dtype = k->a_dtype = k->b_dtype = CT_DTYPE_UNDEFINED;
     CT_CHECK((int)op >= 0 && (int)op < CT_NUM_BINOPS, CT_ERR_MISUSE,
-             "ct_binary_kernel_init: invalid op %d", (int)op);
+             "binary kernel: invalid op %d", (int)op);
     CT_CHECK(dtype_ok(compute) && dtype_ok(out_dtype) && dtype_ok(a_dtype) && dtype_ok(b_dtype),
-             CT_ERR_MISUSE, "ct_binary_kernel_init: invalid dtype");
+             CT_ERR_MISUSE, "binary kernel: invalid dtype");
     CT_CHECK((flags & ~(unsigned)CT_BINARY_B_IS_SCALAR) == 0, CT_ERR_MISUSE,
-             "ct_binary_kernel_init: invalid flags %#x", flags);
+             "binary kernel: invalid flags %#x", flags);
 
     ct_dtype math = ct_binary_impl_math_dtype(compute);
     ct_binary_math_loop loop =
