@@ -27,4 +27,12 @@ if [ -x "$tmp/consumer/consumer_dist" ]; then
         $(pkg-config --libs ctensor-dist)
     LD_LIBRARY_PATH="$(pkg-config --variable=libdir ctensor)" "$tmp/pc_dist"
 fi
+# the optional libctensor_cuda: CMake package component "cuda" and pkg-config ctensor-cuda
+# (registers and counts devices: zero without a GPU)
+if [ -x "$tmp/consumer/consumer_cuda" ]; then
+    LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/consumer/consumer_cuda"
+    cc -std=c11 $(pkg-config --cflags ctensor-cuda) "$src/consumer/main_cuda.c" -o "$tmp/pc_cuda" \
+        $(pkg-config --libs ctensor-cuda)
+    LD_LIBRARY_PATH="$(pkg-config --variable=libdir ctensor)" "$tmp/pc_cuda"
+fi
 echo "install check passed"
