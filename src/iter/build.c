@@ -14,8 +14,9 @@
 #include "iter/iter.h"
 #include "tensor/tensor_impl.h"
 
-const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true};
-const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true};
+const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true, CT_ITER_RESULT_COMMON};
+const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true,
+                                                 CT_ITER_RESULT_COMMON};
 
 static const ct_device cpu_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
 
@@ -66,6 +67,21 @@ static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_
     return CT_OK;
 }
 
+/* The dtype of a new output given the computation dtype (config.result). */
+static ct_dtype result_dtype(const ct_iter_config *cfg, ct_dtype common) {
+    switch (cfg->result) {
+    case CT_ITER_RESULT_BOOL:
+        return CT_BOOL;
+    case CT_ITER_RESULT_REAL:
+        return common == CT_COMPLEX64    ? CT_FLOAT32
+               : common == CT_COMPLEX128 ? CT_FLOAT64
+               : common == CT_COMPLEX32  ? CT_FLOAT16
+                                         : common;
+    default:
+        return common;
+    }
+}
+
 /* ---- devices ----------------------------------------------------------------------------- */
 
 static ct_status device_mismatch(ct_device common, ct_device other) {
@@ -106,7 +122,8 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
             return device_mismatch(common, t->device);
         }
         if (k == 0)
-            CT_TRY(check_output_dtype(cfg, inplace, it->common_dtype, t->dtype));
+            CT_TRY(check_output_dtype(cfg, inplace, result_dtype(cfg, it->common_dtype),
+                                      t->dtype));
     }
     it->device = common;
     it->is_meta = common.type == CT_DEVICE_META;
@@ -157,7 +174,8 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
         CT_TRY(ct_iter_output_strides(it, setup, b, order, strides));
         if (out == NULL) {
             CT_TRY(ct_tensor_impl_empty_strided(it->shape_user, strides, it->ndim_shape,
-                                                it->common_dtype, it->device, &it->out));
+                                                result_dtype(it->config, it->common_dtype),
+                                                it->device, &it->out));
             it->out_allocated = true;
         } else {
             int64_t old[CT_MAX_DIMS];
@@ -192,6 +210,7 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     if (it == NULL || cfg == NULL)
         return ct_set_error(CT_ERR_MISUSE, "element-wise iterator: NULL argument");
     it->ntensors = CT_ITER_MAX_OPERANDS;
+    it->config = cfg;
     it->out = NULL;
     it->in[0] = a;
     it->in[1] = b;
@@ -232,13 +251,23 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     /* 4. dtypes; 5. devices with the output-dtype check */
     CT_TRY(common_dtype(cfg, a, b, &it->common_dtype));
     CT_TRY(check_devices(it, cfg, out, inplace));
-    it->dtype[0] = out != NULL ? out->dtype : it->common_dtype;
+    it->dtype[0] = out != NULL ? out->dtype : result_dtype(cfg, it->common_dtype);
     it->dtype[1] = a->dtype;
     it->dtype[2] = b->dtype;
     if (prepare != NULL)
         CT_TRY(prepare(prepare_ctx, it));
     /* 6. allocate or resize the output; the loop geometry */
     return make_output(it, out, will_resize);
+}
+
+ct_status ct_iter_build_unary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out,
+                              bool inplace, const ct_tensor *a, ct_iter_prepare prepare,
+                              void *prepare_ctx) {
+    /* a op a: the same broadcast shape, dtype and layout decisions as `a` alone; the
+     * overlap check of `a` runs twice, harmlessly */
+    CT_TRY(ct_iter_build_binary(it, cfg, out, inplace, a, a, prepare, prepare_ctx));
+    it->ntensors = 2;
+    return CT_OK;
 }
 
 void ct_iter_release(ct_iter *it) {

@@ -1,0 +1,54 @@
+/* Unary kernels (the rows of ctensor/unary.def): per-ISA math loops over contiguous arrays
+ * of a math dtype (unary_loops.c, stamped from unary_elem.h) and the prepared kernel that
+ * converts operands of other dtypes and strides in blocks around them (unary_kernel.c). */
+#ifndef CT_KERNELS_UNARY_H
+#define CT_KERNELS_UNARY_H
+
+#include <stdint.h>
+
+#include "ctensor/dtype.h"
+#include "ctensor/status.h"
+#include "ctensor/unary.h"
+#include "dtype/convert/loops_impl.h"
+
+/* The math dtypes a loop computes in (float16 and bfloat16 compute in float32). */
+typedef enum ct_unary_math {
+    CT_UNM_B8, CT_UNM_U8, CT_UNM_I8, CT_UNM_I16, CT_UNM_I32, CT_UNM_I64,
+    CT_UNM_F32, CT_UNM_F64, CT_UNM_C64, CT_UNM_C128, CT_UNM_COUNT
+} ct_unary_math;
+
+/* n elements: out[i] = op(in[i]), both contiguous (out may equal in). */
+typedef void (*ct_unary_math_loop)(void *out, const void *in, int64_t n);
+typedef ct_unary_math_loop ct_unary_loop_table[CT_NUM_UNOPS][CT_UNM_COUNT];
+
+extern const ct_unary_loop_table ct_unary_loops_baseline;
+extern const ct_unary_loop_table ct_unary_loops_avx2;
+extern const ct_unary_loop_table ct_unary_loops_avx512;
+
+/* A prepared kernel: which loop, and how the operands convert to and from its math dtypes. */
+typedef struct ct_unary_kernel {
+    ct_unary_math_loop loop;      /* NULL for round(decimals) */
+    ct_dtype in, out;             /* the operands' dtypes */
+    ct_dtype compute;             /* the computation dtype (the iterator's common dtype) */
+    ct_dtype in_math, out_math;   /* the loop's input and output dtypes */
+    ct_dtype result;              /* what the result rounds to before the output's dtype */
+    double round_m;               /* round(decimals): 10^|decimals| */
+    int round_div;                /* round(decimals): decimals < 0 */
+    const ct_convert_loop_table *cvt;
+} ct_unary_kernel;
+
+/* Choose the kernel of `op` for computation dtype `compute`, reading `in` and writing `out`
+ * dtypes. Errors: CT_ERR_NOT_IMPLEMENTED "\"<cpu_name>\" not implemented for 'Half'" when the
+ * row has no kernel for `compute`. */
+ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unop op, ct_dtype compute,
+                                    ct_dtype out, ct_dtype in);
+
+/* round(decimals=d), d != 0: float computation dtypes only ("round_cpu" otherwise). */
+ct_status ct_unary_impl_kernel_init_round(ct_unary_kernel *k, int64_t decimals,
+                                          ct_dtype compute, ct_dtype out, ct_dtype in);
+
+/* One row of n elements, byte strides; returns 0. */
+int ct_unary_impl_kernel_run(const ct_unary_kernel *k, char *out, const char *in,
+                             int64_t out_stride, int64_t in_stride, int64_t n);
+
+#endif /* CT_KERNELS_UNARY_H */

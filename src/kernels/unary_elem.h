@@ -1,0 +1,128 @@
+/* One element of each unary op (unary.def) in each math dtype: the semantics every loop
+ * shares. Note [One definition per element] (binary_elem.h) applies: the real-valued
+ * functions are CT_HD, plain C that is also C++, so the CUDA backend can include this header
+ * when it gets unary kernels. The complex functions use C99 <complex.h> and are C only
+ * (a CUDA port would spell them with cuda::std::complex); they are guarded accordingly.
+ *
+ * float16 and bfloat16 have no functions here: they compute in float32 (the kernel widens,
+ * calls the float32 function and rounds once). The transcendental functions are glibc's
+ * libm, the scalar reference; unary_loops.c replaces them by SLEEF's vector functions on the
+ * AVX2 and AVX-512 levels (within 1 ulp of the same exact value). */
+#ifndef CT_KERNELS_UNARY_ELEM_H
+#define CT_KERNELS_UNARY_ELEM_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "kernels/binary_elem.h" /* CT_HD */
+
+/* ---- bool (bytes read as != 0) ------------------------------------------------------------ */
+CT_HD uint8_t ct_un_sign_b8(uint8_t x) { return (uint8_t)(x != 0); }
+CT_HD uint8_t ct_un_bitwise_not_b8(uint8_t x) { return (uint8_t)(x == 0); }
+CT_HD uint8_t ct_un_logical_not_b8(uint8_t x) { return (uint8_t)(x == 0); }
+
+/* ---- integers: neg and abs wrap (INT_MIN stays INT_MIN, as in PyTorch); rounding is the
+ * identity ---- */
+#define CT_UN_INT(S, T, W, SIGNED)                                                                 \
+    CT_HD T ct_un_neg_##S(T x) { return (T)((W)0 - (W)x); }                                     \
+    CT_HD T ct_un_positive_##S(T x) { return x; }                                               \
+    CT_UN_SIGN_##SIGNED(S, T, W)                                                                 \
+    CT_HD T ct_un_floor_##S(T x) { return x; }                                                  \
+    CT_HD T ct_un_bitwise_not_##S(T x) { return (T)~x; }                                        \
+    CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }
+#define CT_UN_SIGN_1(S, T, W)                                                                      \
+    CT_HD T ct_un_abs_##S(T x) { return x < 0 ? (T)((W)0 - (W)x) : x; }                         \
+    CT_HD T ct_un_sign_##S(T x) { return (T)((x > 0) - (x < 0)); }
+#define CT_UN_SIGN_0(S, T, W)                                                                      \
+    CT_HD T ct_un_abs_##S(T x) { return x; }                                                    \
+    CT_HD T ct_un_sign_##S(T x) { return (T)(x > 0); }
+CT_UN_INT(u8, uint8_t, uint32_t, 0)
+CT_UN_INT(i8, int8_t, uint32_t, 1)
+CT_UN_INT(i16, int16_t, uint32_t, 1)
+CT_UN_INT(i32, int32_t, uint32_t, 1)
+CT_UN_INT(i64, int64_t, uint64_t, 1)
+
+/* ---- float32 and float64 ----------------------------------------------------------------- */
+/* sign: PyTorch's (0 < x) - (x < 0), so NaN -> 0 and -0.0 -> 0.0 */
+#define CT_UN_FLOAT(S, T, F)                                                                       \
+    CT_HD T ct_un_neg_##S(T x) { return -x; }                                                   \
+    CT_HD T ct_un_positive_##S(T x) { return x; }                                               \
+    CT_HD T ct_un_abs_##S(T x) { return fabs##F(x); }                                           \
+    CT_HD T ct_un_sign_##S(T x) { return (T)((0 < x) - (x < 0)); }                              \
+    CT_HD T ct_un_floor_##S(T x) { return floor##F(x); }                                        \
+    CT_HD T ct_un_ceil_##S(T x) { return ceil##F(x); }                                          \
+    CT_HD T ct_un_trunc_##S(T x) { return trunc##F(x); }                                        \
+    CT_HD T ct_un_frac_##S(T x) { return x - trunc##F(x); }                                     \
+    CT_HD T ct_un_round_##S(T x) { return nearbyint##F(x); }                                    \
+    CT_HD T ct_un_reciprocal_##S(T x) { return (T)1 / x; }                                      \
+    CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }                      \
+    CT_HD T ct_un_exp_##S(T x) { return exp##F(x); }                                            \
+    CT_HD T ct_un_expm1_##S(T x) { return expm1##F(x); }                                        \
+    CT_HD T ct_un_exp2_##S(T x) { return exp2##F(x); }                                          \
+    CT_HD T ct_un_log_##S(T x) { return log##F(x); }                                            \
+    CT_HD T ct_un_log1p_##S(T x) { return log1p##F(x); }                                        \
+    CT_HD T ct_un_log2_##S(T x) { return log2##F(x); }                                          \
+    CT_HD T ct_un_log10_##S(T x) { return log10##F(x); }                                        \
+    CT_HD T ct_un_sqrt_##S(T x) { return sqrt##F(x); }                                          \
+    CT_HD T ct_un_rsqrt_##S(T x) { return (T)1 / sqrt##F(x); }                                  \
+    CT_HD T ct_un_sin_##S(T x) { return sin##F(x); }                                            \
+    CT_HD T ct_un_cos_##S(T x) { return cos##F(x); }                                            \
+    CT_HD T ct_un_tan_##S(T x) { return tan##F(x); }                                            \
+    CT_HD T ct_un_asin_##S(T x) { return asin##F(x); }                                          \
+    CT_HD T ct_un_acos_##S(T x) { return acos##F(x); }                                          \
+    CT_HD T ct_un_atan_##S(T x) { return atan##F(x); }                                          \
+    CT_HD T ct_un_sinh_##S(T x) { return sinh##F(x); }                                          \
+    CT_HD T ct_un_cosh_##S(T x) { return cosh##F(x); }                                          \
+    CT_HD T ct_un_tanh_##S(T x) { return tanh##F(x); }                                          \
+    CT_HD T ct_un_asinh_##S(T x) { return asinh##F(x); }                                        \
+    CT_HD T ct_un_acosh_##S(T x) { return acosh##F(x); }                                        \
+    CT_HD T ct_un_atanh_##S(T x) { return atanh##F(x); }                                        \
+    CT_HD T ct_un_erf_##S(T x) { return erf##F(x); }
+CT_UN_FLOAT(f32, float, f)
+CT_UN_FLOAT(f64, double, )
+/* float32 erfc and sigmoid in float64, rounded once: within 1 ulp where the float32 forms
+ * (erfcf 1.5 ulp in SLEEF; 1 / (1 + expf(-x)) rounds three times) are not */
+CT_HD float ct_un_erfc_f32(float x) { return (float)erfc((double)x); }
+CT_HD double ct_un_erfc_f64(double x) { return erfc(x); }
+CT_HD float ct_un_sigmoid_f32(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
+CT_HD double ct_un_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
+#define ct_un_sgn_f32 ct_un_sign_f32
+#define ct_un_sgn_f64 ct_un_sign_f64
+
+#if !defined(__CUDACC__)
+/* ---- complex64 and complex128 (C99 <complex.h>; C only) ------------------------------------ */
+#include <complex.h>
+#define CT_UN_COMPLEX(S, T, R, F)                                                                  \
+    CT_HD T ct_un_neg_##S(T x) { return -x; }                                                   \
+    CT_HD T ct_un_positive_##S(T x) { return x; }                                               \
+    CT_HD R ct_un_abs_##S(T x) { return cabs##F(x); }                                           \
+    CT_HD T ct_un_sgn_##S(T x) {                                                                 \
+        R a = cabs##F(x);                                                                        \
+        return a == 0 ? (T)0 : x / a;                                                            \
+    }                                                                                            \
+    CT_HD T ct_un_reciprocal_##S(T x) { return (T)1 / x; }                                      \
+    CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }                      \
+    CT_HD T ct_un_exp_##S(T x) { return cexp##F(x); }                                           \
+    CT_HD T ct_un_log_##S(T x) { return clog##F(x); }                                           \
+    CT_HD T ct_un_log2_##S(T x) { return clog##F(x) / (R)0.693147180559945309417232121458176568; } \
+    CT_HD T ct_un_log10_##S(T x) { return clog##F(x) / (R)2.30258509299404568401799145468436421; } \
+    CT_HD T ct_un_sqrt_##S(T x) { return csqrt##F(x); }                                         \
+    CT_HD T ct_un_rsqrt_##S(T x) { return (T)1 / csqrt##F(x); }                                 \
+    CT_HD T ct_un_sin_##S(T x) { return csin##F(x); }                                           \
+    CT_HD T ct_un_cos_##S(T x) { return ccos##F(x); }                                           \
+    CT_HD T ct_un_tan_##S(T x) { return ctan##F(x); }                                           \
+    CT_HD T ct_un_asin_##S(T x) { return casin##F(x); }                                         \
+    CT_HD T ct_un_acos_##S(T x) { return cacos##F(x); }                                         \
+    CT_HD T ct_un_atan_##S(T x) { return catan##F(x); }                                         \
+    CT_HD T ct_un_sinh_##S(T x) { return csinh##F(x); }                                         \
+    CT_HD T ct_un_cosh_##S(T x) { return ccosh##F(x); }                                         \
+    CT_HD T ct_un_tanh_##S(T x) { return ctanh##F(x); }                                         \
+    CT_HD T ct_un_asinh_##S(T x) { return casinh##F(x); }                                       \
+    CT_HD T ct_un_acosh_##S(T x) { return cacosh##F(x); }                                       \
+    CT_HD T ct_un_atanh_##S(T x) { return catanh##F(x); }                                       \
+    CT_HD T ct_un_sigmoid_##S(T x) { return (T)1 / ((T)1 + cexp##F(-x)); }
+CT_UN_COMPLEX(c64, float _Complex, float, f)
+CT_UN_COMPLEX(c128, double _Complex, double, )
+#endif
+
+#endif /* CT_KERNELS_UNARY_ELEM_H */

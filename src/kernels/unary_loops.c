@@ -1,0 +1,214 @@
+/* The unary math loops of one ISA level (compiled per level: CMakeLists.txt CT_ISA_SOURCES,
+ * CT_ISA_SUFFIX). Every loop is stamped from unary_elem.h; on the AVX2 and AVX-512 levels
+ * the float32 transcendental functions are SLEEF's 1.0-ulp vector functions (the library
+ * PyTorch uses), with the scalar libm function for the tail. float32 sigmoid and erfc go
+ * through SLEEF's float64 functions and round once (see unary_elem.h). */
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#include <sleef.h>
+#endif
+
+#include "kernels/unary.h"
+#include "kernels/unary_elem.h"
+
+#define LOOP(OPN, S, TI, TO)                                                                       \
+    static void loop_##OPN##_##S(void *o, const void *i, int64_t n) {                             \
+        TO *y = o;                                                                                 \
+        const TI *x = i;                                                                           \
+        for (int64_t k = 0; k < n; k++)                                                            \
+            y[k] = ct_un_##OPN##_##S(x[k]);                                                        \
+    }
+
+/* bool */
+LOOP(sign, b8, uint8_t, uint8_t)
+LOOP(bitwise_not, b8, uint8_t, uint8_t)
+LOOP(logical_not, b8, uint8_t, uint8_t)
+
+/* integers */
+#define INT_LOOPS(S, T)                                                                            \
+    LOOP(neg, S, T, T) LOOP(positive, S, T, T) LOOP(abs, S, T, T) LOOP(sign, S, T, T)             \
+    LOOP(floor, S, T, T) LOOP(bitwise_not, S, T, T) LOOP(logical_not, S, T, uint8_t)
+INT_LOOPS(u8, uint8_t)
+INT_LOOPS(i8, int8_t)
+INT_LOOPS(i16, int16_t)
+INT_LOOPS(i32, int32_t)
+INT_LOOPS(i64, int64_t)
+
+/* floats: the ops whose float32 form may be a SLEEF vector function are stamped under a
+ * scalar name and wrapped below */
+#define FLOAT_PLAIN(S, T)                                                                          \
+    LOOP(neg, S, T, T) LOOP(positive, S, T, T) LOOP(abs, S, T, T) LOOP(sign, S, T, T)             \
+    LOOP(floor, S, T, T) LOOP(ceil, S, T, T) LOOP(trunc, S, T, T) LOOP(frac, S, T, T)             \
+    LOOP(round, S, T, T) LOOP(reciprocal, S, T, T) LOOP(logical_not, S, T, uint8_t)
+#define TRANSCENDENTAL(X)                                                                          \
+    X(exp) X(expm1) X(exp2) X(log) X(log1p) X(log2) X(log10) X(sqrt) X(rsqrt) X(sin) X(cos)        \
+    X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh)              \
+    X(sigmoid) X(erf) X(erfc)
+FLOAT_PLAIN(f32, float)
+FLOAT_PLAIN(f64, double)
+#define F64_LOOP(OPN) LOOP(OPN, f64, double, double)
+TRANSCENDENTAL(F64_LOOP)
+#define F32_SCALAR(OPN) LOOP(OPN, f32, float, float)
+TRANSCENDENTAL(F32_SCALAR)
+
+/* ---- float32 vector forms ------------------------------------------------------------------ */
+#if defined(__AVX512F__)
+#define VW 16
+#define VF __m512
+#define VLOAD _mm512_loadu_ps
+#define VSTORE _mm512_storeu_ps
+#define SLEEF_F(f) Sleef_##f##f16_u10avx512f
+#define VSQRT _mm512_sqrt_ps
+#define VDIV _mm512_div_ps
+#define VSET1 _mm512_set1_ps
+#elif defined(__AVX2__)
+#define VW 8
+#define VF __m256
+#define VLOAD _mm256_loadu_ps
+#define VSTORE _mm256_storeu_ps
+#define SLEEF_F(f) Sleef_##f##f8_u10avx2
+#define VSQRT _mm256_sqrt_ps
+#define VDIV _mm256_div_ps
+#define VSET1 _mm256_set1_ps
+#endif
+
+#if defined(VW)
+#define VEC_LOOP(OPN, VEXPR)                                                                       \
+    static void vloop_##OPN(void *o, const void *i, int64_t n) {                                  \
+        float *y = o;                                                                              \
+        const float *x = i;                                                                        \
+        int64_t k = 0;                                                                             \
+        for (; k + VW <= n; k += VW) {                                                             \
+            VF v = VLOAD(x + k);                                                                   \
+            VSTORE(y + k, VEXPR);                                                                  \
+        }                                                                                          \
+        loop_##OPN##_f32(y + k, x + k, n - k);                                                     \
+    }
+#define SLEEF_LOOP(OPN) VEC_LOOP(OPN, SLEEF_F(OPN)(v))
+SLEEF_LOOP(exp)
+SLEEF_LOOP(expm1)
+SLEEF_LOOP(exp2)
+SLEEF_LOOP(log)
+SLEEF_LOOP(log1p)
+SLEEF_LOOP(log2)
+SLEEF_LOOP(log10)
+SLEEF_LOOP(sin)
+SLEEF_LOOP(cos)
+SLEEF_LOOP(tan)
+SLEEF_LOOP(asin)
+SLEEF_LOOP(acos)
+SLEEF_LOOP(atan)
+SLEEF_LOOP(sinh)
+SLEEF_LOOP(cosh)
+SLEEF_LOOP(tanh)
+SLEEF_LOOP(asinh)
+SLEEF_LOOP(acosh)
+SLEEF_LOOP(atanh)
+SLEEF_LOOP(erf)
+VEC_LOOP(sqrt, VSQRT(v))
+VEC_LOOP(rsqrt, VDIV(VSET1(1.0f), VSQRT(v)))
+
+/* sigmoid and erfc: float64 lanes, rounded once */
+#if defined(__AVX512F__)
+#define DW 8
+#define DLOAD(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#define DSTORE(p, v) _mm256_storeu_ps((p), _mm512_cvtpd_ps(v))
+#define DONE _mm512_set1_pd(1.0)
+#define DADD _mm512_add_pd
+#define DDIV _mm512_div_pd
+#define DSUB _mm512_sub_pd
+#define DZERO _mm512_setzero_pd()
+#define DEXP Sleef_expd8_u10avx512f
+#define DERFC Sleef_erfcd8_u15avx512f
+#define DV __m512d
+#else
+#define DW 4
+#define DLOAD(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define DSTORE(p, v) _mm_storeu_ps((p), _mm256_cvtpd_ps(v))
+#define DONE _mm256_set1_pd(1.0)
+#define DADD _mm256_add_pd
+#define DDIV _mm256_div_pd
+#define DSUB _mm256_sub_pd
+#define DZERO _mm256_setzero_pd()
+#define DEXP Sleef_expd4_u10avx2
+#define DERFC Sleef_erfcd4_u15avx2
+#define DV __m256d
+#endif
+static void vloop_sigmoid(void *o, const void *i, int64_t n) {
+    float *y = o;
+    const float *x = i;
+    int64_t k = 0;
+    for (; k + DW <= n; k += DW) {
+        DV v = DLOAD(x + k);
+        DSTORE(y + k, DDIV(DONE, DADD(DONE, DEXP(DSUB(DZERO, v)))));
+    }
+    loop_sigmoid_f32(y + k, x + k, n - k);
+}
+static void vloop_erfc(void *o, const void *i, int64_t n) {
+    float *y = o;
+    const float *x = i;
+    int64_t k = 0;
+    for (; k + DW <= n; k += DW)
+        DSTORE(y + k, DERFC(DLOAD(x + k)));
+    loop_erfc_f32(y + k, x + k, n - k);
+}
+#define F32(OPN) vloop_##OPN
+#else
+#define F32(OPN) loop_##OPN##_f32
+#endif
+
+/* ---- complex ------------------------------------------------------------------------------- */
+#define CLOOP(OPN, S, T) LOOP(OPN, S, T, T)
+#define COMPLEX_LOOPS(S, T, R)                                                                     \
+    CLOOP(neg, S, T) CLOOP(positive, S, T) LOOP(abs, S, T, R) CLOOP(sgn, S, T)                    \
+    CLOOP(reciprocal, S, T) LOOP(logical_not, S, T, uint8_t) CLOOP(exp, S, T) CLOOP(log, S, T)    \
+    CLOOP(log2, S, T) CLOOP(log10, S, T) CLOOP(sqrt, S, T) CLOOP(rsqrt, S, T) CLOOP(sin, S, T)    \
+    CLOOP(cos, S, T) CLOOP(tan, S, T) CLOOP(asin, S, T) CLOOP(acos, S, T) CLOOP(atan, S, T)       \
+    CLOOP(sinh, S, T) CLOOP(cosh, S, T) CLOOP(tanh, S, T) CLOOP(asinh, S, T) CLOOP(acosh, S, T)   \
+    CLOOP(atanh, S, T) CLOOP(sigmoid, S, T)
+COMPLEX_LOOPS(c64, float _Complex, float)
+COMPLEX_LOOPS(c128, double _Complex, double)
+
+
+/* ---- the table ----------------------------------------------------------------------------- */
+#define CAT2_(a, b) a##b
+#define CAT2(a, b) CAT2_(a, b)
+#define INTS(OPN)                                                                                  \
+    [CT_UNM_U8] = loop_##OPN##_u8, [CT_UNM_I8] = loop_##OPN##_i8, [CT_UNM_I16] = loop_##OPN##_i16, \
+    [CT_UNM_I32] = loop_##OPN##_i32, [CT_UNM_I64] = loop_##OPN##_i64
+#define FLOATS(OPN) [CT_UNM_F32] = loop_##OPN##_f32, [CT_UNM_F64] = loop_##OPN##_f64
+#define VFLOATS(OPN) [CT_UNM_F32] = F32(OPN), [CT_UNM_F64] = loop_##OPN##_f64
+#define COMPLEXES(OPN) [CT_UNM_C64] = loop_##OPN##_c64, [CT_UNM_C128] = loop_##OPN##_c128
+#define TRANS_ROW(OPN, E) [CT_UNOP_##E] = {VFLOATS(OPN), COMPLEXES(OPN)},
+
+const ct_unary_loop_table CAT2(ct_unary_loops, CT_ISA_SUFFIX) = {
+    [CT_UNOP_NEG] = {INTS(neg), FLOATS(neg), COMPLEXES(neg)},
+    [CT_UNOP_POSITIVE] = {INTS(positive), FLOATS(positive), COMPLEXES(positive)},
+    [CT_UNOP_ABS] = {INTS(abs), FLOATS(abs), COMPLEXES(abs)},
+    [CT_UNOP_SIGN] = {[CT_UNM_B8] = loop_sign_b8, INTS(sign), FLOATS(sign)},
+    [CT_UNOP_SGN] = {[CT_UNM_B8] = loop_sign_b8, INTS(sign), FLOATS(sign), COMPLEXES(sgn)},
+    [CT_UNOP_FLOOR] = {INTS(floor), FLOATS(floor)},
+    [CT_UNOP_CEIL] = {INTS(floor), FLOATS(ceil)},
+    [CT_UNOP_TRUNC] = {INTS(floor), FLOATS(trunc)},
+    [CT_UNOP_FRAC] = {FLOATS(frac)},
+    [CT_UNOP_ROUND] = {INTS(floor), FLOATS(round)},
+    [CT_UNOP_RECIPROCAL] = {FLOATS(reciprocal), COMPLEXES(reciprocal)},
+    [CT_UNOP_LOGICAL_NOT] = {[CT_UNM_B8] = loop_logical_not_b8, INTS(logical_not),
+                             FLOATS(logical_not), COMPLEXES(logical_not)},
+    [CT_UNOP_BITWISE_NOT] = {[CT_UNM_B8] = loop_bitwise_not_b8, INTS(bitwise_not)},
+    [CT_UNOP_EXP] = {VFLOATS(exp), COMPLEXES(exp)},
+    [CT_UNOP_EXPM1] = {VFLOATS(expm1)},
+    [CT_UNOP_EXP2] = {VFLOATS(exp2)},
+    [CT_UNOP_LOG] = {VFLOATS(log), COMPLEXES(log)},
+    [CT_UNOP_LOG1P] = {VFLOATS(log1p)},
+    TRANS_ROW(log2, LOG2) TRANS_ROW(log10, LOG10) TRANS_ROW(sqrt, SQRT) TRANS_ROW(rsqrt, RSQRT)
+    TRANS_ROW(sin, SIN) TRANS_ROW(cos, COS) TRANS_ROW(tan, TAN) TRANS_ROW(asin, ASIN)
+    TRANS_ROW(acos, ACOS) TRANS_ROW(atan, ATAN) TRANS_ROW(sinh, SINH) TRANS_ROW(cosh, COSH)
+    TRANS_ROW(tanh, TANH) TRANS_ROW(asinh, ASINH) TRANS_ROW(acosh, ACOSH) TRANS_ROW(atanh, ATANH)
+    TRANS_ROW(sigmoid, SIGMOID)
+    [CT_UNOP_ERF] = {VFLOATS(erf)},
+    [CT_UNOP_ERFC] = {VFLOATS(erfc)},
+};
