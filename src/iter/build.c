@@ -14,8 +14,9 @@
 #include "iter/iter.h"
 #include "tensor/tensor_impl.h"
 
-const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true, CT_ITER_RESULT_COMMON};
-const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true,
+const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true, false,
+                                       CT_ITER_RESULT_COMMON};
+const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true, false,
                                                  CT_ITER_RESULT_COMMON};
 
 static const ct_device cpu_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
@@ -52,21 +53,6 @@ static ct_status common_dtype(const ct_iter_config *cfg, const ct_tensor *a, con
     return CT_OK;
 }
 
-/* The output-dtype check of an out= or in-place target. */
-static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_dtype common,
-                                    ct_dtype out) {
-    if (inplace && ct_get_compat_mode() == CT_COMPAT_ONEFLOW && common != out) {
-        /* OneFlow's in-place ops never cast (CheckInplaceCastValid), with its dtype names */
-        return ct_set_error(CT_ERR_RUNTIME,
-                            "result type oneflow.%s can't be cast to the desired output type "
-                            "oneflow.%s",
-                            ct_dtype_name(common), ct_dtype_name(out));
-    }
-    if (cfg->check_out_cast && common != out)
-        return ct_check_output_cast(common, out);
-    return CT_OK;
-}
-
 /* The dtype of a new output given the computation dtype (config.result). */
 static ct_dtype result_dtype(const ct_iter_config *cfg, ct_dtype common) {
     switch (cfg->result) {
@@ -80,6 +66,28 @@ static ct_dtype result_dtype(const ct_iter_config *cfg, ct_dtype common) {
     default:
         return common;
     }
+}
+
+/* The output-dtype check of an out= or in-place target. */
+static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_dtype common,
+                                    ct_dtype out) {
+    if (inplace && ct_get_compat_mode() == CT_COMPAT_ONEFLOW && common != out) {
+        /* OneFlow's in-place ops never cast (CheckInplaceCastValid), with its dtype names */
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "result type oneflow.%s can't be cast to the desired output type "
+                            "oneflow.%s",
+                            ct_dtype_name(common), ct_dtype_name(out));
+    }
+    ct_dtype result = result_dtype(cfg, common);
+    /* abs of a complex tensor casts its real result to the output like a float op */
+    bool same = cfg->same_dtype_out &&
+                !(cfg->result == CT_ITER_RESULT_REAL && ct_dtype_is_complex(common));
+    if (same && result != out)
+        return ct_set_error(CT_ERR_RUNTIME, "Found dtype %s but expected %s",
+                            ct_dtype_cpp_name(out), ct_dtype_cpp_name(result));
+    if (cfg->check_out_cast && result != out)
+        return ct_check_output_cast(result, out);
+    return CT_OK;
 }
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -122,8 +130,7 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
             return device_mismatch(common, t->device);
         }
         if (k == 0)
-            CT_TRY(check_output_dtype(cfg, inplace, result_dtype(cfg, it->common_dtype),
-                                      t->dtype));
+            CT_TRY(check_output_dtype(cfg, inplace, it->common_dtype, t->dtype));
     }
     it->device = common;
     it->is_meta = common.type == CT_DEVICE_META;

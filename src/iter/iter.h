@@ -30,6 +30,9 @@ typedef struct ct_iter_config {
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
     bool check_overlap;    /* internal and partial overlap checks */
+    /* out= must have exactly the result dtype: "Found dtype Bool but expected Int" (PyTorch's
+     * check_all_same_dtype of the unary ops that are not float ops: neg, floor, ...) */
+    bool same_dtype_out;
     /* the dtype of a new output (and what check_out_cast checks an out= against) */
     enum {
         CT_ITER_RESULT_COMMON = 0, /* the computation dtype */

@@ -64,24 +64,30 @@ CT_UN_INT(i64, int64_t, uint64_t, 1)
     CT_HD T ct_un_log2_##S(T x) { return log2##F(x); }                                          \
     CT_HD T ct_un_log10_##S(T x) { return log10##F(x); }                                        \
     CT_HD T ct_un_sqrt_##S(T x) { return sqrt##F(x); }                                          \
-    CT_HD T ct_un_rsqrt_##S(T x) { return (T)1 / sqrt##F(x); }                                  \
     CT_HD T ct_un_sin_##S(T x) { return sin##F(x); }                                            \
     CT_HD T ct_un_cos_##S(T x) { return cos##F(x); }                                            \
     CT_HD T ct_un_tan_##S(T x) { return tan##F(x); }                                            \
     CT_HD T ct_un_asin_##S(T x) { return asin##F(x); }                                          \
     CT_HD T ct_un_acos_##S(T x) { return acos##F(x); }                                          \
     CT_HD T ct_un_atan_##S(T x) { return atan##F(x); }                                          \
-    CT_HD T ct_un_sinh_##S(T x) { return sinh##F(x); }                                          \
-    CT_HD T ct_un_cosh_##S(T x) { return cosh##F(x); }                                          \
     CT_HD T ct_un_tanh_##S(T x) { return tanh##F(x); }                                          \
     CT_HD T ct_un_asinh_##S(T x) { return asinh##F(x); }                                        \
-    CT_HD T ct_un_acosh_##S(T x) { return acosh##F(x); }                                        \
     CT_HD T ct_un_atanh_##S(T x) { return atanh##F(x); }                                        \
     CT_HD T ct_un_erf_##S(T x) { return erf##F(x); }
 CT_UN_FLOAT(f32, float, f)
 CT_UN_FLOAT(f64, double, )
-/* float32 erfc and sigmoid in float64, rounded once: within 1 ulp where the float32 forms
- * (erfcf 1.5 ulp in SLEEF; 1 / (1 + expf(-x)) rounds three times) are not */
+/* float32 erfc, sigmoid, rsqrt, sinh, cosh and acosh in float64, rounded once: within 1 ulp
+ * where the float32 forms are not (SLEEF's erfcf is 1.5 ulp; 1 / (1 + expf(-x)) and
+ * 1 / sqrtf(x) round more than once, 1.46 ulp; SLEEF's sinhf and coshf overflow from
+ * |x| > 88.5 where the result is finite up to 89.4, and its acoshf from x > 1.8e19) */
+CT_HD float ct_un_rsqrt_f32(float x) { return (float)(1.0 / sqrt((double)x)); }
+CT_HD double ct_un_rsqrt_f64(double x) { return 1.0 / sqrt(x); }
+CT_HD float ct_un_sinh_f32(float x) { return (float)sinh((double)x); }
+CT_HD double ct_un_sinh_f64(double x) { return sinh(x); }
+CT_HD float ct_un_cosh_f32(float x) { return (float)cosh((double)x); }
+CT_HD double ct_un_cosh_f64(double x) { return cosh(x); }
+CT_HD float ct_un_acosh_f32(float x) { return (float)acosh((double)x); }
+CT_HD double ct_un_acosh_f64(double x) { return acosh(x); }
 CT_HD float ct_un_erfc_f32(float x) { return (float)erfc((double)x); }
 CT_HD double ct_un_erfc_f64(double x) { return erfc(x); }
 CT_HD float ct_un_sigmoid_f32(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }

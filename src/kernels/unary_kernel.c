@@ -10,6 +10,7 @@
 #include "base/error_impl.h"
 #include "ctensor/cpu.h"
 #include "dtype/table_impl.h"
+#include "dtype/convert/codec_impl.h"
 #include "kernels/unary.h"
 
 #define BLOCK 512
@@ -109,12 +110,24 @@ ct_status ct_unary_impl_kernel_init_round(ct_unary_kernel *k, int64_t decimals,
     return CT_OK;
 }
 
+/* A float32 value rounded to the computation dtype (PyTorch's round(decimals) computes each
+ * step in the scalar type: float16 and bfloat16 round after every operation). */
+static float narrow(ct_dtype compute, float v) {
+    if (compute == CT_BFLOAT16)
+        return ct_cvt_bf16_to_f32(ct_cvt_f32_to_bf16(v));
+    if (compute == CT_FLOAT16)
+        return ct_cvt_f16_to_f32(ct_cvt_f32_to_f16(v));
+    return v;
+}
+
 static void round_block(const ct_unary_kernel *k, void *o, const void *i, int64_t n) {
     if (k->in_math == CT_FLOAT32) {
-        float m = (float)k->round_m, *y = o;
+        ct_dtype c = k->compute;
+        float m = narrow(c, (float)k->round_m), *y = o;
         const float *x = i;
         for (int64_t j = 0; j < n; j++)
-            y[j] = k->round_div ? nearbyintf(x[j] / m) * m : nearbyintf(x[j] * m) / m;
+            y[j] = k->round_div ? narrow(c, nearbyintf(narrow(c, x[j] / m)) * m)
+                                : narrow(c, nearbyintf(narrow(c, x[j] * m)) / m);
     } else {
         double m = k->round_m, *y = o;
         const double *x = i;

@@ -101,15 +101,11 @@ SLEEF_LOOP(tan)
 SLEEF_LOOP(asin)
 SLEEF_LOOP(acos)
 SLEEF_LOOP(atan)
-SLEEF_LOOP(sinh)
-SLEEF_LOOP(cosh)
 SLEEF_LOOP(tanh)
 SLEEF_LOOP(asinh)
-SLEEF_LOOP(acosh)
 SLEEF_LOOP(atanh)
 SLEEF_LOOP(erf)
 VEC_LOOP(sqrt, VSQRT(v))
-VEC_LOOP(rsqrt, VDIV(VSET1(1.0f), VSQRT(v)))
 
 /* sigmoid and erfc: float64 lanes, rounded once */
 #if defined(__AVX512F__)
@@ -121,7 +117,8 @@ VEC_LOOP(rsqrt, VDIV(VSET1(1.0f), VSQRT(v)))
 #define DDIV _mm512_div_pd
 #define DSUB _mm512_sub_pd
 #define DZERO _mm512_setzero_pd()
-#define DEXP Sleef_expd8_u10avx512f
+#define DSLEEF(f) Sleef_##f##d8_u10avx512f
+#define DSQRT _mm512_sqrt_pd
 #define DERFC Sleef_erfcd8_u15avx512f
 #define DV __m512d
 #else
@@ -133,28 +130,29 @@ VEC_LOOP(rsqrt, VDIV(VSET1(1.0f), VSQRT(v)))
 #define DDIV _mm256_div_pd
 #define DSUB _mm256_sub_pd
 #define DZERO _mm256_setzero_pd()
-#define DEXP Sleef_expd4_u10avx2
+#define DSLEEF(f) Sleef_##f##d4_u10avx2
+#define DSQRT _mm256_sqrt_pd
 #define DERFC Sleef_erfcd4_u15avx2
 #define DV __m256d
 #endif
-static void vloop_sigmoid(void *o, const void *i, int64_t n) {
-    float *y = o;
-    const float *x = i;
-    int64_t k = 0;
-    for (; k + DW <= n; k += DW) {
-        DV v = DLOAD(x + k);
-        DSTORE(y + k, DDIV(DONE, DADD(DONE, DEXP(DSUB(DZERO, v)))));
+/* float64 lanes, rounded once to float32 (unary_elem.h says why for each) */
+#define DVEC_LOOP(OPN, DEXPR)                                                                      \
+    static void vloop_##OPN(void *o, const void *i, int64_t n) {                                  \
+        float *y = o;                                                                              \
+        const float *x = i;                                                                        \
+        int64_t k = 0;                                                                             \
+        for (; k + DW <= n; k += DW) {                                                             \
+            DV v = DLOAD(x + k);                                                                   \
+            DSTORE(y + k, DEXPR);                                                                  \
+        }                                                                                          \
+        loop_##OPN##_f32(y + k, x + k, n - k);                                                     \
     }
-    loop_sigmoid_f32(y + k, x + k, n - k);
-}
-static void vloop_erfc(void *o, const void *i, int64_t n) {
-    float *y = o;
-    const float *x = i;
-    int64_t k = 0;
-    for (; k + DW <= n; k += DW)
-        DSTORE(y + k, DERFC(DLOAD(x + k)));
-    loop_erfc_f32(y + k, x + k, n - k);
-}
+DVEC_LOOP(sigmoid, DDIV(DONE, DADD(DONE, DSLEEF(exp)(DSUB(DZERO, v)))))
+DVEC_LOOP(erfc, DERFC(v))
+DVEC_LOOP(sinh, DSLEEF(sinh)(v))
+DVEC_LOOP(cosh, DSLEEF(cosh)(v))
+DVEC_LOOP(acosh, DSLEEF(acosh)(v))
+DVEC_LOOP(rsqrt, DDIV(DONE, DSQRT(v)))
 #define F32(OPN) vloop_##OPN
 #else
 #define F32(OPN) loop_##OPN##_f32

@@ -29,6 +29,10 @@ typedef struct unop_spec {
 #define CHECK_CAST_SAME true
 #define CHECK_CAST_FLOAT true
 #define CHECK_CAST_REAL true
+#define SAME_OUT_SAME true
+#define SAME_OUT_FLOAT false
+#define SAME_OUT_BOOL false
+#define SAME_OUT_REAL true
 #define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace)                                      \
     [CT_UNOP_##E] = {.cfg = {.name = name_,                                                        \
                              .promote_inputs = false,                                              \
@@ -36,6 +40,7 @@ typedef struct unop_spec {
                              .check_out_cast = CHECK_CAST_##result_,                               \
                              .allow_cpu_scalars = false,                                           \
                              .check_overlap = true,                                                \
+                             .same_dtype_out = SAME_OUT_##result_,                                 \
                              .result = RESULT_##result_}},
 static const unop_spec SPECS[] = {
 #include "ctensor/unary.def"
