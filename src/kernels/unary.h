@@ -21,6 +21,17 @@ typedef enum ct_unary_math {
 typedef void (*ct_unary_math_loop)(void *out, const void *in, int64_t n);
 typedef ct_unary_math_loop ct_unary_loop_table[CT_NUM_UNOPS][CT_UNM_COUNT];
 
+/* float32 loops for float16 and bfloat16 computations, where only the rounded 8- or 11-bit
+ * result must be right: SLEEF's 3.5-ulp functions and the float32 sigmoid formula, much
+ * faster than the 1-ulp ones and as exact after rounding (an error of a few float32 ulps
+ * moves a bfloat16 or float16 result only when it lies within that distance of a rounding
+ * boundary, as any float32 computation, PyTorch's included, does). NULL entries: use the
+ * float32 loop of ct_unary_loop_table. */
+typedef ct_unary_math_loop ct_unary_reduced_table[CT_NUM_UNOPS];
+extern const ct_unary_reduced_table ct_unary_reduced_baseline;
+extern const ct_unary_reduced_table ct_unary_reduced_avx2;
+extern const ct_unary_reduced_table ct_unary_reduced_avx512;
+
 extern const ct_unary_loop_table ct_unary_loops_baseline;
 extern const ct_unary_loop_table ct_unary_loops_avx2;
 extern const ct_unary_loop_table ct_unary_loops_avx512;

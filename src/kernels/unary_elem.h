@@ -55,27 +55,31 @@ CT_UN_INT(i64, int64_t, uint64_t, 1)
     CT_HD T ct_un_frac_##S(T x) { return x - trunc##F(x); }                                     \
     CT_HD T ct_un_round_##S(T x) { return nearbyint##F(x); }                                    \
     CT_HD T ct_un_reciprocal_##S(T x) { return (T)1 / x; }                                      \
-    CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }                      \
-    CT_HD T ct_un_exp_##S(T x) { return exp##F(x); }                                            \
-    CT_HD T ct_un_expm1_##S(T x) { return expm1##F(x); }                                        \
-    CT_HD T ct_un_exp2_##S(T x) { return exp2##F(x); }                                          \
-    CT_HD T ct_un_log_##S(T x) { return log##F(x); }                                            \
-    CT_HD T ct_un_log1p_##S(T x) { return log1p##F(x); }                                        \
-    CT_HD T ct_un_log2_##S(T x) { return log2##F(x); }                                          \
-    CT_HD T ct_un_log10_##S(T x) { return log10##F(x); }                                        \
-    CT_HD T ct_un_sqrt_##S(T x) { return sqrt##F(x); }                                          \
-    CT_HD T ct_un_sin_##S(T x) { return sin##F(x); }                                            \
-    CT_HD T ct_un_cos_##S(T x) { return cos##F(x); }                                            \
-    CT_HD T ct_un_tan_##S(T x) { return tan##F(x); }                                            \
-    CT_HD T ct_un_asin_##S(T x) { return asin##F(x); }                                          \
-    CT_HD T ct_un_acos_##S(T x) { return acos##F(x); }                                          \
-    CT_HD T ct_un_atan_##S(T x) { return atan##F(x); }                                          \
-    CT_HD T ct_un_tanh_##S(T x) { return tanh##F(x); }                                          \
-    CT_HD T ct_un_asinh_##S(T x) { return asinh##F(x); }                                        \
-    CT_HD T ct_un_atanh_##S(T x) { return atanh##F(x); }                                        \
-    CT_HD T ct_un_erf_##S(T x) { return erf##F(x); }
+    CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }
 CT_UN_FLOAT(f32, float, f)
 CT_UN_FLOAT(f64, double, )
+/* The transcendental functions: float64 libm; float32 through it, rounded once (within
+ * 0.5 ulp + 2^-29: glibc's own float32 tanhf and atanhf are 2-ulp functions). These are the
+ * baseline level's loops and the tails of the SLEEF loops. */
+#define CT_UN_TRANS(N)                                                                             \
+    CT_HD float ct_un_##N##_f32(float x) { return (float)N((double)x); }                         \
+    CT_HD double ct_un_##N##_f64(double x) { return N(x); }
+CT_UN_TRANS(exp)
+CT_UN_TRANS(expm1)
+CT_UN_TRANS(exp2)
+CT_UN_TRANS(log)
+CT_UN_TRANS(log2)
+CT_UN_TRANS(log10)
+CT_UN_TRANS(sqrt)
+CT_UN_TRANS(sin)
+CT_UN_TRANS(cos)
+CT_UN_TRANS(tan)
+CT_UN_TRANS(asin)
+CT_UN_TRANS(acos)
+CT_UN_TRANS(atan)
+CT_UN_TRANS(tanh)
+CT_UN_TRANS(atanh)
+CT_UN_TRANS(erf)
 /* float32 erfc, sigmoid, rsqrt, sinh, cosh and acosh in float64, rounded once: within 1 ulp
  * where the float32 forms are not (SLEEF's erfcf is 1.5 ulp; 1 / (1 + expf(-x)) and
  * 1 / sqrtf(x) round more than once, 1.46 ulp; SLEEF's sinhf and coshf overflow from
@@ -87,6 +91,11 @@ CT_HD double ct_un_sinh_f64(double x) { return sinh(x); }
 CT_HD float ct_un_cosh_f32(float x) { return (float)cosh((double)x); }
 CT_HD double ct_un_cosh_f64(double x) { return cosh(x); }
 CT_HD float ct_un_acosh_f32(float x) { return (float)acosh((double)x); }
+/* (SLEEF's log1pf overflows from x > 1e38, its asinhf from |x| > 1.8e19) */
+CT_HD float ct_un_log1p_f32(float x) { return (float)log1p((double)x); }
+CT_HD double ct_un_log1p_f64(double x) { return log1p(x); }
+CT_HD float ct_un_asinh_f32(float x) { return (float)asinh((double)x); }
+CT_HD double ct_un_asinh_f64(double x) { return asinh(x); }
 CT_HD double ct_un_acosh_f64(double x) { return acosh(x); }
 CT_HD float ct_un_erfc_f32(float x) { return (float)erfc((double)x); }
 CT_HD double ct_un_erfc_f64(double x) { return erfc(x); }

@@ -23,6 +23,21 @@ static const char *const CPU_NAMES[] = {
 };
 _Static_assert(sizeof CPU_NAMES / sizeof CPU_NAMES[0] == CT_NUM_UNOPS, "one name per row");
 
+static const ct_unary_reduced_table *reduced_table(void) {
+    switch (ct_cpu_isa_active()) {
+#if defined(CT_HAVE_ISA_AVX512)
+    case CT_ISA_AVX512:
+        return &ct_unary_reduced_avx512;
+#endif
+#if defined(CT_HAVE_ISA_AVX2)
+    case CT_ISA_AVX2:
+        return &ct_unary_reduced_avx2;
+#endif
+    default:
+        return &ct_unary_reduced_baseline;
+    }
+}
+
 static const ct_unary_loop_table *active_table(void) {
     switch (ct_cpu_isa_active()) {
 #if defined(CT_HAVE_ISA_AVX512)
@@ -84,6 +99,9 @@ ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unop op, ct_dtype com
     ct_unary_math_loop loop = NULL;
     if (math_of(compute, &math, &slot))
         loop = (*active_table())[op][slot];
+    if (loop != NULL && (compute == CT_FLOAT16 || compute == CT_BFLOAT16) &&
+        (*reduced_table())[op] != NULL)
+        loop = (*reduced_table())[op];
     if (loop == NULL)
         return not_implemented(CPU_NAMES[op], compute);
     init_common(k, compute, out, in, math);

@@ -63,7 +63,12 @@ TRANSCENDENTAL(F32_SCALAR)
 #define SLEEF_F(f) Sleef_##f##f16_u10avx512f
 #define VSQRT _mm512_sqrt_ps
 #define VDIV _mm512_div_ps
+#define VADD _mm512_add_ps
+#define VSUB _mm512_sub_ps
 #define VSET1 _mm512_set1_ps
+#define VSUFFIX35 f16_u35avx512f
+#define VABS _mm512_abs_ps
+#define VSELECT_GE0(v, a, b) _mm512_mask_blend_ps(_mm512_cmp_ps_mask((v), _mm512_setzero_ps(), _CMP_GE_OQ), (b), (a))
 #elif defined(__AVX2__)
 #define VW 8
 #define VF __m256
@@ -72,8 +77,18 @@ TRANSCENDENTAL(F32_SCALAR)
 #define SLEEF_F(f) Sleef_##f##f8_u10avx2
 #define VSQRT _mm256_sqrt_ps
 #define VDIV _mm256_div_ps
+#define VADD _mm256_add_ps
+#define VSUB _mm256_sub_ps
 #define VSET1 _mm256_set1_ps
+#define VSUFFIX35 f8_u35avx2
+#define VABS(v) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (v))
+#define VSELECT_GE0(v, a, b) _mm256_blendv_ps((b), (a), _mm256_cmp_ps((v), _mm256_setzero_ps(), _CMP_GE_OQ))
 #endif
+
+#define CAT3__(a, b, c) a##b##c
+#define CAT3_(a, b, c) CAT3__(a, b, c)
+#define CAT2_(a, b) a##b
+#define CAT2(a, b) CAT2_(a, b)
 
 #if defined(VW)
 #define VEC_LOOP(OPN, VEXPR)                                                                       \
@@ -92,7 +107,6 @@ SLEEF_LOOP(exp)
 SLEEF_LOOP(expm1)
 SLEEF_LOOP(exp2)
 SLEEF_LOOP(log)
-SLEEF_LOOP(log1p)
 SLEEF_LOOP(log2)
 SLEEF_LOOP(log10)
 SLEEF_LOOP(sin)
@@ -102,7 +116,6 @@ SLEEF_LOOP(asin)
 SLEEF_LOOP(acos)
 SLEEF_LOOP(atan)
 SLEEF_LOOP(tanh)
-SLEEF_LOOP(asinh)
 SLEEF_LOOP(atanh)
 SLEEF_LOOP(erf)
 VEC_LOOP(sqrt, VSQRT(v))
@@ -152,9 +165,42 @@ DVEC_LOOP(erfc, DERFC(v))
 DVEC_LOOP(sinh, DSLEEF(sinh)(v))
 DVEC_LOOP(cosh, DSLEEF(cosh)(v))
 DVEC_LOOP(acosh, DSLEEF(acosh)(v))
+DVEC_LOOP(log1p, DSLEEF(log1p)(v))
+DVEC_LOOP(asinh, DSLEEF(asinh)(v))
 DVEC_LOOP(rsqrt, DDIV(DONE, DSQRT(v)))
+/* float16 / bfloat16 computations (unary.h, ct_unary_reduced_table) */
+#define SLEEF_F35(f) CAT3_(Sleef_, f, VSUFFIX35)
+#define RLOOP(OPN) VEC_LOOP(r_##OPN, SLEEF_F35(OPN)(v))
+static void loop_r_sin_f32(void *o, const void *i, int64_t n) { loop_sin_f32(o, i, n); }
+static void loop_r_cos_f32(void *o, const void *i, int64_t n) { loop_cos_f32(o, i, n); }
+static void loop_r_tan_f32(void *o, const void *i, int64_t n) { loop_tan_f32(o, i, n); }
+static void loop_r_log_f32(void *o, const void *i, int64_t n) { loop_log_f32(o, i, n); }
+static void loop_r_log2_f32(void *o, const void *i, int64_t n) { loop_log2_f32(o, i, n); }
+static void loop_r_tanh_f32(void *o, const void *i, int64_t n) { loop_tanh_f32(o, i, n); }
+static void loop_r_atan_f32(void *o, const void *i, int64_t n) { loop_atan_f32(o, i, n); }
+static void loop_r_exp2_f32(void *o, const void *i, int64_t n) { loop_exp2_f32(o, i, n); }
+static void loop_r_sigmoid_f32(void *o, const void *i, int64_t n) { loop_sigmoid_f32(o, i, n); }
+RLOOP(sin)
+RLOOP(cos)
+RLOOP(tan)
+RLOOP(log)
+RLOOP(log2)
+RLOOP(tanh)
+RLOOP(atan)
+RLOOP(exp2)
+/* sigmoid without overflow: e = exp(-|x|), then 1 / (1 + e) for x >= 0, e / (1 + e) below */
+#define R_SIGMOID(v)                                                                               \
+    VDIV(VSELECT_GE0(v, VSET1(1.0f), SLEEF_F(exp)(VSUB(VSET1(0.0f), VABS(v)))),                    \
+         VADD(VSET1(1.0f), SLEEF_F(exp)(VSUB(VSET1(0.0f), VABS(v)))))
+VEC_LOOP(r_sigmoid, R_SIGMOID(v))
+#define REDUCED(OPN, E) [CT_UNOP_##E] = vloop_r_##OPN,
+const ct_unary_reduced_table CAT2(ct_unary_reduced, CT_ISA_SUFFIX) = {
+    REDUCED(sin, SIN) REDUCED(cos, COS) REDUCED(tan, TAN) REDUCED(log, LOG) REDUCED(log2, LOG2)
+    REDUCED(tanh, TANH) REDUCED(atan, ATAN) REDUCED(exp2, EXP2) REDUCED(sigmoid, SIGMOID)
+};
 #define F32(OPN) vloop_##OPN
 #else
+const ct_unary_reduced_table CAT2(ct_unary_reduced, CT_ISA_SUFFIX) = {NULL};
 #define F32(OPN) loop_##OPN##_f32
 #endif
 
@@ -172,8 +218,6 @@ COMPLEX_LOOPS(c128, double _Complex, double)
 
 
 /* ---- the table ----------------------------------------------------------------------------- */
-#define CAT2_(a, b) a##b
-#define CAT2(a, b) CAT2_(a, b)
 #define INTS(OPN)                                                                                  \
     [CT_UNM_U8] = loop_##OPN##_u8, [CT_UNM_I8] = loop_##OPN##_i8, [CT_UNM_I16] = loop_##OPN##_i16, \
     [CT_UNM_I32] = loop_##OPN##_i32, [CT_UNM_I64] = loop_##OPN##_i64

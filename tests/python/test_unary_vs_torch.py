@@ -9,6 +9,7 @@ result rounded to float16, within 1 ulp (ctensor's float32 step is SLEEF's or li
 complex32 has no unary kernels in ctensor (NotImplementedError; torch 1.13 has neg, abs,
 sgn, logical_not, positive for it)."""
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -323,7 +324,7 @@ def test_type_error_for_non_tensor():
 
 
 # ---- accuracy of the float32 transcendental functions ------------------------------------
-DOMAIN = {"log": (1e-30, 1e30), "log1p": (-0.999, 1e30), "log2": (1e-30, 1e30),
+DOMAIN = {"log": (1e-30, 1e30), "log1p": (-0.999, 3e38), "asinh": (-3e38, 3e38), "log2": (1e-30, 1e30),
           "log10": (1e-30, 1e30), "sqrt": (0, 1e30), "rsqrt": (1e-30, 1e30),
           "asin": (-1, 1), "acos": (-1, 1), "acosh": (1, 1e30), "atanh": (-1, 1),
           "exp": (-100, 90), "expm1": (-100, 90), "exp2": (-150, 128), "sinh": (-90, 90),
@@ -351,3 +352,48 @@ def test_float32_within_one_ulp_of_float64(op, isa):
     finite = torch.isfinite(ref) & (ref.abs() <= torch.finfo(torch.float32).max)
     d = d[finite & (ref.abs() >= torch.finfo(torch.float32).tiny)]
     assert float(d.max()) <= ULP_TOL, (op, float(d.max()))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", TRANS)
+def test_reduced_floats_every_value_within_one_ulp(op, dtype):
+    """Every float16 / bfloat16 value: within 1 ulp (of the dtype) of the float64 result
+    rounded to the dtype (the 3.5-ulp float32 loops of unary.h's reduced table included)."""
+    bits = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16)
+    x = bits.view(getattr(torch, dtype))
+    x = x[torch.isfinite(x)]
+    ref = getattr(torch, op)(x.double()).to(x.dtype)
+    got = as_torch(getattr(ctensor, op)(to_ct(x)))
+    d = ulps(got, ref, REAL_PREC[dtype])
+    assert float(d.max()) <= 1.0, (op, dtype, float(d.max()))
+
+
+_LEVEL_SCRIPT = """
+import sys, torch, ctensor
+sys.path.insert(0, {here!r})
+from test_unary_vs_torch import _accuracy_inputs, ulps, to_ct, TRANS
+from arith_compare_util import as_torch
+worst = 0.0
+for op in TRANS:
+    x = _accuracy_inputs(op, 20000)
+    ref = getattr(torch, op)(x.double()).float()
+    got = as_torch(getattr(ctensor, op)(to_ct(x)))
+    w = float(ulps(got, ref.double(), 24).max())
+    print(op, w)
+    worst = max(worst, w)
+print(worst)
+"""
+
+
+@pytest.mark.parametrize("isa", ["baseline", "avx2", "avx512"])
+def test_each_isa_level_within_one_ulp(isa):
+    """The libm loops (baseline) and the SLEEF loops (avx2, avx512): every float32
+    transcendental within 1 ulp of float64 rounded to float32 (+ its half ulp)."""
+    import os
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, CT_CPU_ISA=isa, PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run([sys.executable, "-c", _LEVEL_SCRIPT.format(here=here)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    # against the float32-rounded reference: 1 ulp of the exact value + 0.5 of rounding
+    assert float(out.strip().splitlines()[-1]) <= 1.5 + 1e-7
