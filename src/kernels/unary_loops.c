@@ -189,10 +189,11 @@ RLOOP(tanh)
 RLOOP(atan)
 RLOOP(exp2)
 /* sigmoid without overflow: e = exp(-|x|), then 1 / (1 + e) for x >= 0, e / (1 + e) below */
-#define R_SIGMOID(v)                                                                               \
-    VDIV(VSELECT_GE0(v, VSET1(1.0f), SLEEF_F(exp)(VSUB(VSET1(0.0f), VABS(v)))),                    \
-         VADD(VSET1(1.0f), SLEEF_F(exp)(VSUB(VSET1(0.0f), VABS(v)))))
-VEC_LOOP(r_sigmoid, R_SIGMOID(v))
+static inline VF r_sigmoid(VF v) {
+    VF e = SLEEF_F(exp)(VSUB(VSET1(0.0f), VABS(v)));
+    return VDIV(VSELECT_GE0(v, VSET1(1.0f), e), VADD(VSET1(1.0f), e));
+}
+VEC_LOOP(r_sigmoid, r_sigmoid(v))
 #define REDUCED(OPN, E) [CT_UNOP_##E] = vloop_r_##OPN,
 const ct_unary_reduced_table CAT2(ct_unary_reduced, CT_ISA_SUFFIX) = {
     REDUCED(sin, SIN) REDUCED(cos, COS) REDUCED(tan, TAN) REDUCED(log, LOG) REDUCED(log2, LOG2)
