@@ -8,8 +8,19 @@
 
 #include "ctensor/dtype.h"
 #include "ctensor/status.h"
-#include "ctensor/unary.h"
 #include "dtype/convert/loops_impl.h"
+
+/* The kernel rows: one per row of ctensor/unary.def, in its order (ct_unop of the public
+ * unary.h, which sits in the ops layer above, has the same values: src/ops/unary.c checks). */
+typedef enum ct_unary_kop {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace) CT_UNK_##E,
+#include "ctensor/unary.def"
+#undef CT_UNARY
+    CT_NUM_UNKS
+} ct_unary_kop;
+
+/* unary.def's dtypes column: the computation dtype classes with kernels. */
+enum { CT_UN_B = 1, CT_UN_I = 2, CT_UN_F = 4, CT_UN_C = 8 };
 
 /* The math dtypes a loop computes in (float16 and bfloat16 compute in float32). */
 typedef enum ct_unary_math {
@@ -19,7 +30,7 @@ typedef enum ct_unary_math {
 
 /* n elements: out[i] = op(in[i]), both contiguous (out may equal in). */
 typedef void (*ct_unary_math_loop)(void *out, const void *in, int64_t n);
-typedef ct_unary_math_loop ct_unary_loop_table[CT_NUM_UNOPS][CT_UNM_COUNT];
+typedef ct_unary_math_loop ct_unary_loop_table[CT_NUM_UNKS][CT_UNM_COUNT];
 
 /* float32 loops for float16 and bfloat16 computations, where only the rounded 8- or 11-bit
  * result must be right: SLEEF's 3.5-ulp functions and the float32 sigmoid formula, much
@@ -27,7 +38,7 @@ typedef ct_unary_math_loop ct_unary_loop_table[CT_NUM_UNOPS][CT_UNM_COUNT];
  * moves a bfloat16 or float16 result only when it lies within that distance of a rounding
  * boundary, as any float32 computation, PyTorch's included, does). NULL entries: use the
  * float32 loop of ct_unary_loop_table. */
-typedef ct_unary_math_loop ct_unary_reduced_table[CT_NUM_UNOPS];
+typedef ct_unary_math_loop ct_unary_reduced_table[CT_NUM_UNKS];
 extern const ct_unary_reduced_table ct_unary_reduced_baseline;
 extern const ct_unary_reduced_table ct_unary_reduced_avx2;
 extern const ct_unary_reduced_table ct_unary_reduced_avx512;
@@ -49,9 +60,9 @@ typedef struct ct_unary_kernel {
 } ct_unary_kernel;
 
 /* Choose the kernel of `op` for computation dtype `compute`, reading `in` and writing `out`
- * dtypes. Errors: CT_ERR_NOT_IMPLEMENTED "\"<cpu_name>\" not implemented for 'Half'" when the
+ * dtypes. The row's dtypes column decides which computation dtypes have one. Errors: CT_ERR_NOT_IMPLEMENTED "\"<cpu_name>\" not implemented for 'Half'" when the
  * row has no kernel for `compute`. */
-ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unop op, ct_dtype compute,
+ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unary_kop op, ct_dtype compute,
                                     ct_dtype out, ct_dtype in);
 
 /* round(decimals=d), d != 0: float computation dtypes only ("round_cpu" otherwise). */

@@ -17,11 +17,29 @@
 #define MAX_ITEM 16
 
 static const char *const CPU_NAMES[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace) [CT_UNOP_##E] = cpu_name,
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace) [CT_UNK_##E] = cpu_name,
 #include "ctensor/unary.def"
 #undef CT_UNARY
 };
-_Static_assert(sizeof CPU_NAMES / sizeof CPU_NAMES[0] == CT_NUM_UNOPS, "one name per row");
+_Static_assert(sizeof CPU_NAMES / sizeof CPU_NAMES[0] == CT_NUM_UNKS, "one name per row");
+
+static const unsigned DTYPES[] = {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace) [CT_UNK_##E] = (dtypes),
+#include "ctensor/unary.def"
+#undef CT_UNARY
+};
+_Static_assert(sizeof DTYPES / sizeof DTYPES[0] == CT_NUM_UNKS, "one mask per row");
+
+/* The dtypes-column class of a computation dtype (0: none; complex32 has no unary kernels). */
+static unsigned class_of(ct_dtype d) {
+    switch (d) {
+    case CT_BOOL: return CT_UN_B;
+    case CT_UINT8: case CT_INT8: case CT_INT16: case CT_INT32: case CT_INT64: return CT_UN_I;
+    case CT_FLOAT16: case CT_BFLOAT16: case CT_FLOAT32: case CT_FLOAT64: return CT_UN_F;
+    case CT_COMPLEX64: case CT_COMPLEX128: return CT_UN_C;
+    default: return 0;
+    }
+}
 
 static const ct_unary_reduced_table *reduced_table(void) {
     switch (ct_cpu_isa_active()) {
@@ -90,25 +108,28 @@ static void init_common(ct_unary_kernel *k, ct_dtype compute, ct_dtype out, ct_d
     k->cvt = ct_convert_impl_active_loops();
 }
 
-ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unop op, ct_dtype compute,
+ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unary_kop op, ct_dtype compute,
                                     ct_dtype out, ct_dtype in) {
-    if ((unsigned)op >= (unsigned)CT_NUM_UNOPS)
+    if ((unsigned)op >= (unsigned)CT_NUM_UNKS)
         return ct_set_error(CT_ERR_MISUSE, "unary kernel: invalid op %d", (int)op);
     ct_dtype math;
     ct_unary_math slot;
     ct_unary_math_loop loop = NULL;
+    if (!(class_of(compute) & DTYPES[op]))
+        return not_implemented(CPU_NAMES[op], compute);
     if (math_of(compute, &math, &slot))
         loop = (*active_table())[op][slot];
     if (loop != NULL && (compute == CT_FLOAT16 || compute == CT_BFLOAT16) &&
         (*reduced_table())[op] != NULL)
         loop = (*reduced_table())[op];
-    if (loop == NULL)
-        return not_implemented(CPU_NAMES[op], compute);
+    if (loop == NULL) /* the loop table disagrees with unary.def: a bug, not the user's */
+        return ct_set_error(CT_ERR_MISUSE, "unary kernel: no loop for %s on %s",
+                            CPU_NAMES[op], ct_dtype_cpp_name(compute));
     init_common(k, compute, out, in, math);
     k->loop = loop;
-    if (op == CT_UNOP_LOGICAL_NOT) {
+    if (op == CT_UNK_LOGICAL_NOT) {
         k->out_math = k->result = CT_BOOL;
-    } else if (op == CT_UNOP_ABS && ct_dtype_is_complex(compute)) {
+    } else if (op == CT_UNK_ABS && ct_dtype_is_complex(compute)) {
         k->out_math = k->result = compute == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64;
     }
     return CT_OK;

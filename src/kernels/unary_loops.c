@@ -194,7 +194,7 @@ static inline VF r_sigmoid(VF v) {
     return VDIV(VSELECT_GE0(v, VSET1(1.0f), e), VADD(VSET1(1.0f), e));
 }
 VEC_LOOP(r_sigmoid, r_sigmoid(v))
-#define REDUCED(OPN, E) [CT_UNOP_##E] = vloop_r_##OPN,
+#define REDUCED(OPN, E) [CT_UNK_##E] = vloop_r_##OPN,
 const ct_unary_reduced_table CAT2(ct_unary_reduced, CT_ISA_SUFFIX) = {
     REDUCED(sin, SIN) REDUCED(cos, COS) REDUCED(tan, TAN) REDUCED(log, LOG) REDUCED(log2, LOG2)
     REDUCED(tanh, TANH) REDUCED(atan, ATAN) REDUCED(exp2, EXP2) REDUCED(sigmoid, SIGMOID)
@@ -225,33 +225,33 @@ COMPLEX_LOOPS(c128, double _Complex, double)
 #define FLOATS(OPN) [CT_UNM_F32] = loop_##OPN##_f32, [CT_UNM_F64] = loop_##OPN##_f64
 #define VFLOATS(OPN) [CT_UNM_F32] = F32(OPN), [CT_UNM_F64] = loop_##OPN##_f64
 #define COMPLEXES(OPN) [CT_UNM_C64] = loop_##OPN##_c64, [CT_UNM_C128] = loop_##OPN##_c128
-#define TRANS_ROW(OPN, E) [CT_UNOP_##E] = {VFLOATS(OPN), COMPLEXES(OPN)},
+#define TRANS_ROW(OPN, E) [CT_UNK_##E] = {VFLOATS(OPN), COMPLEXES(OPN)},
 
 const ct_unary_loop_table CAT2(ct_unary_loops, CT_ISA_SUFFIX) = {
-    [CT_UNOP_NEG] = {INTS(neg), FLOATS(neg), COMPLEXES(neg)},
-    [CT_UNOP_POSITIVE] = {INTS(positive), FLOATS(positive), COMPLEXES(positive)},
-    [CT_UNOP_ABS] = {INTS(abs), FLOATS(abs), COMPLEXES(abs)},
-    [CT_UNOP_SIGN] = {[CT_UNM_B8] = loop_sign_b8, INTS(sign), FLOATS(sign)},
-    [CT_UNOP_SGN] = {[CT_UNM_B8] = loop_sign_b8, INTS(sign), FLOATS(sign), COMPLEXES(sgn)},
-    [CT_UNOP_FLOOR] = {INTS(floor), FLOATS(floor)},
-    [CT_UNOP_CEIL] = {INTS(floor), FLOATS(ceil)},
-    [CT_UNOP_TRUNC] = {INTS(floor), FLOATS(trunc)},
-    [CT_UNOP_FRAC] = {FLOATS(frac)},
-    [CT_UNOP_ROUND] = {INTS(floor), FLOATS(round)},
-    [CT_UNOP_RECIPROCAL] = {FLOATS(reciprocal), COMPLEXES(reciprocal)},
-    [CT_UNOP_LOGICAL_NOT] = {[CT_UNM_B8] = loop_logical_not_b8, INTS(logical_not),
+    [CT_UNK_NEG] = {INTS(neg), FLOATS(neg), COMPLEXES(neg)},
+    [CT_UNK_POSITIVE] = {INTS(positive), FLOATS(positive), COMPLEXES(positive)},
+    [CT_UNK_ABS] = {INTS(abs), FLOATS(abs), COMPLEXES(abs)},
+    [CT_UNK_SIGN] = {[CT_UNM_B8] = loop_sign_b8, INTS(sign), FLOATS(sign)},
+    [CT_UNK_SGN] = {[CT_UNM_B8] = loop_sign_b8, INTS(sign), FLOATS(sign), COMPLEXES(sgn)},
+    [CT_UNK_FLOOR] = {INTS(floor), FLOATS(floor)},
+    [CT_UNK_CEIL] = {INTS(floor), FLOATS(ceil)},
+    [CT_UNK_TRUNC] = {INTS(floor), FLOATS(trunc)},
+    [CT_UNK_FRAC] = {FLOATS(frac)},
+    [CT_UNK_ROUND] = {INTS(floor), FLOATS(round)},
+    [CT_UNK_RECIPROCAL] = {FLOATS(reciprocal), COMPLEXES(reciprocal)},
+    [CT_UNK_LOGICAL_NOT] = {[CT_UNM_B8] = loop_logical_not_b8, INTS(logical_not),
                              FLOATS(logical_not), COMPLEXES(logical_not)},
-    [CT_UNOP_BITWISE_NOT] = {[CT_UNM_B8] = loop_bitwise_not_b8, INTS(bitwise_not)},
-    [CT_UNOP_EXP] = {VFLOATS(exp), COMPLEXES(exp)},
-    [CT_UNOP_EXPM1] = {VFLOATS(expm1)},
-    [CT_UNOP_EXP2] = {VFLOATS(exp2)},
-    [CT_UNOP_LOG] = {VFLOATS(log), COMPLEXES(log)},
-    [CT_UNOP_LOG1P] = {VFLOATS(log1p)},
+    [CT_UNK_BITWISE_NOT] = {[CT_UNM_B8] = loop_bitwise_not_b8, INTS(bitwise_not)},
+    [CT_UNK_EXP] = {VFLOATS(exp), COMPLEXES(exp)},
+    [CT_UNK_EXPM1] = {VFLOATS(expm1)},
+    [CT_UNK_EXP2] = {VFLOATS(exp2)},
+    [CT_UNK_LOG] = {VFLOATS(log), COMPLEXES(log)},
+    [CT_UNK_LOG1P] = {VFLOATS(log1p)},
     TRANS_ROW(log2, LOG2) TRANS_ROW(log10, LOG10) TRANS_ROW(sqrt, SQRT) TRANS_ROW(rsqrt, RSQRT)
     TRANS_ROW(sin, SIN) TRANS_ROW(cos, COS) TRANS_ROW(tan, TAN) TRANS_ROW(asin, ASIN)
     TRANS_ROW(acos, ACOS) TRANS_ROW(atan, ATAN) TRANS_ROW(sinh, SINH) TRANS_ROW(cosh, COSH)
     TRANS_ROW(tanh, TANH) TRANS_ROW(asinh, ASINH) TRANS_ROW(acosh, ACOSH) TRANS_ROW(atanh, ATANH)
     TRANS_ROW(sigmoid, SIGMOID)
-    [CT_UNOP_ERF] = {VFLOATS(erf)},
-    [CT_UNOP_ERFC] = {VFLOATS(erfc)},
+    [CT_UNK_ERF] = {VFLOATS(erf)},
+    [CT_UNK_ERFC] = {VFLOATS(erfc)},
 };

@@ -47,6 +47,7 @@ static const unop_spec SPECS[] = {
 };
 #undef CT_UNARY
 _Static_assert(sizeof SPECS / sizeof SPECS[0] == CT_NUM_UNOPS, "one spec per unary row");
+_Static_assert((int)CT_NUM_UNKS == (int)CT_NUM_UNOPS, "one kernel row per op row");
 
 const char *ct_unop_name(ct_unop op) {
     return (unsigned)op < (unsigned)CT_NUM_UNOPS ? SPECS[op].cfg.name : NULL;
@@ -106,8 +107,8 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
         CT_TRY(ct_unary_impl_kernel_init_round(&p->kernel, p->decimals, it->common_dtype,
                                                it->dtype[0], it->dtype[1]));
     else
-        CT_TRY(ct_unary_impl_kernel_init(&p->kernel, p->op, it->common_dtype, it->dtype[0],
-                                         it->dtype[1]));
+        CT_TRY(ct_unary_impl_kernel_init(&p->kernel, (ct_unary_kop)p->op, it->common_dtype,
+                                         it->dtype[0], it->dtype[1]));
     if (ct_iter_needs_launch(it))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
                             it->config->name, ct_device_type_name(it->device.type));
