@@ -88,11 +88,9 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
         static char *kw[] = {(char *)"decimals", NULL};
         if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:round", kw, &decimals))
             return NULL;
-    } else if (!PyArg_ParseTuple(args, ":" "method")) {
-        return NULL;
-    } else if (kwargs != NULL && PyDict_Size(kwargs) > 0) {
-        return PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments",
-                            ct_unop_name(op));
+    } else if (PyTuple_GET_SIZE(args) > 0 || (kwargs != NULL && PyDict_Size(kwargs) > 0)) {
+        return PyErr_Format(PyExc_TypeError, "%s%s() takes no arguments", ct_unop_name(op),
+                            inplace ? "_" : "");
     }
     int64_t d = 0;
     if (decimals != NULL && decimals != Py_None) {
