@@ -506,6 +506,16 @@ int ctp_arith_init(PyObject *module);
  *  else 0. The handler keeps such an exception per thread until this is called. */
 int ctp_warning_error(void);
 
+/* ---- unary ops (tensor_unary.c) ---------------------------------------------------------- */
+
+/** Set the unary operator slots (- + abs ~) of the Tensor type's number table; before
+ *  PyType_Ready. */
+void ctp_unary_number_slots(PyNumberMethods *nb);
+
+/** Add ctensor.<name> for every row of ctensor/unary.def and the Tensor methods <name> and
+ *  <name>_. 0, or -1 with an exception set. */
+int ctp_unary_init(PyObject *module);
+
 /* ---- random generators (tensor_random.c) ------------------------------------------------- */
 
 extern PyTypeObject ctp_generator_type;

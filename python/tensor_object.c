@@ -520,6 +520,7 @@ int ctp_tensor_init(PyObject *module) {
         if (ctp_tensor_type.tp_getset == NULL)
             return -1;
         ctp_arith_number_slots(&ctp_tensor_as_number); /* + - * / // and in-place forms */
+        ctp_unary_number_slots(&ctp_tensor_as_number); /* - + abs ~ (tensor_unary.c) */
     }
     if (PyType_Ready(&ctp_tensor_type) < 0)
         return -1;

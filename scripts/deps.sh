@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(cmake make gcc g++ pkg-config libcmocka-dev python3-dev python3-torch python3-numpy
           python3-pytest python3-hypothesis libdlpack-dev libopenmpi-dev openmpi-bin
-          clang libclang-rt-14-dev libomp-dev)
+          clang libclang-rt-14-dev libomp-dev libsleef-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -14,8 +14,10 @@
 #include "iter/iter.h"
 #include "tensor/tensor_impl.h"
 
-const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true};
-const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true};
+const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true, false,
+                                       CT_ITER_RESULT_COMMON};
+const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true, false,
+                                                 CT_ITER_RESULT_COMMON};
 
 static const ct_device cpu_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
 
@@ -51,6 +53,21 @@ static ct_status common_dtype(const ct_iter_config *cfg, const ct_tensor *a, con
     return CT_OK;
 }
 
+/* The dtype of a new output given the computation dtype (config.result). */
+static ct_dtype result_dtype(const ct_iter_config *cfg, ct_dtype common) {
+    switch (cfg->result) {
+    case CT_ITER_RESULT_BOOL:
+        return CT_BOOL;
+    case CT_ITER_RESULT_REAL:
+        return common == CT_COMPLEX64    ? CT_FLOAT32
+               : common == CT_COMPLEX128 ? CT_FLOAT64
+               : common == CT_COMPLEX32  ? CT_FLOAT16
+                                         : common;
+    default:
+        return common;
+    }
+}
+
 /* The output-dtype check of an out= or in-place target. */
 static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_dtype common,
                                     ct_dtype out) {
@@ -61,8 +78,15 @@ static ct_status check_output_dtype(const ct_iter_config *cfg, bool inplace, ct_
                             "oneflow.%s",
                             ct_dtype_name(common), ct_dtype_name(out));
     }
-    if (cfg->check_out_cast && common != out)
-        return ct_check_output_cast(common, out);
+    ct_dtype result = result_dtype(cfg, common);
+    /* abs of a complex tensor casts its real result to the output like a float op */
+    bool same = cfg->same_dtype_out &&
+                !(cfg->result == CT_ITER_RESULT_REAL && ct_dtype_is_complex(common));
+    if (same && result != out)
+        return ct_set_error(CT_ERR_RUNTIME, "Found dtype %s but expected %s",
+                            ct_dtype_cpp_name(out), ct_dtype_cpp_name(result));
+    if (cfg->check_out_cast && result != out)
+        return ct_check_output_cast(result, out);
     return CT_OK;
 }
 
@@ -157,7 +181,8 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
         CT_TRY(ct_iter_output_strides(it, setup, b, order, strides));
         if (out == NULL) {
             CT_TRY(ct_tensor_impl_empty_strided(it->shape_user, strides, it->ndim_shape,
-                                                it->common_dtype, it->device, &it->out));
+                                                result_dtype(it->config, it->common_dtype),
+                                                it->device, &it->out));
             it->out_allocated = true;
         } else {
             int64_t old[CT_MAX_DIMS];
@@ -192,6 +217,7 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     if (it == NULL || cfg == NULL)
         return ct_set_error(CT_ERR_MISUSE, "element-wise iterator: NULL argument");
     it->ntensors = CT_ITER_MAX_OPERANDS;
+    it->config = cfg;
     it->out = NULL;
     it->in[0] = a;
     it->in[1] = b;
@@ -232,13 +258,23 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     /* 4. dtypes; 5. devices with the output-dtype check */
     CT_TRY(common_dtype(cfg, a, b, &it->common_dtype));
     CT_TRY(check_devices(it, cfg, out, inplace));
-    it->dtype[0] = out != NULL ? out->dtype : it->common_dtype;
+    it->dtype[0] = out != NULL ? out->dtype : result_dtype(cfg, it->common_dtype);
     it->dtype[1] = a->dtype;
     it->dtype[2] = b->dtype;
     if (prepare != NULL)
         CT_TRY(prepare(prepare_ctx, it));
     /* 6. allocate or resize the output; the loop geometry */
     return make_output(it, out, will_resize);
+}
+
+ct_status ct_iter_build_unary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out,
+                              bool inplace, const ct_tensor *a, ct_iter_prepare prepare,
+                              void *prepare_ctx) {
+    /* a op a: the same broadcast shape, dtype and layout decisions as `a` alone; the
+     * overlap check of `a` runs twice, harmlessly */
+    CT_TRY(ct_iter_build_binary(it, cfg, out, inplace, a, a, prepare, prepare_ctx));
+    it->ntensors = 2;
+    return CT_OK;
 }
 
 void ct_iter_release(ct_iter *it) {

@@ -30,6 +30,15 @@ typedef struct ct_iter_config {
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
     bool check_overlap;    /* internal and partial overlap checks */
+    /* out= must have exactly the result dtype: "Found dtype Bool but expected Int" (PyTorch's
+     * check_all_same_dtype of the unary ops that are not float ops: neg, floor, ...) */
+    bool same_dtype_out;
+    /* the dtype of a new output (and what check_out_cast checks an out= against) */
+    enum {
+        CT_ITER_RESULT_COMMON = 0, /* the computation dtype */
+        CT_ITER_RESULT_BOOL,       /* bool (logical_not): computed in the common dtype */
+        CT_ITER_RESULT_REAL,       /* the common dtype's real dtype (abs of complex) */
+    } result;
 } ct_iter_config;
 
 /* The config of add, sub, mul, div(trunc/floor) and of div(None) (binary float op). */
@@ -38,6 +47,7 @@ extern const ct_iter_config ct_iter_binary_float_op;
 
 typedef struct ct_iter {
     int ntensors;  /* 1 output + inputs */
+    const ct_iter_config *config; /* the build's (borrowed) */
     /* operand tensors: [0] is the output (a new reference the iterator owns: the given out/
      * self retained, or the result allocated by the build), [1..] borrowed inputs */
     ct_tensor *out;
@@ -86,6 +96,15 @@ typedef ct_status (*ct_iter_prepare)(void *ctx, const ct_iter *it);
 ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *config, ct_tensor *out,
                                bool inplace, const ct_tensor *a, const ct_tensor *b,
                                ct_iter_prepare prepare, void *prepare_ctx);
+
+/* Build a unary element-wise iterator over `a` (one output, one input): the binary build's
+ * rules (overlap, dtype and output-cast check, device, out= resize, output layout) with a
+ * lone operand. it->ntensors is 2: operand 1 is `a`, data[2]/strides[2] are unused. A
+ * unary TensorIterator sees its input alone, so its layout decisions are those of the
+ * binary build with both inputs `a`. Errors: as ct_iter_build_binary. */
+ct_status ct_iter_build_unary(ct_iter *it, const ct_iter_config *config, ct_tensor *out,
+                              bool inplace, const ct_tensor *a, ct_iter_prepare prepare,
+                              void *prepare_ctx);
 
 /* Drop the iterator's output reference (safe on a failed or zeroed iterator). */
 void ct_iter_release(ct_iter *it);

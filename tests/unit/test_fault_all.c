@@ -285,6 +285,20 @@ static ct_status op_rdiv(ct_tensor **o) { return ct_rdiv(i31, z0, o); }
 static ct_status op_rdiv_scalar(ct_tensor **o) {
     return ct_rdiv_scalar(cl4, ct_scalar_float(2.5), o);
 }
+/* ---- unary ops (ctensor/unary.def) ---- */
+static ct_status op_unary_exp_half(ct_tensor **o) { return ct_unary(CT_UNOP_EXP, h23, o); }
+static ct_status op_unary_sqrt_int(ct_tensor **o) { return ct_unary(CT_UNOP_SQRT, i31, o); }
+static ct_status op_unary_abs_complex(ct_tensor **o) { return ct_unary(CT_UNOP_ABS, cx3, o); }
+static ct_status op_unary_out(ct_tensor **o) {
+    (void)o;
+    return ct_unary_out(CT_UNOP_SIN, i31, target);
+}
+static ct_status op_unary_(ct_tensor **o) {
+    (void)o;
+    return ct_unary_(CT_UNOP_NEG, target);
+}
+static ct_status op_round_decimals(ct_tensor **o) { return ct_round_decimals(f23, 2, o); }
+
 static ct_status op_full_dtype(ct_tensor **o) {
     /* no allocation: the inferred dtype makes the tensor */
     ct_dtype d = CT_DTYPE_UNDEFINED;
@@ -510,6 +524,12 @@ static const fault_case cases[] = {
     CASE(op_rsub_scalar),
     CASE(op_rdiv),
     CASE(op_rdiv_scalar),
+    CASE(op_unary_exp_half),
+    CASE(op_unary_sqrt_int),
+    CASE(op_unary_abs_complex),
+    CASE_ON(op_unary_out, prep_empty),
+    CASE_NONE(op_unary_, prep_f23),
+    CASE(op_round_decimals),
     CASE(op_full_dtype),
     CASE(op_coo),
     CASE(op_coo_zeros),

@@ -1,0 +1,192 @@
+/* The unary ops of ctensor/unary.def in Python: ctensor.<name>(input, *, out=None),
+ * Tensor.<name>(), Tensor.<name>_() (rows with inplace 1), round's decimals=, and the
+ * operators -t, +t, abs(t), ~t. A thin skin: every call is one ct_unary / ct_unary_out /
+ * ct_unary_ (or ct_round_decimals*) call; the rows' table makes the functions. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "ctensor/unary.h"
+#include "ctensor_py.h"
+
+/* A tensor argument, or PyTorch's TypeError. */
+static ct_tensor *tensor_arg(const char *fname, const char *param, int pos, PyObject *obj) {
+    if (obj != NULL && ctp_tensor_check(obj))
+        return ctp_tensor_get(obj);
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' (position %d) must be Tensor, not %s",
+                 fname, param, pos, obj == NULL ? "NoneType" : Py_TYPE(obj)->tp_name);
+    return NULL;
+}
+
+static PyObject *new_result(ct_status st, ct_tensor *r) {
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    if (ctp_warning_error() < 0) {
+        ct_tensor_release(r);
+        return NULL;
+    }
+    return ctp_tensor_wrap(r);
+}
+
+static PyObject *target_result(ct_status st, PyObject *target) {
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    if (ctp_warning_error() < 0)
+        return NULL;
+    return Py_NewRef(target);
+}
+
+/* op(input, *, out=None) and round(input, *, decimals=0, out=None). */
+static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
+    const char *fname = ct_unop_name(op);
+    PyObject *input = NULL, *out = Py_None, *decimals = NULL;
+    if (op == CT_UNOP_ROUND) {
+        static char *kw[] = {(char *)"input", (char *)"decimals", (char *)"out", NULL};
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:round", kw, &input, &decimals,
+                                         &out))
+            return NULL;
+    } else {
+        static char *kw[] = {(char *)"input", (char *)"out", NULL};
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O", kw, &input, &out))
+            return NULL;
+    }
+    ct_tensor *t = tensor_arg(fname, "input", 1, input);
+    if (t == NULL)
+        return NULL;
+    ct_tensor *o = NULL;
+    if (out != Py_None && (o = tensor_arg(fname, "out", 2, out)) == NULL)
+        return NULL;
+    int64_t d = 0;
+    if (decimals != NULL && decimals != Py_None) {
+        if (!ctp_is_int_arg(decimals))
+            return PyErr_Format(PyExc_TypeError,
+                                "round() received an invalid combination of arguments - got "
+                                "decimals of type %s",
+                                Py_TYPE(decimals)->tp_name);
+        d = PyLong_AsLongLong(decimals);
+        if (d == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    if (o != NULL)
+        return target_result(op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals_out(t, d, o)
+                                                           : ct_unary_out(op, t, o),
+                             out);
+    ct_tensor *r = NULL;
+    ct_status st = op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals(t, d, &r)
+                                                 : ct_unary(op, t, &r);
+    if (st == CT_OK && r == t) { /* positive(t): t itself */
+        ct_tensor_release(r);
+        return Py_NewRef(input);
+    }
+    return new_result(st, r);
+}
+
+/* self.op() / self.op_() (round: decimals=0). */
+static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *args,
+                             PyObject *kwargs) {
+    PyObject *decimals = NULL;
+    if (op == CT_UNOP_ROUND) {
+        static char *kw[] = {(char *)"decimals", NULL};
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:round", kw, &decimals))
+            return NULL;
+    } else if (PyTuple_GET_SIZE(args) > 0 || (kwargs != NULL && PyDict_Size(kwargs) > 0)) {
+        return PyErr_Format(PyExc_TypeError, "%s%s() takes no arguments", ct_unop_name(op),
+                            inplace ? "_" : "");
+    }
+    int64_t d = 0;
+    if (decimals != NULL && decimals != Py_None) {
+        d = PyLong_AsLongLong(decimals);
+        if (d == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    ct_tensor *t = ctp_tensor_get(self);
+    if (inplace)
+        return target_result(op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals_(t, d)
+                                                           : ct_unary_(op, t),
+                             self);
+    ct_tensor *r = NULL;
+    ct_status st = op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals(t, d, &r)
+                                                 : ct_unary(op, t, &r);
+    if (st == CT_OK && r == t) { /* positive(): self itself */
+        ct_tensor_release(r);
+        return Py_NewRef(self);
+    }
+    return new_result(st, r);
+}
+
+#define KW METH_VARARGS | METH_KEYWORDS
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+    static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
+        (void)m;                                                                                   \
+        return function_call(CT_UNOP_##E, a, k);                                                   \
+    }                                                                                              \
+    static PyObject *m_##E(PyObject *s, PyObject *a, PyObject *k) {                                \
+        return method_call(CT_UNOP_##E, 0, s, a, k);                                               \
+    }                                                                                              \
+    static PyObject *mi_##E(PyObject *s, PyObject *a, PyObject *k) {                               \
+        return method_call(CT_UNOP_##E, 1, s, a, k);                                               \
+    }
+#include "ctensor/unary.def"
+#undef CT_UNARY
+
+static PyMethodDef unary_functions[] = {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+    {name, CTP_KW_FUNC(fn_##E), KW, name "(input, *, out=None) -> Tensor\n\nunary.def's " #E " row."},
+#include "ctensor/unary.def"
+#undef CT_UNARY
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef unary_methods[] = {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+    {name, CTP_KW_FUNC(m_##E), KW, name "() -> Tensor"},
+#include "ctensor/unary.def"
+#undef CT_UNARY
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+    {(inplace) ? name "_" : NULL, CTP_KW_FUNC(mi_##E), KW, name "_() -> Tensor"},
+#include "ctensor/unary.def"
+#undef CT_UNARY
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- operators --------------------------------------------------------------------------- */
+
+static PyObject *operator_call(ct_unop op, PyObject *self) {
+    ct_tensor *r = NULL;
+    ct_status st = ct_unary(op, ctp_tensor_get(self), &r);
+    if (st == CT_OK && r == ctp_tensor_get(self)) {
+        ct_tensor_release(r);
+        return Py_NewRef(self);
+    }
+    return new_result(st, r);
+}
+static PyObject *nb_negative(PyObject *s) { return operator_call(CT_UNOP_NEG, s); }
+static PyObject *nb_positive(PyObject *s) { return operator_call(CT_UNOP_POSITIVE, s); }
+static PyObject *nb_absolute(PyObject *s) { return operator_call(CT_UNOP_ABS, s); }
+static PyObject *nb_invert(PyObject *s) { return operator_call(CT_UNOP_BITWISE_NOT, s); }
+
+void ctp_unary_number_slots(PyNumberMethods *nb) {
+    nb->nb_negative = nb_negative;
+    nb->nb_positive = nb_positive;
+    nb->nb_absolute = nb_absolute;
+    nb->nb_invert = nb_invert;
+}
+
+int ctp_unary_init(PyObject *module) {
+    /* compact the in-place entries (rows without one have a NULL name) */
+    static int compacted;
+    if (!compacted) {
+        int n = 0;
+        for (int i = 0; unary_methods[i].ml_meth != NULL || unary_methods[i].ml_name != NULL;
+             i++) {
+            if (unary_methods[i].ml_name != NULL)
+                unary_methods[n++] = unary_methods[i];
+            if (unary_methods[i].ml_meth == NULL)
+                break;
+        }
+        unary_methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+        compacted = 1;
+    }
+    if (PyModule_AddFunctions(module, unary_functions) < 0)
+        return -1;
+    return ctp_tensor_add_methods(unary_methods);
+}
