@@ -16,28 +16,29 @@
 #define CT_CAT(a, b) CT_CAT2(a, b)
 #define CT_FN(name) CT_CAT(name, CT_ISA_SUFFIX)
 
-/* ---- float sums of one block: LANES independent accumulators, then a pairwise fold ---- */
-#define SUM_BLOCK(NAME, T, LANES)                                                                 \
-    static T NAME(const T *restrict x, int64_t n) {                                              \
-        T a[LANES];                                                                              \
-        for (int j = 0; j < LANES; j++)                                                          \
-            a[j] = 0;                                                                            \
-        int64_t i = 0;                                                                           \
-        for (; i + LANES <= n; i += LANES)                                                       \
-            for (int j = 0; j < LANES; j++)                                                      \
-                a[j] += x[i + j];                                                                \
-        for (int j = 0; i + j < n; j++)                                                          \
-            a[j] += x[i + j];                                                                    \
-        for (int s = LANES / 2; s >= 1; s /= 2)                                                  \
-            for (int j = 0; j < s; j++)                                                          \
-                a[j] += a[j + s];                                                                \
-        return a[0];                                                                             \
-    }
-SUM_BLOCK(sum_f32, float, 64)
-SUM_BLOCK(sum_f64, double, 32)
+#if defined(__AVX512F__)
+#define CT_VBYTES 64
+#elif defined(__AVX2__)
+#define CT_VBYTES 32
+#else
+#define CT_VBYTES 16
+#endif
+/* Every block loop keeps 256 bytes of accumulators (64 floats, 32 doubles, ...) whatever the
+ * vector width, so accumulator j always holds the elements i with i % lanes == j and every
+ * ISA level gives the same bits. */
+#define ACC_BYTES 256
+#define NVEC (ACC_BYTES / CT_VBYTES)
 
-/* ---- the other ops of one block: 8 accumulators (exact ops, or PyTorch's own order does
- * not matter: integer wrap-around, max/min, and/or; float prod is a plain product) ------- */
+typedef float vf32 __attribute__((vector_size(CT_VBYTES)));
+typedef double vf64 __attribute__((vector_size(CT_VBYTES)));
+typedef int64_t vi64 __attribute__((vector_size(CT_VBYTES)));
+typedef int32_t vi32 __attribute__((vector_size(CT_VBYTES)));
+typedef uint64_t vu64 __attribute__((vector_size(CT_VBYTES)));
+typedef uint8_t vu8 __attribute__((vector_size(CT_VBYTES)));
+typedef int8_t vi8 __attribute__((vector_size(CT_VBYTES)));
+typedef int32_t vi32h __attribute__((vector_size(CT_VBYTES / 2)));
+
+/* scalar forms (tails and the final fold) */
 #define MAX_OP(a, v) (((v) > (a) || (v) != (v)) ? (v) : (a))
 #define MIN_OP(a, v) (((v) < (a) || (v) != (v)) ? (v) : (a))
 #define ADD_OP(a, v) ((a) + (v))
@@ -48,36 +49,86 @@ SUM_BLOCK(sum_f64, double, 32)
 #define IADD_OP(a, v) ((int64_t)((uint64_t)(a) + (uint64_t)(int64_t)(v)))
 #define IMUL_OP(a, v) ((int64_t)((uint64_t)(a) * (uint64_t)(int64_t)(v)))
 
-#define FOLD_BLOCK(NAME, TIN, TACC, INIT, OP)                                                     \
-    static TACC NAME(const TIN *restrict x, int64_t n) {                                         \
-        TACC a[8];                                                                               \
-        for (int j = 0; j < 8; j++)                                                              \
-            a[j] = (INIT);                                                                       \
+/* vector forms: a = OP(a, v) on VT vectors, VI the matching integer vector */
+#define SEL(m, x, y, VT, VI) ((VT)(((VI)(x) & (m)) | ((VI)(y) & ~(m))))
+#define VADD(a, v, VT, VI) ((a) + (v))
+#define VMUL(a, v, VT, VI) ((a) * (v))
+#define VIADD(a, v, VT, VI) ((VT)((vu64)(a) + (vu64)(v)))
+#define VIMUL(a, v, VT, VI) ((VT)((vu64)(a) * (vu64)(v)))
+#define VFMAX(a, v, VT, VI) SEL((VI)(((v) > (a)) | ((v) != (v))), v, a, VT, VI)
+#define VFMIN(a, v, VT, VI) SEL((VI)(((v) < (a)) | ((v) != (v))), v, a, VT, VI)
+#define VIMAX(a, v, VT, VI) SEL((VI)((v) > (a)), v, a, VT, VI)
+#define VIMIN(a, v, VT, VI) SEL((VI)((v) < (a)), v, a, VT, VI)
+#define VAND(a, v, VT, VI) ((a) & ((VT)((v) != 0) & 1))
+#define VOR(a, v, VT, VI) ((a) | ((VT)((v) != 0) & 1))
+
+/* One block: NVEC vector accumulators of type VT (T elements, the input type too), a scalar
+ * tail into the lanes, and a pairwise fold of the lanes. */
+#define VEC_BLOCK(NAME, T, VT, VI, INIT, VOP, SOP)                                                \
+    static T NAME(const T *restrict x, int64_t n) {                                              \
+        enum { L = CT_VBYTES / (int)sizeof(T), LANES = ACC_BYTES / (int)sizeof(T) };             \
+        VT a[NVEC];                                                                              \
+        for (int u = 0; u < NVEC; u++)                                                           \
+            for (int j = 0; j < L; j++)                                                          \
+                a[u][j] = (INIT);                                                                \
         int64_t i = 0;                                                                           \
-        for (; i + 8 <= n; i += 8)                                                               \
-            for (int j = 0; j < 8; j++)                                                          \
-                a[j] = OP(a[j], x[i + j]);                                                       \
+        for (; i + LANES <= n; i += LANES)                                                       \
+            for (int u = 0; u < NVEC; u++) {                                                     \
+                VT v;                                                                            \
+                memcpy(&v, x + i + u * L, sizeof v);                                             \
+                a[u] = VOP(a[u], v, VT, VI);                                                     \
+            }                                                                                    \
+        T t[LANES];                                                                              \
+        memcpy(t, a, sizeof t);                                                                  \
         for (int j = 0; i + j < n; j++)                                                          \
-            a[j] = OP(a[j], x[i + j]);                                                           \
-        for (int s = 4; s >= 1; s /= 2)                                                          \
+            t[j] = SOP(t[j], x[i + j]);                                                          \
+        for (int s = LANES / 2; s >= 1; s /= 2)                                                  \
             for (int j = 0; j < s; j++)                                                          \
-                a[j] = OP(a[j], a[j + s]);                                                       \
-        return a[0];                                                                             \
+                t[j] = SOP(t[j], t[j + s]);                                                      \
+        return t[0];                                                                             \
     }
-FOLD_BLOCK(prod_f32, float, float, 1.0f, MUL_OP)
-FOLD_BLOCK(prod_f64, double, double, 1.0, MUL_OP)
-FOLD_BLOCK(max_f32, float, float, -INFINITY, MAX_OP)
-FOLD_BLOCK(max_f64, double, double, -INFINITY, MAX_OP)
-FOLD_BLOCK(min_f32, float, float, INFINITY, MIN_OP)
-FOLD_BLOCK(min_f64, double, double, INFINITY, MIN_OP)
-FOLD_BLOCK(sum_i64, int64_t, int64_t, 0, IADD_OP)
-FOLD_BLOCK(prod_i64, int64_t, int64_t, 1, IMUL_OP)
-FOLD_BLOCK(max_i64, int64_t, int64_t, INT64_MIN, MAX_OP)
-FOLD_BLOCK(min_i64, int64_t, int64_t, INT64_MAX, MIN_OP)
-FOLD_BLOCK(sum_i32, int32_t, int64_t, 0, IADD_OP)
-FOLD_BLOCK(prod_i32, int32_t, int64_t, 1, IMUL_OP)
-FOLD_BLOCK(all_u8, uint8_t, uint8_t, 1, AND_OP)
-FOLD_BLOCK(any_u8, uint8_t, uint8_t, 0, OR_OP)
+VEC_BLOCK(sum_f32, float, vf32, vi32, 0.0f, VADD, ADD_OP)
+VEC_BLOCK(sum_f64, double, vf64, vi64, 0.0, VADD, ADD_OP)
+VEC_BLOCK(prod_f32, float, vf32, vi32, 1.0f, VMUL, MUL_OP)
+VEC_BLOCK(prod_f64, double, vf64, vi64, 1.0, VMUL, MUL_OP)
+VEC_BLOCK(max_f32, float, vf32, vi32, -INFINITY, VFMAX, MAX_OP)
+VEC_BLOCK(max_f64, double, vf64, vi64, -INFINITY, VFMAX, MAX_OP)
+VEC_BLOCK(min_f32, float, vf32, vi32, INFINITY, VFMIN, MIN_OP)
+VEC_BLOCK(min_f64, double, vf64, vi64, INFINITY, VFMIN, MIN_OP)
+VEC_BLOCK(sum_i64, int64_t, vi64, vi64, 0, VIADD, IADD_OP)
+VEC_BLOCK(prod_i64, int64_t, vi64, vi64, 1, VIMUL, IMUL_OP)
+VEC_BLOCK(max_i64, int64_t, vi64, vi64, INT64_MIN, VIMAX, MAX_OP)
+VEC_BLOCK(min_i64, int64_t, vi64, vi64, INT64_MAX, VIMIN, MIN_OP)
+VEC_BLOCK(all_u8, uint8_t, vu8, vu8, 1, VAND, AND_OP)
+VEC_BLOCK(any_u8, uint8_t, vu8, vu8, 0, VOR, OR_OP)
+
+/* int32 in, int64 accumulators: half a vector of int32 widened per step */
+#define I32_BLOCK(NAME, INIT, VOP, SOP)                                                           \
+    static int64_t NAME(const int32_t *restrict x, int64_t n) {                                  \
+        enum { L = CT_VBYTES / 8, LANES = ACC_BYTES / 8 };                                       \
+        vi64 a[NVEC];                                                                            \
+        for (int u = 0; u < NVEC; u++)                                                           \
+            for (int j = 0; j < L; j++)                                                          \
+                a[u][j] = (INIT);                                                                \
+        int64_t i = 0;                                                                           \
+        for (; i + LANES <= n; i += LANES)                                                       \
+            for (int u = 0; u < NVEC; u++) {                                                     \
+                vi32h h;                                                                         \
+                memcpy(&h, x + i + u * L, sizeof h);                                             \
+                vi64 v = __builtin_convertvector(h, vi64);                                       \
+                a[u] = VOP(a[u], v, vi64, vi64);                                                 \
+            }                                                                                    \
+        int64_t t[LANES];                                                                        \
+        memcpy(t, a, sizeof t);                                                                  \
+        for (int j = 0; i + j < n; j++)                                                          \
+            t[j] = SOP(t[j], x[i + j]);                                                          \
+        for (int s = LANES / 2; s >= 1; s /= 2)                                                  \
+            for (int j = 0; j < s; j++)                                                          \
+                t[j] = SOP(t[j], t[j + s]);                                                      \
+        return t[0];                                                                             \
+    }
+I32_BLOCK(sum_i32, 0, VIADD, IADD_OP)
+I32_BLOCK(prod_i32, 1, VIMUL, IMUL_OP)
 
 void CT_FN(ct_reduce_impl_block)(ct_redk op, ct_redt t, const void *src, int64_t n, void *acc) {
 #define CASE(K, T, FN, TACC)                                                                      \
