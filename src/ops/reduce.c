@@ -209,16 +209,15 @@ static ct_status kernel_input(const ct_tensor *in, ct_dtype res, ct_dtype conv, 
     return CT_OK;
 }
 
-static ct_status warn_resized_out(const ct_tensor *out, const ct_reduce_plan *p) {
+static void warn_resized_out(const int64_t *old, int32_t old_ndim, const ct_reduce_plan *p) {
     char was[256], now[256];
     ct_warn("An output with one or more elements was resized since it had shape %s, which does "
             "not match the required output shape %s. This behavior is deprecated, and in a "
             "future PyTorch release outputs will not be resized unless they have zero elements. "
             "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
             "with t.resize_(0).",
-            ct_tensor_impl_shape_format(was, sizeof was, out->sizes, out->ndim),
+            ct_tensor_impl_shape_format(was, sizeof was, old, old_ndim),
             ct_tensor_impl_shape_format(now, sizeof now, p->out_sizes, p->out_ndim));
-    return CT_OK;
 }
 
 /* The output: a new contiguous tensor, or `out` checked and resized. */
@@ -239,11 +238,12 @@ static ct_status make_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dt
     for (int32_t d = 0; same && d < p->out_ndim; d++)
         same = out->sizes[d] == p->out_sizes[d];
     if (!same) {
-        int64_t old_numel = out->numel;
-        ct_tensor before = *out; /* (only sizes/ndim are read, for the warning) */
+        int64_t old_numel = out->numel, old[CT_MAX_DIMS];
+        int32_t old_ndim = out->ndim;
+        memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
         CT_TRY(ct_tensor_impl_resize(out, p->out_sizes, p->out_ndim, NULL));
         if (old_numel > 0)
-            warn_resized_out(&before, p);
+            warn_resized_out(old, old_ndim, p);
     }
     *result = ct_tensor_retain(out);
     return CT_OK;
