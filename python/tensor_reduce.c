@@ -18,39 +18,50 @@
 #define ILS CTP_PARAM_INT_LIST
 #define I64 CTP_PARAM_INT64
 #define BOO CTP_PARAM_BOOL
+#define NAM CTP_PARAM_NAME
+#define NLS CTP_PARAM_NAME_LIST
 
 /* signatures: functions (with input) and methods (without) */
 static const ctp_signature f_sum_sigs[] = {
     {2, {{TEN, "input"}, {DTY, "*dtype=None"}}},
     {5, {{TEN, "input"}, {ILS, "dim?"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"},
          {TEN, "out=None"}}},
+    {5, {{TEN, "input"}, {NLS, "dim"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"},
+         {TEN, "out=None"}}},
 };
 static const ctp_signature m_sum_sigs[] = {
     {1, {{DTY, "*dtype=None"}}},
     {3, {{ILS, "dim?"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"}}},
+    {3, {{NLS, "dim"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"}}},
 };
 static const ctp_signature f_prod_sigs[] = {
     {2, {{TEN, "input"}, {DTY, "*dtype=None"}}},
     {5, {{TEN, "input"}, {I64, "dim"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"},
          {TEN, "out=None"}}},
+    {5, {{TEN, "input"}, {NAM, "dim"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"},
+         {TEN, "out=None"}}},
 };
 static const ctp_signature m_prod_sigs[] = {
     {1, {{DTY, "*dtype=None"}}},
     {3, {{I64, "dim"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"}}},
+    {3, {{NAM, "dim"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"}}},
 };
 static const ctp_signature f_amax_sigs[] = {
     {4, {{TEN, "input"}, {ILS, "dim=None"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
 };
+/* (the int-list dim of the last or second signature; see normalise) */
 static const ctp_signature m_amax_sigs[] = {
     {2, {{ILS, "dim=None"}, {BOO, "keepdim=False"}}},
 };
 static const ctp_signature f_all_sigs[] = {
     {2, {{TEN, "input"}, {TEN, "*out=None"}}},
     {4, {{TEN, "input"}, {I64, "dim"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
+    {4, {{TEN, "input"}, {NAM, "dim"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
 };
 static const ctp_signature m_all_sigs[] = {
     {0, {{TEN, ""}}},
     {2, {{I64, "dim"}, {BOO, "keepdim=False"}}},
+    {2, {{NAM, "dim"}, {BOO, "keepdim=False"}}},
 };
 
 typedef struct reduce_entry {
@@ -61,11 +72,13 @@ typedef struct reduce_entry {
     int method;
 } reduce_entry;
 
-/* NumPy's names (axis, keepdims) as PyTorch's parser takes them, and one int for an int-list
- * dim: the arguments rewritten into new references (*args_out, *kwargs_out), or -1. */
+/* NumPy's names (axis, keepdims) as PyTorch's parser takes them, and one int (or one name)
+ * for an int-list dim: the arguments rewritten into new references (*args_out,
+ * *kwargs_out), or -1. */
 static int normalise(const reduce_entry *e, PyObject *args, PyObject *kwargs,
                      PyObject **args_out, PyObject **kwargs_out) {
-    int int_list = e->sigs[e->nsigs - 1].params[e->method ? 0 : 1].kind == ILS;
+    const ctp_signature *dsig = &e->sigs[e->nsigs > 1 ? 1 : 0];
+    int int_list = dsig->params[e->method ? 0 : 1].kind == ILS;
     Py_ssize_t dim_pos = e->method ? 0 : 1;
     *args_out = Py_NewRef(args);
     *kwargs_out = kwargs != NULL ? PyDict_Copy(kwargs) : NULL;
@@ -87,19 +100,22 @@ static int normalise(const reduce_entry *e, PyObject *args, PyObject *kwargs,
     }
     if (!int_list)
         return 0;
-    if (PyTuple_GET_SIZE(args) > dim_pos && ctp_is_int_arg(PyTuple_GET_ITEM(args, dim_pos))) {
-        PyObject *a = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args));
+    if (PyTuple_GET_SIZE(args) > dim_pos && (ctp_is_int_arg(PyTuple_GET_ITEM(args, dim_pos)) ||
+                                             PyUnicode_Check(PyTuple_GET_ITEM(args, dim_pos)))) {
+        /* a new tuple (a whole-tuple slice would be args itself) */
+        Py_ssize_t n = PyTuple_GET_SIZE(args);
+        PyObject *a = PyTuple_New(n);
         PyObject *one = a != NULL ? PyTuple_Pack(1, PyTuple_GET_ITEM(args, dim_pos)) : NULL;
         if (one == NULL) {
             Py_XDECREF(a);
             goto fail;
         }
-        Py_DECREF(PyTuple_GET_ITEM(a, dim_pos));
-        PyTuple_SET_ITEM(a, dim_pos, one);
+        for (Py_ssize_t i = 0; i < n; i++)
+            PyTuple_SET_ITEM(a, i, i == dim_pos ? one : Py_NewRef(PyTuple_GET_ITEM(args, i)));
         Py_SETREF(*args_out, a);
     } else if (*kwargs_out != NULL) {
         PyObject *v = PyDict_GetItemString(*kwargs_out, "dim");
-        if (v != NULL && ctp_is_int_arg(v)) {
+        if (v != NULL && (ctp_is_int_arg(v) || PyUnicode_Check(v))) {
             PyObject *one = PyTuple_Pack(1, v);
             if (one == NULL || PyDict_SetItemString(*kwargs_out, "dim", one) < 0) {
                 Py_XDECREF(one);
@@ -123,8 +139,13 @@ static PyObject *reduce_call(const reduce_entry *e, PyObject *self, PyObject *ar
     PyObject *parsed[CTP_MAX_PARAMS];
     PyObject *r = NULL;
     int k = ctp_parse_args(e->name, e->sigs, e->nsigs, a2, k2, parsed);
-    if (k < 0)
+    if (k < 0) {
+        /* the error in the words of the arguments as given ("got (int, int)") */
+        PyErr_Clear();
+        if (ctp_parse_args(e->name, e->sigs, e->nsigs, args, kwargs, parsed) >= 0)
+            PyErr_SetString(PyExc_TypeError, "invalid arguments"); /* cannot happen */
         goto done;
+    }
     const ctp_signature *sig = &e->sigs[k];
     PyObject *input = e->method ? self : ctp_arg(sig, parsed, "input");
     PyObject *dim = ctp_arg(sig, parsed, "dim");
@@ -136,6 +157,15 @@ static PyObject *reduce_call(const reduce_entry *e, PyObject *self, PyObject *ar
     const int64_t *dims_ptr = NULL;
     if (dim != NULL) {
         const ctp_param *p = ctp_param_named(sig, "dim");
+        if (p->kind == NAM || p->kind == NLS) { /* no ctensor tensor has dimension names */
+            PyObject *name = p->kind == NAM ? dim : PySequence_GetItem(dim, 0);
+            if (name == NULL)
+                goto done;
+            ctp_tensor_raise_name(input, name);
+            if (p->kind == NLS)
+                Py_DECREF(name);
+            goto done;
+        }
         if (p->kind == I64) {
             if (ctp_int64_of_arg(dim, &dims[0]) < 0)
                 goto done;

@@ -11,6 +11,8 @@ ct_status ct_reduce_impl_plan(const ct_tensor *t, const int64_t *dims, int64_t n
     int32_t nd = t->ndim;
     p->ndim = nd;
     bool all = dims == NULL || ndims == 0;
+    bool any_empty = false;
+    p->first_empty_arg = -1;
     for (int32_t d = 0; d < CT_MAX_DIMS; d++)
         p->reduced[d] = all && d < nd;
     if (!all) {
@@ -26,6 +28,10 @@ ct_status ct_reduce_impl_plan(const ct_tensor *t, const int64_t *dims, int64_t n
                 d += nd > 0 ? nd : 1;
             if (nd == 0)
                 continue; /* the one "dim" of a 0-dim tensor: nothing to mark */
+            if (t->sizes[d] == 0 && !any_empty) {
+                any_empty = true;
+                p->first_empty_arg = dims[k];
+            }
             if (p->reduced[d])
                 return ct_set_error(CT_ERR_RUNTIME, "dim %lld appears multiple times in the list "
                                                     "of dims",
@@ -40,8 +46,12 @@ ct_status ct_reduce_impl_plan(const ct_tensor *t, const int64_t *dims, int64_t n
     for (int32_t d = 0; d < nd; d++) {
         if (p->reduced[d]) {
             p->count *= t->sizes[d];
-            if (t->sizes[d] == 0 && p->first_empty < 0)
+            if (t->sizes[d] == 0 && p->first_empty < 0) {
                 p->first_empty = d;
+                if (!any_empty)
+                    p->first_empty_arg = d;
+                any_empty = true;
+            }
             if (keepdim)
                 p->out_sizes[p->out_ndim++] = 1;
         } else {

@@ -18,6 +18,8 @@ typedef struct ct_reduce_plan {
     int64_t count;                   /* elements reduced into each output element */
     int64_t out_numel;
     int32_t first_empty;             /* the first reduced dim of size 0, or -1 */
+    int64_t first_empty_arg;         /* that dim as the caller wrote it (the first such in
+                                        dims[]; its index when all dims are reduced) */
 } ct_reduce_plan;
 
 /* Plan reducing `t` over dims[0 .. ndims) (each in [-ndim, ndim - 1]; a 0-dim tensor takes

@@ -35,6 +35,8 @@ typedef enum ct_redt {
     CT_REDT_I64,     /* int64 in, int64 (wrapping) */
     CT_REDT_I32,     /* int32 in, int64 accumulators (sum / prod of int32 give int64) */
     CT_REDT_U8,      /* uint8 / bool in, uint8 (all / any) */
+    CT_REDT_C64,     /* complex64 in and out (prod only: complex sums are float sums) */
+    CT_REDT_C128,    /* complex128 (prod only) */
     CT_REDT_COUNT
 } ct_redt;
 
@@ -44,11 +46,11 @@ typedef enum ct_redt {
 
 /* Bytes of one accumulator. */
 static inline int ct_redt_acc_size(ct_redt t) {
-    return t == CT_REDT_F32 ? 4 : t == CT_REDT_U8 ? 1 : 8;
+    return t == CT_REDT_F32 ? 4 : t == CT_REDT_U8 ? 1 : t == CT_REDT_C128 ? 16 : 8;
 }
 /* Bytes of one input element. */
 static inline int ct_redt_in_size(ct_redt t) {
-    return t == CT_REDT_F32 || t == CT_REDT_I32 ? 4 : t == CT_REDT_U8 ? 1 : 8;
+    return t == CT_REDT_F32 || t == CT_REDT_I32 ? 4 : t == CT_REDT_U8 ? 1 : t == CT_REDT_C128 ? 16 : 8;
 }
 
 /* Per ISA level (reduce_loops.c): reduce n >= 0 contiguous elements at src into *acc (the

@@ -10,6 +10,7 @@
 int ct_reduce_impl_supported(ct_redk op, ct_redt t) {
     switch (op) {
     case CT_REDK_SUM:
+        return t != CT_REDT_U8 && t < CT_REDT_C64;
     case CT_REDK_PROD:
         return t != CT_REDT_U8 && t < CT_REDT_COUNT;
     case CT_REDK_MAX:

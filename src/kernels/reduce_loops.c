@@ -130,7 +130,31 @@ VEC_BLOCK(any_u8, uint8_t, vu8, vu8, 0, VOR, OR_OP)
 I32_BLOCK(sum_i32, 0, VIADD, IADD_OP)
 I32_BLOCK(prod_i32, 1, VIMUL, IMUL_OP)
 
+/* complex products, in order: (a + bi)(c + di) = (ac - bd) + (ad + bc)i */
+#define CPROD(NAME, T)                                                                            \
+    static void NAME(const T *restrict x, int64_t n, int64_t step, T *restrict acc) {            \
+        T re = 1, im = 0;                                                                        \
+        for (int64_t i = 0; i < n; i++) {                                                        \
+            T c = x[2 * i * step], d = x[2 * i * step + 1];                                      \
+            T r = re * c - im * d;                                                               \
+            im = re * d + im * c;                                                                \
+            re = r;                                                                              \
+        }                                                                                        \
+        acc[0] = re;                                                                             \
+        acc[1] = im;                                                                             \
+    }
+CPROD(cprod_f32, float)
+CPROD(cprod_f64, double)
+
 void CT_FN(ct_reduce_impl_block)(ct_redk op, ct_redt t, const void *src, int64_t n, void *acc) {
+    if (op == CT_REDK_PROD && t == CT_REDT_C64) {
+        cprod_f32(src, n, 1, acc);
+        return;
+    }
+    if (op == CT_REDK_PROD && t == CT_REDT_C128) {
+        cprod_f64(src, n, 1, acc);
+        return;
+    }
 #define CASE(K, T, FN, TACC)                                                                      \
     if (op == K && t == T) {                                                                     \
         TACC r = FN(src, n);                                                                     \
@@ -240,6 +264,15 @@ FOLD_ROWS(any_rows_u8, uint8_t, uint8_t, 0, OR_OP)
 
 void CT_FN(ct_reduce_impl_rows)(ct_redk op, ct_redt t, const void *src, int64_t R,
                                 int64_t row_stride, int64_t w, void *out) {
+    if (op == CT_REDK_PROD && (t == CT_REDT_C64 || t == CT_REDT_C128)) {
+        for (int64_t i = 0; i < w; i++) {
+            if (t == CT_REDT_C64)
+                cprod_f32((const float *)src + 2 * i, R, row_stride, (float *)out + 2 * i);
+            else
+                cprod_f64((const double *)src + 2 * i, R, row_stride, (double *)out + 2 * i);
+        }
+        return;
+    }
 #define CASE(K, T, FN)                                                                            \
     if (op == K && t == T) {                                                                     \
         FN(src, R, row_stride, w, out);                                                          \

@@ -142,18 +142,29 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
         *pairs = true;
         return CT_OK;
     }
+    if (op == CT_REDUCE_PROD && (c == CT_COMPLEX64 || c == CT_COMPLEX128) &&
+        (has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128)) {
+        *k = CT_REDK_PROD;
+        *t = c == CT_COMPLEX64 ? CT_REDT_C64 : CT_REDT_C128;
+        *conv = *acc = c;
+        return CT_OK;
+    }
     if (op == CT_REDUCE_ALL || op == CT_REDUCE_ANY) {
         *k = op == CT_REDUCE_ALL ? CT_REDK_ALL : CT_REDK_ANY;
         *t = CT_REDT_U8;
         *conv = (in_dtype == CT_UINT8 || in_dtype == CT_BOOL) ? in_dtype : CT_BOOL;
         *acc = CT_BOOL;
-        return has_kernel(in_dtype) ? CT_OK : CT_ERR_NOT_IMPLEMENTED;
+        return has_kernel(in_dtype) || in_dtype == CT_COMPLEX32 || in_dtype == CT_COMPLEX64 ||
+                       in_dtype == CT_COMPLEX128
+                   ? CT_OK
+                   : CT_ERR_NOT_IMPLEMENTED;
     }
     *k = op == CT_REDUCE_PROD ? CT_REDK_PROD
          : op == CT_REDUCE_AMAX ? CT_REDK_MAX
          : op == CT_REDUCE_AMIN ? CT_REDK_MIN
                                 : CT_REDK_SUM;
-    if (!has_kernel(c) || !has_kernel(in_dtype))
+    if (!has_kernel(c) ||
+        !(has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128))
         return CT_ERR_NOT_IMPLEMENTED;
     if (c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) {
         *t = CT_REDT_F32;
@@ -280,9 +291,33 @@ static ct_status write_output(const ct_tensor *in, const ct_reduce_plan *p, cons
                                     ct_tensor_data_ptr(acc), acc->dtype, src_st, sizes, nd);
 }
 
+/* t /= count, in place (mean). A contiguous complex t is divided as its float pairs: both
+ * parts by the real count, as PyTorch's complex-by-real division does. */
+static ct_status divide_by(ct_tensor *t, int64_t count) {
+    ct_tensor *n = NULL, *view = NULL;
+    CT_TRY(ct_tensor_wrapped_number(ct_scalar_int(count), &n));
+    ct_status st = CT_OK;
+    ct_tensor *target = t;
+    if ((t->dtype == CT_COMPLEX64 || t->dtype == CT_COMPLEX128) &&
+        ct_tensor_is_contiguous(t, CT_MEMFMT_CONTIGUOUS)) {
+        int64_t len = 2 * t->numel;
+        st = ct_tensor_from_storage(t->storage, &len, NULL, 1, 2 * t->storage_offset,
+                                    t->dtype == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64, &view);
+        target = view;
+    }
+    if (st == CT_OK)
+        st = ct_div_(target, n, CT_ROUNDING_NONE);
+    ct_tensor_release(view);
+    ct_tensor_release(n);
+    return st;
+}
+
 /* The computation on host memory into res. */
 static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_plan *p,
-                         ct_tensor *res) {
+                         ct_tensor *res, bool mean) {
+    /* mean divides the accumulators when they are in the result's dtype (the same
+     * rounding), else the result after its rounding (float16, bfloat16: PyTorch's
+     * sum(...).div_(count)) */
     ct_redk k;
     ct_redt t;
     ct_dtype conv, accd;
@@ -303,6 +338,8 @@ static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_p
         int64_t n = p->out_numel;
         ct_scalar id = (k == CT_REDK_PROD || k == CT_REDK_ALL) ? ct_scalar_int(1) : ct_scalar_int(0);
         st = ct_tensor_full(&n, 1, id, accd, &in->device, CT_LAYOUT_STRIDED, &acc);
+        if (st == CT_OK && mean)
+            st = divide_by(acc, p->count);
         if (st == CT_OK)
             st = write_output(in, p, perm, nperm, acc, res);
         ct_tensor_release(acc);
@@ -346,8 +383,13 @@ static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_p
         if (ct_reduce_impl_run(k, t, base, O, R, pairs ? 2 * I : I, ct_tensor_data_ptr(acc)) != 0)
             st = ct_set_error(CT_ERR_NOMEM, "%s: out of memory", NAMES[op]);
     }
+    bool divide_acc = mean && accd == res->dtype;
+    if (st == CT_OK && divide_acc)
+        st = divide_by(acc, p->count);
     if (st == CT_OK)
         st = write_output(in, p, perm, nperm, acc, res);
+    if (st == CT_OK && mean && !divide_acc)
+        st = divide_by(res, p->count);
     ct_tensor_release(acc);
     ct_tensor_release(perm_src);
     ct_tensor_release(src);
@@ -367,18 +409,30 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
     if (in->layout != CT_LAYOUT_STRIDED)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: only strided tensors are supported",
                             name);
-    ct_reduce_plan p;
-    CT_TRY(ct_reduce_impl_plan(in, dims, ndims, keepdim, &p));
     ct_dtype res = CT_DTYPE_UNDEFINED;
     CT_TRY(result_dtype(op, in, dtype, out, &res));
+    if ((op == CT_REDUCE_AMAX || op == CT_REDUCE_AMIN) && dims != NULL) {
+        /* PyTorch's zero_numel_check_dims: each dim in turn, before the duplicate check */
+        for (int64_t k = 0; k < ndims; k++) {
+            ct_reduce_plan one;
+            CT_TRY(ct_reduce_impl_plan(in, dims + k, 1, false, &one));
+            if (one.count == 0)
+                return ct_set_error(CT_ERR_INDEX,
+                                    "%s(): Expected reduction dim %lld to have non-zero size.",
+                                    name, (long long)dims[k]);
+        }
+    }
+    ct_reduce_plan p;
+    CT_TRY(ct_reduce_impl_plan(in, dims, ndims, keepdim, &p));
     if ((op == CT_REDUCE_AMAX || op == CT_REDUCE_AMIN) && p.count == 0) {
         if (dims == NULL || ndims == 0)
             return ct_set_error(CT_ERR_RUNTIME,
                                 "%s(): Expected reduction dim to be specified for input.numel() "
                                 "== 0. Specify the reduction dim with the 'dim' argument.",
                                 name);
-        return ct_set_error(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
-                            name, (int)p.first_empty);
+        return ct_set_error(CT_ERR_INDEX,
+                            "%s(): Expected reduction dim %lld to have non-zero size.", name,
+                            (long long)p.first_empty_arg);
     }
     bool is_meta = in->device.type == CT_DEVICE_META;
     if (!is_meta && !ct_device_impl_host_accessible(in->device.type))
@@ -399,15 +453,8 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
     CT_TRY(make_output(in, &p, res, out, &r));
     ct_status st = CT_OK;
     if (!is_meta) {
-        st = compute(op == CT_REDUCE_MEAN ? CT_REDUCE_SUM : op, in, &p, r);
-        if (st == CT_OK && op == CT_REDUCE_MEAN) {
-            ct_tensor *n;
-            st = ct_tensor_wrapped_number(ct_scalar_int(p.count), &n);
-            if (st == CT_OK) {
-                st = ct_div_(r, n, CT_ROUNDING_NONE);
-                ct_tensor_release(n);
-            }
-        }
+        st = compute(op == CT_REDUCE_MEAN ? CT_REDUCE_SUM : op, in, &p, r,
+                     op == CT_REDUCE_MEAN);
     }
     if (st != CT_OK) {
         ct_tensor_release(r);
