@@ -5,6 +5,9 @@
  *   prod(input, dim: int, keepdim=False, *, dtype=None, out=None)
  *   amax(input, dim=(), keepdim=False, *, out=None)      amin: as amax
  *   all(input, *, out=None)                   all(input, dim: int, keepdim=False, *, out=None)
+ *   max(input)   max(input, dim, keepdim=False) -> return_types.max(values, indices)   (min)
+ *   argmax(input, dim=None, keepdim=False)    (argmin)
+ * max(input, other) (the element-wise maximum) and max/min's out= are not provided yet.
  * A `dim` of int-list kind also takes one int (PyTorch's int[1]), and `axis=` / `keepdims=`
  * are NumPy's names for dim / keepdim, as PyTorch's parser accepts them. Every call is one C
  * call, ct_reduce or ct_reduce_out; this layer decides nothing. */
@@ -220,6 +223,109 @@ REDUCE_FUNCTION(m_amin, CT_REDUCE_AMIN, "amin", m_amax_sigs, 1)
 REDUCE_FUNCTION(m_all, CT_REDUCE_ALL, "all", m_all_sigs, 1)
 REDUCE_FUNCTION(m_any, CT_REDUCE_ANY, "any", m_all_sigs, 1)
 
+/* ---- max / min (whole, or with a dim: values and indices) and argmax / argmin ------------ */
+
+static const ctp_signature f_max_sigs[] = {
+    {1, {{TEN, "input"}}},
+    {3, {{TEN, "input"}, {I64, "dim"}, {BOO, "keepdim=False"}}},
+    {3, {{TEN, "input"}, {NAM, "dim"}, {BOO, "keepdim=False"}}},
+};
+static const ctp_signature m_max_sigs[] = {
+    {0, {{TEN, ""}}},
+    {2, {{I64, "dim"}, {BOO, "keepdim=False"}}},
+    {2, {{NAM, "dim"}, {BOO, "keepdim=False"}}},
+};
+static const ctp_signature f_argmax_sigs[] = {
+    {3, {{TEN, "input"}, {I64, "dim=None"}, {BOO, "keepdim=False"}}},
+};
+static const ctp_signature m_argmax_sigs[] = {
+    {2, {{I64, "dim=None"}, {BOO, "keepdim=False"}}},
+};
+
+/* ctensor.return_types.max / min: named tuples (values, indices), as torch.return_types. */
+static PyTypeObject *return_types[2];
+
+static PyTypeObject *return_type(int is_max) {
+    if (return_types[is_max] == NULL) {
+        static PyStructSequence_Field fields[] = {
+            {"values", "the extreme values"}, {"indices", "their indices (int64)"}, {NULL, NULL}};
+        static PyStructSequence_Desc descs[2] = {
+            {"ctensor.return_types.min", "(values, indices) of min(dim)", fields, 2},
+            {"ctensor.return_types.max", "(values, indices) of max(dim)", fields, 2},
+        };
+        return_types[is_max] = PyStructSequence_NewType(&descs[is_max]);
+    }
+    return return_types[is_max];
+}
+
+typedef struct arg_entry {
+    int is_max, with_values, method;
+    const char *name;
+    const ctp_signature *sigs;
+    int nsigs;
+} arg_entry;
+
+static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    int k = ctp_parse_args(e->name, e->sigs, e->nsigs, args, kwargs, parsed);
+    if (k < 0)
+        return NULL;
+    const ctp_signature *sig = &e->sigs[k];
+    PyObject *input = e->method ? self : ctp_arg(sig, parsed, "input");
+    PyObject *dim = ctp_arg(sig, parsed, "dim");
+    PyObject *keepdim = ctp_arg(sig, parsed, "keepdim");
+    ct_tensor *t = ctp_tensor_get(input);
+    if (dim != NULL && ctp_param_named(sig, "dim")->kind == NAM)
+        return ctp_tensor_raise_name(input, dim);
+    int keep = keepdim != NULL ? PyObject_IsTrue(keepdim) : 0;
+    if (keep < 0)
+        return NULL;
+    int64_t d = 0;
+    if (dim != NULL && ctp_int64_of_arg(dim, &d) < 0)
+        return NULL;
+    ct_status st;
+    if (e->with_values && dim == NULL) { /* max(input): the whole tensor */
+        ct_tensor *r = NULL;
+        st = ct_reduce(e->is_max ? CT_REDUCE_MAX : CT_REDUCE_MIN, t, NULL, 0, false,
+                       CT_DTYPE_UNDEFINED, &r);
+        return st == CT_OK ? ctp_tensor_wrap(r) : ctp_raise_status(st);
+    }
+    if (!e->with_values) {
+        ct_tensor *r = NULL;
+        st = (e->is_max ? ct_argmax : ct_argmin)(t, dim != NULL ? &d : NULL, keep != 0, &r);
+        return st == CT_OK ? ctp_tensor_wrap(r) : ctp_raise_status(st);
+    }
+    ct_tensor *v = NULL, *ix = NULL;
+    st = (e->is_max ? ct_max_dim : ct_min_dim)(t, d, keep != 0, &v, &ix);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    PyTypeObject *type = return_type(e->is_max);
+    PyObject *pv = ctp_tensor_wrap(v), *pi = ctp_tensor_wrap(ix);
+    PyObject *r = (type != NULL && pv != NULL && pi != NULL) ? PyStructSequence_New(type) : NULL;
+    if (r == NULL) {
+        Py_XDECREF(pv);
+        Py_XDECREF(pi);
+        return NULL;
+    }
+    PyStructSequence_SET_ITEM(r, 0, pv);
+    PyStructSequence_SET_ITEM(r, 1, pi);
+    return r;
+}
+
+#define ARG_FUNCTION(cname, is_max, with_values, method, name, sigs)                               \
+    static const arg_entry cname##_entry = {is_max, with_values, method, name, sigs, NSIGS(sigs)}; \
+    static PyObject *cname(PyObject *self, PyObject *args, PyObject *kwargs) {                     \
+        return arg_call(&cname##_entry, self, args, kwargs);                                       \
+    }
+ARG_FUNCTION(f_max, 1, 1, 0, "max", f_max_sigs)
+ARG_FUNCTION(f_min, 0, 1, 0, "min", f_max_sigs)
+ARG_FUNCTION(f_argmax, 1, 0, 0, "argmax", f_argmax_sigs)
+ARG_FUNCTION(f_argmin, 0, 0, 0, "argmin", f_argmax_sigs)
+ARG_FUNCTION(m_max, 1, 1, 1, "max", m_max_sigs)
+ARG_FUNCTION(m_min, 0, 1, 1, "min", m_max_sigs)
+ARG_FUNCTION(m_argmax, 1, 0, 1, "argmax", m_argmax_sigs)
+ARG_FUNCTION(m_argmin, 0, 0, 1, "argmin", m_argmax_sigs)
+
 #define KW METH_VARARGS | METH_KEYWORDS
 PyMethodDef ctp_reduce_functions[] = {
     {"sum", CTP_KW_FUNC(f_sum), KW, "sum(input, dim=None, keepdim=False, *, dtype=None, out=None)"},
@@ -230,6 +336,10 @@ PyMethodDef ctp_reduce_functions[] = {
     {"amin", CTP_KW_FUNC(f_amin), KW, "amin(input, dim=(), keepdim=False, *, out=None)"},
     {"all", CTP_KW_FUNC(f_all), KW, "all(input, dim, keepdim=False, *, out=None)"},
     {"any", CTP_KW_FUNC(f_any), KW, "any(input, dim, keepdim=False, *, out=None)"},
+    {"max", CTP_KW_FUNC(f_max), KW, "max(input) / max(input, dim, keepdim=False) -> (values, indices)"},
+    {"min", CTP_KW_FUNC(f_min), KW, "min(input) / min(input, dim, keepdim=False) -> (values, indices)"},
+    {"argmax", CTP_KW_FUNC(f_argmax), KW, "argmax(input, dim=None, keepdim=False)"},
+    {"argmin", CTP_KW_FUNC(f_argmin), KW, "argmin(input, dim=None, keepdim=False)"},
     {NULL, NULL, 0, NULL},
 };
 PyMethodDef ctp_tensor_reduce_methods[] = {
@@ -240,5 +350,9 @@ PyMethodDef ctp_tensor_reduce_methods[] = {
     {"amin", CTP_KW_FUNC(m_amin), KW, "amin(dim=(), keepdim=False)"},
     {"all", CTP_KW_FUNC(m_all), KW, "all(dim, keepdim=False)"},
     {"any", CTP_KW_FUNC(m_any), KW, "any(dim, keepdim=False)"},
+    {"max", CTP_KW_FUNC(m_max), KW, "max() / max(dim, keepdim=False) -> (values, indices)"},
+    {"min", CTP_KW_FUNC(m_min), KW, "min() / min(dim, keepdim=False) -> (values, indices)"},
+    {"argmax", CTP_KW_FUNC(m_argmax), KW, "argmax(dim=None, keepdim=False)"},
+    {"argmin", CTP_KW_FUNC(m_argmin), KW, "argmin(dim=None, keepdim=False)"},
     {NULL, NULL, 0, NULL},
 };

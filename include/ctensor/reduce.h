@@ -62,6 +62,8 @@ typedef enum ct_reduce_op {
     CT_REDUCE_AMIN = 4,
     CT_REDUCE_ALL = 5,
     CT_REDUCE_ANY = 6,
+    CT_REDUCE_MAX = 7, /**< torch.max(input): amax over every dim, under max's name */
+    CT_REDUCE_MIN = 8, /**< torch.min(input) */
     CT_NUM_REDUCE_OPS
 } ct_reduce_op;
 
@@ -81,6 +83,31 @@ CT_API ct_status ct_sum(const ct_tensor *input, const int64_t *dims, int64_t ndi
 /** torch.mean(input, dims, keepdim, dtype=dtype). */
 CT_API ct_status ct_mean(const ct_tensor *input, const int64_t *dims, int64_t ndims, bool keepdim,
                          ct_dtype dtype, ct_tensor **out);
+
+/* ---- arg reductions ------------------------------------------------------------------------
+ * max / min with a dim give the values (the input's dtype) and their indices (int64) along
+ * it; argmax / argmin the indices alone, along a dim or (dim NULL) in the flattened input
+ * (keepdim then keeps every dim with size 1). Of equal elements the first is taken, and a
+ * NaN wins (the first NaN). Errors: the dim's (as ct_reduce); a reduced dim of size 0:
+ * CT_ERR_INDEX "max(): Expected reduction dim 0 to have non-zero size."; argmax of nothing
+ * without a dim: CT_ERR_INDEX "argmax(): Expected reduction dim to be specified for
+ * input.numel() == 0."; complex inputs: CT_ERR_RUNTIME "max(): does not support complex
+ * input", CT_ERR_NOT_IMPLEMENTED "\"argmax_cpu\" not implemented for 'ComplexFloat'"
+ * (and for 'Bool'); other dtypes without kernels likewise. Devices as ct_reduce. out= forms
+ * are not provided yet. New references in *values, *indices, *out. */
+
+/** torch.max(input, dim, keepdim): (values, indices). */
+CT_API ct_status ct_max_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                            ct_tensor **indices);
+/** torch.min(input, dim, keepdim): (values, indices). */
+CT_API ct_status ct_min_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                            ct_tensor **indices);
+/** torch.argmax(input, dim, keepdim); dim NULL: the flattened input. */
+CT_API ct_status ct_argmax(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                           ct_tensor **out);
+/** torch.argmin(input, dim, keepdim); dim NULL: the flattened input. */
+CT_API ct_status ct_argmin(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                           ct_tensor **out);
 
 CT_EXTERN_C_END
 

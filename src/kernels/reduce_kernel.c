@@ -175,3 +175,56 @@ int ct_reduce_impl_run(ct_redk op, ct_redt t, const void *src, int64_t O, int64_
     ct_free(c.parts, bytes, 64);
     return 0;
 }
+
+/* ---- arg reductions ---------------------------------------------------------------------- */
+
+typedef struct arg_ctx {
+    int is_max;
+    ct_redt t;
+    const char *src;
+    int64_t R, I;
+    char *values;
+    int64_t *indices;
+} arg_ctx;
+
+/* Whether v replaces the best b so far: larger (smaller), or a NaN where b is none. */
+#define ARG_BODY(T)                                                                               \
+    for (int64_t k = begin; k < end; k++) {                                                      \
+        int64_t o = k / c->I, i = k % c->I;                                                      \
+        const T *x = (const T *)(const void *)c->src + o * c->R * c->I + i;                      \
+        T best = x[0];                                                                           \
+        int64_t at = 0;                                                                          \
+        if (best == best)                                                                        \
+            for (int64_t r = 1; r < c->R; r++) {                                                 \
+                T v = x[r * c->I];                                                               \
+                if (v != v) {                                                                    \
+                    best = v;                                                                    \
+                    at = r;                                                                      \
+                    break;                                                                       \
+                }                                                                                \
+                if (c->is_max ? v > best : v < best) {                                           \
+                    best = v;                                                                    \
+                    at = r;                                                                      \
+                }                                                                                \
+            }                                                                                    \
+        if (c->values != NULL)                                                                   \
+            ((T *)(void *)c->values)[k] = best;                                                  \
+        c->indices[k] = at;                                                                      \
+    }
+
+static void arg_body(void *ctx, int64_t begin, int64_t end) {
+    const arg_ctx *c = ctx;
+    switch (c->t) {
+    case CT_REDT_F32: ARG_BODY(float) break;
+    case CT_REDT_F64: ARG_BODY(double) break;
+    default: ARG_BODY(int64_t) break;
+    }
+}
+
+void ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
+                        void *values, int64_t *indices) {
+    arg_ctx c = {.is_max = is_max, .t = t, .src = src, .R = R, .I = I, .values = values,
+                 .indices = indices};
+    int64_t grain = R >= 65536 ? 1 : 65536 / (R > 0 ? R : 1);
+    ct_parallel_for(0, O * I, grain, arg_body, &c);
+}

@@ -25,14 +25,15 @@
 static const char *const NAMES[CT_NUM_REDUCE_OPS] = {
     [CT_REDUCE_SUM] = "sum",   [CT_REDUCE_PROD] = "prod", [CT_REDUCE_MEAN] = "mean",
     [CT_REDUCE_AMAX] = "amax", [CT_REDUCE_AMIN] = "amin", [CT_REDUCE_ALL] = "all",
-    [CT_REDUCE_ANY] = "any",
+    [CT_REDUCE_ANY] = "any",   [CT_REDUCE_MAX] = "max",   [CT_REDUCE_MIN] = "min",
 };
 /* PyTorch's CPU kernel names, for "not implemented for" errors */
 static const char *const KERNEL_NAMES[CT_NUM_REDUCE_OPS] = {
     [CT_REDUCE_SUM] = "sum_cpu",         [CT_REDUCE_PROD] = "prod_out_cpu",
     [CT_REDUCE_MEAN] = "sum_cpu",        [CT_REDUCE_AMAX] = "max_values_cpu",
     [CT_REDUCE_AMIN] = "min_values_cpu", [CT_REDUCE_ALL] = "all_cpu",
-    [CT_REDUCE_ANY] = "any_cpu",
+    [CT_REDUCE_ANY] = "any_cpu",         [CT_REDUCE_MAX] = "max_all",
+    [CT_REDUCE_MIN] = "min_all",
 };
 
 const char *ct_reduce_op_name(ct_reduce_op op) {
@@ -103,6 +104,8 @@ static ct_status result_dtype(ct_reduce_op op, const ct_tensor *in, ct_dtype dty
         return CT_OK;
     case CT_REDUCE_AMAX:
     case CT_REDUCE_AMIN:
+    case CT_REDUCE_MAX:
+    case CT_REDUCE_MIN:
         if (dtype != CT_DTYPE_UNDEFINED)
             return ct_set_error(CT_ERR_MISUSE, "%s: takes no dtype", name);
         if (out != NULL && out->dtype != ind)
@@ -160,8 +163,8 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
                    : CT_ERR_NOT_IMPLEMENTED;
     }
     *k = op == CT_REDUCE_PROD ? CT_REDK_PROD
-         : op == CT_REDUCE_AMAX ? CT_REDK_MAX
-         : op == CT_REDUCE_AMIN ? CT_REDK_MIN
+         : (op == CT_REDUCE_AMAX || op == CT_REDUCE_MAX) ? CT_REDK_MAX
+         : (op == CT_REDUCE_AMIN || op == CT_REDUCE_MIN) ? CT_REDK_MIN
                                 : CT_REDK_SUM;
     if (!has_kernel(c) ||
         !(has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128))
@@ -424,7 +427,8 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
     }
     ct_reduce_plan p;
     CT_TRY(ct_reduce_impl_plan(in, dims, ndims, keepdim, &p));
-    if ((op == CT_REDUCE_AMAX || op == CT_REDUCE_AMIN) && p.count == 0) {
+    if ((op == CT_REDUCE_AMAX || op == CT_REDUCE_AMIN || op == CT_REDUCE_MAX ||
+         op == CT_REDUCE_MIN) && p.count == 0) {
         if (dims == NULL || ndims == 0)
             return ct_set_error(CT_ERR_RUNTIME,
                                 "%s(): Expected reduction dim to be specified for input.numel() "
@@ -490,4 +494,135 @@ ct_status ct_sum(const ct_tensor *input, const int64_t *dims, int64_t ndims, boo
 ct_status ct_mean(const ct_tensor *input, const int64_t *dims, int64_t ndims, bool keepdim,
                   ct_dtype dtype, ct_tensor **out) {
     return ct_reduce(CT_REDUCE_MEAN, input, dims, ndims, keepdim, dtype, out);
+}
+
+/* ---- arg reductions -------------------------------------------------------------------------- */
+
+static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, const int64_t *dim,
+                          bool keepdim, ct_tensor **values, ct_tensor **indices) {
+    const char *name = with_values ? (is_max ? "max" : "min") : (is_max ? "argmax" : "argmin");
+    if (in == NULL || indices == NULL || (with_values && values == NULL))
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", name);
+    if (in->layout != CT_LAYOUT_STRIDED)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: only strided tensors are supported",
+                            name);
+    ct_dtype d = in->dtype;
+    ct_reduce_plan p;
+    if (dim == NULL && in->numel == 0)
+        return ct_set_error(CT_ERR_INDEX,
+                            "%s(): Expected reduction dim to be specified for input.numel() == 0.",
+                            name);
+    CT_TRY(ct_reduce_impl_plan(in, dim, dim != NULL ? 1 : 0, keepdim, &p));
+    if (p.count == 0)
+        return ct_set_error(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
+                            name, (int)p.first_empty);
+    if (!with_values && p.count == 1) /* one element per index: 0, whatever the dtype */
+        return ct_tensor_zeros(p.out_sizes, p.out_ndim, CT_INT64, &in->device,
+                               CT_LAYOUT_STRIDED, indices);
+    if (with_values && (d == CT_COMPLEX32 || d == CT_COMPLEX64 || d == CT_COMPLEX128))
+        return ct_set_error(CT_ERR_RUNTIME, "%s(): does not support complex input", name);
+    if (!has_kernel(d) || (!with_values && d == CT_BOOL))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for '%s'", name,
+                            ct_dtype_impl_msg_name(d));
+    bool is_meta = in->device.type == CT_DEVICE_META;
+    if (!is_meta && !ct_device_impl_host_accessible(in->device.type))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
+                            ct_device_type_name(in->device.type));
+    ct_tensor *v = NULL, *ix = NULL, *src = NULL, *acc_v = NULL, *acc_i = NULL;
+    ct_status st = CT_OK;
+    if (with_values)
+        st = ct_tensor_empty(p.out_sizes, p.out_ndim, d, &in->device, CT_LAYOUT_STRIDED,
+                             CT_MEMFMT_CONTIGUOUS, &v);
+    if (st == CT_OK)
+        st = ct_tensor_empty(p.out_sizes, p.out_ndim, CT_INT64, &in->device, CT_LAYOUT_STRIDED,
+                             CT_MEMFMT_CONTIGUOUS, &ix);
+    if (st == CT_OK && !is_meta && p.out_numel > 0) {
+        ct_redt t;
+        ct_dtype conv;
+        if (d == CT_FLOAT32 || d == CT_FLOAT16 || d == CT_BFLOAT16) {
+            t = CT_REDT_F32;
+            conv = CT_FLOAT32;
+        } else if (d == CT_FLOAT64) {
+            t = CT_REDT_F64;
+            conv = CT_FLOAT64;
+        } else {
+            t = CT_REDT_I64;
+            conv = CT_INT64;
+        }
+        /* logical order: the index counts along the dim (or the flattened input) */
+        ct_tensor *c = NULL;
+        st = d != conv ? ct_tensor_to_dtype(in, conv, &c)
+                       : (c = ct_tensor_retain((ct_tensor *)in), CT_OK);
+        if (st == CT_OK) {
+            st = ct_tensor_contiguous(c, CT_MEMFMT_CONTIGUOUS, &src);
+            ct_tensor_release(c);
+        }
+        /* O x R x I in logical order: dims before the reduced one, it, dims after */
+        int64_t O = 1, R = 1, I = 1;
+        int32_t perm[CT_MAX_DIMS], nperm = 0;
+        bool before = true;
+        for (int32_t k = 0; k < in->ndim; k++) {
+            if (p.reduced[k]) {
+                R *= in->sizes[k];
+                before = false;
+            } else if (before && dim != NULL) {
+                O *= in->sizes[k];
+            } else {
+                I *= in->sizes[k];
+            }
+            if (!p.reduced[k] && in->sizes[k] != 1)
+                perm[nperm++] = k;
+        }
+        int64_t n = O * I;
+        if (st == CT_OK)
+            st = ct_tensor_empty(&n, 1, conv, &in->device, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                                 &acc_v);
+        if (st == CT_OK)
+            st = ct_tensor_empty(&n, 1, CT_INT64, &in->device, CT_LAYOUT_STRIDED,
+                                 CT_MEMFMT_CONTIGUOUS, &acc_i);
+        if (st == CT_OK) {
+            ct_reduce_impl_arg(is_max, t, ct_tensor_data_ptr(src), O, R, I,
+                               ct_tensor_data_ptr(acc_v), ct_tensor_data_ptr(acc_i));
+            if (with_values)
+                st = write_output(in, &p, perm, nperm, acc_v, v);
+            if (st == CT_OK)
+                st = write_output(in, &p, perm, nperm, acc_i, ix);
+        }
+    }
+    ct_tensor_release(src);
+    ct_tensor_release(acc_v);
+    ct_tensor_release(acc_i);
+    if (st != CT_OK) {
+        ct_tensor_release(v);
+        ct_tensor_release(ix);
+        return st;
+    }
+    if (with_values)
+        *values = v;
+    *indices = ix;
+    return CT_OK;
+}
+
+static ct_status arg_entry(bool is_max, bool with_values, const ct_tensor *in, const int64_t *dim,
+                           bool keepdim, ct_tensor **values, ct_tensor **indices) {
+    if (values != NULL)
+        *values = NULL;
+    if (indices != NULL)
+        *indices = NULL;
+    return arg_impl(is_max, with_values, in, dim, keepdim, values, indices);
+}
+
+ct_status ct_max_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices) {
+    return arg_entry(true, true, input, &dim, keepdim, values, indices);
+}
+ct_status ct_min_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices) {
+    return arg_entry(false, true, input, &dim, keepdim, values, indices);
+}
+ct_status ct_argmax(const ct_tensor *input, const int64_t *dim, bool keepdim, ct_tensor **out) {
+    return arg_entry(true, false, input, dim, keepdim, NULL, out);
+}
+ct_status ct_argmin(const ct_tensor *input, const int64_t *dim, bool keepdim, ct_tensor **out) {
+    return arg_entry(false, false, input, dim, keepdim, NULL, out);
 }

@@ -231,3 +231,65 @@ def test_float32_sum_accuracy_and_threads():
     # outer and inner reductions agree with torch's closely
     np.testing.assert_allclose(c.reshape(3000, 1000).sum(0).tolist(),
                                t.reshape(3000, 1000).sum(0).tolist(), rtol=1e-5)
+
+
+# ---- max / min (whole tensor, with a dim: values and indices), argmax / argmin --------------
+
+def unpack(r):
+    """A (values, indices) named tuple as both: fields by name, and by unpacking."""
+    values, indices = r
+    assert r.values is values and r.indices is indices
+    return (type(r).__name__, values, indices)
+
+
+ARG_DTYPES = ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+              "bool", "bfloat16", "complex64"]
+
+
+@settings(max_examples=400, derandomize=True)
+@given(shape=shapes, dtype=st.sampled_from(ARG_DTYPES),
+       op=st.sampled_from(["max", "min", "argmax", "argmin"]), dimsel=st.integers(-5, 5),
+       use_dim=st.booleans(), keepdim=st.booleans(), method=st.booleans(),
+       layout=st.sampled_from(["contiguous", "transposed", "permuted", "sliced"]),
+       nan=st.booleans(), seed=st.integers(0, 2**16))
+def test_arg_vs_torch(shape, dtype, op, dimsel, use_dim, keepdim, method, layout, nan, seed):
+    rng = np.random.default_rng(seed)
+    lo = 0 if dtype in ("uint8", "bool") else -2
+    data = rng.integers(lo, 3, size=shape) if shape else np.array(rng.integers(lo, 3))
+
+    def fn(m):
+        x = build(m, data, dtype, layout)
+        if nan and dtype.startswith(("float", "bfloat")) and x.numel() > 1:
+            x = x.clone() if hasattr(x, "clone") else x
+            x.view(-1)[x.numel() // 2] = float("nan") if x.is_contiguous() else 0
+        f = getattr(x, op) if method else (lambda *a, **k: getattr(m, op)(x, *a, **k))
+        if not use_dim:
+            return f(keepdim=keepdim) if op.startswith("arg") else f()
+        r = f(dimsel, keepdim=keepdim) if not method else f(dimsel, keepdim)
+        return unpack(r) if op in ("max", "min") else r
+
+    same(fn)
+
+
+ARG_CASES = {
+    "max_nan": lambda m: m.tensor([1.0, float("nan"), 3.0, float("nan")]).max(0),
+    "argmax_nan": lambda m: m.tensor([[1.0, float("nan")], [5.0, 2.0]]).argmax(),
+    "argmin_ties": lambda m: m.tensor([2, 1, 1, 3]).argmin(),
+    "max_empty": lambda m: m.zeros(0).max(),
+    "min_empty_dim": lambda m: m.zeros(0, 2).min(0),
+    "argmax_empty": lambda m: m.zeros(0).argmax(),
+    "argmax_empty_dim": lambda m: m.zeros(2, 0).argmax(-1),
+    "argmax_kept_empty": lambda m: unpack(m.zeros(0, 2).max(1)),
+    "max_complex": lambda m: m.zeros(2, dtype=m.complex64).max(0),
+    "argmax_bool": lambda m: m.zeros(2, dtype=m.bool).argmax(),
+    "max_name": lambda m: m.ones(2).max("a"),
+    "max_dim_kw": lambda m: unpack(m.max(m.arange(6.0).reshape(2, 3), dim=1, keepdim=True)),
+    "argmax_keepdim_all": lambda m: m.arange(6.0).reshape(2, 3).argmax(keepdim=True),
+    "max_zero_dim": lambda m: unpack(m.tensor(3.0).max(0)),
+    "max_out_of_range": lambda m: m.ones(2, 3).max(2),
+}
+
+
+@pytest.mark.parametrize("name", ARG_CASES)
+def test_arg_cases(name):
+    same(ARG_CASES[name])
