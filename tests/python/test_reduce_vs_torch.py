@@ -293,3 +293,25 @@ ARG_CASES = {
 @pytest.mark.parametrize("name", ARG_CASES)
 def test_arg_cases(name):
     same(ARG_CASES[name])
+
+
+def test_same_bits_at_every_isa_level():
+    """Note [Reduction kernels]: 256 bytes of accumulators at every CPU level, so a float sum
+    gives the same bits under CT_CPU_ISA=baseline, avx2 and avx512 (levels above the CPU's
+    are lowered to it)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import ctensor, torch\n"
+            "torch.manual_seed(3); x = torch.randn(1000003); c = ctensor.from_dlpack(x)\n"
+            "s = ctensor.from_dlpack(torch.randn(300, 1001))\n"
+            "print(c.sum().item().hex(), c.double().sum().item().hex(), s.sum(0).tolist()[:5],"
+            " c.amax().item(),"
+            " ctensor.from_dlpack(torch.randn(1009, 991)).sum(1).tolist()[:5])\n")
+    outs = set()
+    for isa in ("baseline", "avx2", "avx512"):
+        env = dict(os.environ, CT_CPU_ISA=isa)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, check=True)
+        outs.add(r.stdout)
+    assert len(outs) == 1, outs
