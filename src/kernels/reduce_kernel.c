@@ -87,14 +87,9 @@ static void one_row(const inner_ctx *c, const char *row, char *out) {
         c->block(c->op, c->t, row, c->R, out);
         return;
     }
-    /* up to 64 blocks' results on the stack at a time would change the order: keep them all */
-    char small[64 * 8];
-    char *parts = nb <= 64 ? small : NULL;
-    if (parts == NULL) {
-        /* rows this long come only from the threaded path's caller (rows_body handles
-         * many rows of at most 64 blocks); see ct_reduce_impl_run */
-        return;
-    }
+    /* rows_body only gets rows of at most 64 blocks (longer ones take the threaded path
+     * of ct_reduce_impl_run, with the same blocks and combination) */
+    char parts[64 * 16];
     for (int64_t b = 0; b < nb; b++) {
         int64_t s = b * CT_REDUCE_BLOCK;
         int64_t n = c->R - s < CT_REDUCE_BLOCK ? c->R - s : CT_REDUCE_BLOCK;
