@@ -479,6 +479,11 @@ int ctp_int64_scalar_of_arg(PyObject *obj, ct_scalar *out);
 /** A Python object for a scalar: bool, int, float or complex. */
 PyObject *ctp_scalar_to_object(ct_scalar value);
 
+/* ---- reductions (tensor_reduce.c) -------------------------------------------------------- */
+
+extern PyMethodDef ctp_reduce_functions[];
+extern PyMethodDef ctp_tensor_reduce_methods[];
+
 /* ---- element-wise arithmetic (tensor_arith.c) -------------------------------------------- */
 
 /** Module functions add, sub, subtract, mul, multiply, div, divide, true_divide,

@@ -450,7 +450,7 @@ PyTypeObject ctp_tensor_type = {
 static PyMethodDef *merge_methods(void) {
     PyMethodDef *tables[] = {tensor_methods,          ctp_tensor_view_methods,
                              ctp_tensor_convert_methods, ctp_tensor_data_methods,
-                             ctp_tensor_arith_methods,
+                             ctp_tensor_arith_methods,   ctp_tensor_reduce_methods,
 #ifdef CT_HAVE_DIST
                              ctp_dist_tensor_methods,
 #endif

@@ -88,6 +88,7 @@
 #include "ctensor/layout.h"
 #include "ctensor/memformat.h"
 #include "ctensor/ops.h"
+#include "ctensor/reduce.h"
 #include "ctensor/parallel.h"
 #include "ctensor/print.h"
 #include "ctensor/random.h"

@@ -1,0 +1,70 @@
+"""Reductions: ctensor vs torch 1.13 in the same run, with 1 and 2 threads, and a
+read-bandwidth probe.
+
+Run: PYTHONPATH=build/python /usr/bin/python3 bench/reduce_bench.py
+Each line: the median time of each library and the ratio torch / ctensor (>= 1.0: ctensor
+as fast or faster). The probe is numpy's bitwise_or.reduce over the float32 10^8 array read
+as uint64 words: a plain streaming read (one integer OR per 8 bytes, single-threaded); the
+float32 sum of 10^8 is reported as a fraction of it. ctensor shares torch's memory
+(from_dlpack), so both read the same bytes. On a shared machine, run it more than once."""
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+
+import ctensor
+
+
+def timeit(fn, reps=7, warm=2):
+    for _ in range(warm):
+        fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    torch.manual_seed(0)
+    big = torch.randn(10**8)
+    words = big.numpy().view(np.uint64)
+    probe = big.numel() * 4 / timeit(lambda: np.bitwise_or.reduce(words), reps=5)
+    print(f"read probe (numpy bitwise_or.reduce, 1 thread): {probe / 1e9:.1f} GB/s")
+    sq = torch.randn(10**4, 10**4)
+    i32 = torch.randint(-1000, 1000, (10**7,), dtype=torch.int32)
+    f7 = torch.randn(10**7)
+    cases = [
+        ("sum float32 1e8", big, lambda a: a.sum(), big.numel() * 4),
+        ("sum float32 1e4x1e4 dim=0", sq, lambda a: a.sum(0), None),
+        ("sum float32 1e4x1e4 dim=1", sq, lambda a: a.sum(1), None),
+        ("sum int32 1e7", i32, lambda a: a.sum(), None),
+        ("mean float32 1e7", f7, lambda a: a.mean(), None),
+        ("amax float32 1e7", f7, lambda a: a.amax(), None),
+        ("argmax float32 1e7", f7, lambda a: a.argmax(), None),
+    ]
+    for threads in (1, 2):
+        ctensor.set_num_threads(threads)
+        torch.set_num_threads(threads)
+        for name, t, fn, nbytes in cases:
+            c = ctensor.from_dlpack(t)
+            tc = timeit(lambda: fn(c))
+            tt = timeit(lambda: fn(t))
+            line = (f"{name:28s} threads={threads}  ctensor {tc * 1e3:8.2f} ms  torch "
+                    f"{tt * 1e3:8.2f} ms  ratio {tt / tc:5.2f}x")
+            if nbytes:
+                line += f"  {nbytes / tc / probe * 100:5.1f}% of the probe"
+            print(line, flush=True)
+    ref = float(big.double().sum())
+    ec = abs(ctensor.from_dlpack(big).sum().item() - ref)
+    et = abs(big.sum().item() - ref)
+    print(f"float32 sum of 1e8 normal values, |error| vs float64: ctensor {ec:.3g}, "
+          f"torch {et:.3g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
