@@ -775,6 +775,71 @@ ARITH_FUNCTION(m_divide_, CT_OP_DIV, "divide_", m_divide_sigs, NULL, 1, 1)
 ARITH_FUNCTION(m_true_divide, CT_OP_DIV, "true_divide", m_true_divide_sigs, NULL, 1, 0)
 ARITH_FUNCTION(m_true_divide_, CT_OP_DIV, "true_divide_", m_true_divide_sigs, NULL, 1, 1)
 
+/* ---- comparisons: eq ne lt le gt ge ------------------------------------------------------------
+ * PyTorch 1.13's signatures: (Tensor input, Tensor other, *, Tensor out) and (Tensor input,
+ * Number other, *, Tensor out); the aliases greater, greater_equal, less, less_equal and
+ * not_equal; the Tensor methods and their in-place forms (self keeps its dtype); the rich
+ * comparisons `== != < <= > >=` (below, ctp_compare_type_slots), which return tensors. */
+static const ctp_signature fn_cmp_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+    {3, {{TON, "input"}, {NUM, "other"}, {TEN, "*out=None"}}},
+};
+static const ctp_signature m_cmp_sigs[] = {
+    {1, {{TON, "other"}}},
+    {1, {{NUM, "other"}}},
+};
+
+#define COMPARE_FUNCTIONS(lower, alias, E)                                                         \
+    ARITH_FUNCTION(fn_##alias, CT_OP_##E, #alias, fn_cmp_sigs, NULL, 0, 0)                         \
+    ARITH_FUNCTION(m_##alias, CT_OP_##E, #alias, m_cmp_sigs, NULL, 1, 0)                           \
+    ARITH_FUNCTION(m_##alias##_, CT_OP_##E, #alias "_", m_cmp_sigs, NULL, 1, 1)
+COMPARE_FUNCTIONS(eq, eq, EQ)
+COMPARE_FUNCTIONS(ne, ne, NE)
+COMPARE_FUNCTIONS(lt, lt, LT)
+COMPARE_FUNCTIONS(le, le, LE)
+COMPARE_FUNCTIONS(gt, gt, GT)
+COMPARE_FUNCTIONS(ge, ge, GE)
+COMPARE_FUNCTIONS(ne, not_equal, NE)
+COMPARE_FUNCTIONS(lt, less, LT)
+COMPARE_FUNCTIONS(le, less_equal, LE)
+COMPARE_FUNCTIONS(gt, greater, GT)
+COMPARE_FUNCTIONS(ge, greater_equal, GE)
+
+#define COMPARE_FN_DEF(alias)                                                                      \
+    {#alias, CTP_KW_FUNC(fn_##alias), METH_VARARGS | METH_KEYWORDS,                                \
+     #alias "(input, other, *, out=None) -> Tensor\n\nElement-wise comparison; a bool tensor."},
+#define COMPARE_METHOD_DEFS(alias)                                                                 \
+    {#alias, CTP_KW_FUNC(m_##alias), METH_VARARGS | METH_KEYWORDS,                                 \
+     #alias "(other) -> Tensor\n\nElement-wise comparison; a bool tensor."},                         \
+    {#alias "_", CTP_KW_FUNC(m_##alias##_), METH_VARARGS | METH_KEYWORDS,                          \
+     #alias "_(other) -> Tensor\n\nIn-place comparison: self keeps its dtype."},
+#define COMPARE_NAMES(X)                                                                           \
+    X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(not_equal) X(less) X(less_equal) X(greater)              \
+    X(greater_equal)
+
+static PyMethodDef compare_functions[] = {COMPARE_NAMES(COMPARE_FN_DEF){NULL, NULL, 0, NULL}};
+PyMethodDef ctp_tensor_compare_methods[] = {COMPARE_NAMES(COMPARE_METHOD_DEFS){NULL, NULL, 0, NULL}};
+
+/* t == other etc.: Python has already swapped the operation for a reflected comparison
+ * (2 < t is t > 2), so `a` is the tensor here. Operands other than tensors and numbers give
+ * NotImplemented: `t == None` is then False by identity, `t < "x"` Python's TypeError. */
+static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int op) {
+    static const ct_op rows[] = {[Py_LT] = CT_OP_LT, [Py_LE] = CT_OP_LE, [Py_EQ] = CT_OP_EQ,
+                                 [Py_NE] = CT_OP_NE, [Py_GT] = CT_OP_GT, [Py_GE] = CT_OP_GE};
+    if (op < 0 || op > Py_GE)
+        Py_RETURN_NOTIMPLEMENTED;
+    return operator_call(rows[op], a, b);
+}
+
+/* hash(t) is id(t), as torch.Tensor.__hash__: a type with its own rich comparison needs its
+ * own hash, or Python makes it unhashable. */
+static Py_hash_t tensor_hash(PyObject *self) { return (Py_hash_t)(intptr_t)self; }
+
+void ctp_compare_type_slots(PyTypeObject *type) {
+    type->tp_richcompare = tensor_richcompare;
+    type->tp_hash = tensor_hash;
+}
+
 /* ---- functions generated from the op table ------------------------------------------------ */
 
 /* The generic signature of an ops.def row marked pyfunc: (input, other, *, alpha=1) when the
@@ -911,7 +976,8 @@ PyMethodDef ctp_tensor_arith_methods[] = {
 };
 
 int ctp_arith_init(PyObject *module) {
-    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0 || add_generated(module) < 0)
+    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0 || add_generated(module) < 0 ||
+        PyModule_AddFunctions(module, compare_functions) < 0)
         return -1;
     ct_set_warning_handler(warning_handler, NULL);
     return 0;

@@ -450,7 +450,7 @@ PyTypeObject ctp_tensor_type = {
 static PyMethodDef *merge_methods(void) {
     PyMethodDef *tables[] = {tensor_methods,          ctp_tensor_view_methods,
                              ctp_tensor_convert_methods, ctp_tensor_data_methods,
-                             ctp_tensor_arith_methods,
+                             ctp_tensor_arith_methods, ctp_tensor_compare_methods,
 #ifdef CT_HAVE_DIST
                              ctp_dist_tensor_methods,
 #endif
@@ -520,6 +520,7 @@ int ctp_tensor_init(PyObject *module) {
         if (ctp_tensor_type.tp_getset == NULL)
             return -1;
         ctp_arith_number_slots(&ctp_tensor_as_number); /* + - * / // and in-place forms */
+        ctp_compare_type_slots(&ctp_tensor_type);       /* == != < <= > >=, hash */
     }
     if (PyType_Ready(&ctp_tensor_type) < 0)
         return -1;

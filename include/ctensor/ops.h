@@ -81,6 +81,7 @@ typedef enum ct_rounding_mode {
 /** What shape of op a row is. */
 typedef enum ct_op_kind {
     CT_OP_KIND_BINARY = 0, /**< element-wise, two operands (a op alpha * b where it has alpha) */
+    CT_OP_KIND_COMPARE = 1, /**< element-wise comparison of two operands: a bool result */
 } ct_op_kind;
 
 /** The ops, in ops.def's row order. */
@@ -131,6 +132,41 @@ CT_API ct_status ct_binary_out(ct_op op, const ct_tensor *a, const ct_tensor *b,
                                ct_tensor *out);
 /** self.op_(other). Errors as ct_binary. */
 CT_API ct_status ct_binary_(ct_op op, ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
+
+/* ---- comparisons: eq ne lt le gt ge ---------------------------------------------------------
+ * a OP b element by element, computed in the promoted dtype of a and b (result_type: a
+ * Python number from ct_*_scalar is a wrapped number, so int64 tensor == 2.5 compares in the
+ * default float dtype), broadcast; the result is bool. out= and in-place (self keeps its
+ * dtype) take any dtype: the bool values are cast (true -> 1). alpha is not taken.
+ * Errors: the iterator's (broadcast shapes, devices, overlap); CT_ERR_NOT_IMPLEMENTED
+ * "\"lt_cpu\" not implemented for 'ComplexFloat'" for lt/le/gt/ge on complex, and for
+ * computation dtypes without comparison (complex32, float8 family, float4); on a device
+ * computed by launches (cuda): CT_ERR_NOT_IMPLEMENTED "eq: not implemented on cuda yet".
+ * New reference in *out. ct_binary(CT_OP_EQ, ...) etc. are the same calls. */
+CT_API ct_status ct_eq(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_eq_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_eq_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_eq_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_ne(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_ne_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_ne_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_ne_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_lt(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_lt_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_lt_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_lt_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_le(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_le_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_le_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_le_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_gt(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_gt_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_gt_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_gt_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_ge(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_ge_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_ge_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_ge_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
 
 /* ---- add: a + alpha * b ----------------------------------------------------------------
  * alpha: a float alpha with an integral result dtype → CT_ERR_RUNTIME "For integral input

@@ -14,8 +14,9 @@
 #include "iter/iter.h"
 #include "tensor/tensor_impl.h"
 
-const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true};
-const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true};
+const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true, false};
+const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true,
+                                                false};
 
 static const ct_device cpu_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
 
@@ -106,7 +107,7 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
             return device_mismatch(common, t->device);
         }
         if (k == 0)
-            CT_TRY(check_output_dtype(cfg, inplace, it->common_dtype, t->dtype));
+            CT_TRY(check_output_dtype(cfg, inplace, it->new_out_dtype, t->dtype));
     }
     it->device = common;
     it->is_meta = common.type == CT_DEVICE_META;
@@ -157,7 +158,7 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
         CT_TRY(ct_iter_output_strides(it, setup, b, order, strides));
         if (out == NULL) {
             CT_TRY(ct_tensor_impl_empty_strided(it->shape_user, strides, it->ndim_shape,
-                                                it->common_dtype, it->device, &it->out));
+                                                it->new_out_dtype, it->device, &it->out));
             it->out_allocated = true;
         } else {
             int64_t old[CT_MAX_DIMS];
@@ -231,8 +232,9 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     }
     /* 4. dtypes; 5. devices with the output-dtype check */
     CT_TRY(common_dtype(cfg, a, b, &it->common_dtype));
+    it->new_out_dtype = cfg->bool_output ? CT_BOOL : it->common_dtype;
     CT_TRY(check_devices(it, cfg, out, inplace));
-    it->dtype[0] = out != NULL ? out->dtype : it->common_dtype;
+    it->dtype[0] = out != NULL ? out->dtype : it->new_out_dtype;
     it->dtype[1] = a->dtype;
     it->dtype[2] = b->dtype;
     if (prepare != NULL)

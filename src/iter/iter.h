@@ -30,6 +30,8 @@ typedef struct ct_iter_config {
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
     bool check_overlap;    /* internal and partial overlap checks */
+    bool bool_output;      /* a new output is bool, whatever the common dtype (comparisons:
+                            * the inputs still compute in the common dtype) */
 } ct_iter_config;
 
 /* The config of add, sub, mul, div(trunc/floor) and of div(None) (binary float op). */
@@ -43,6 +45,8 @@ typedef struct ct_iter {
     ct_tensor *out;
     const ct_tensor *in[CT_ITER_MAX_OPERANDS - 1];
     ct_dtype common_dtype;              /* the computation dtype */
+    ct_dtype new_out_dtype;             /* the dtype of an output the build allocates:
+                                         * common_dtype, or bool (config bool_output) */
     ct_dtype dtype[CT_ITER_MAX_OPERANDS];/* each operand's own dtype */
     ct_device device;                   /* common device */
     bool is_meta;                       /* nothing to compute (meta device) */

@@ -191,4 +191,38 @@ CT_HD ct_complex64 ct_kadd_c32(ct_complex64 x, ct_complex64 y, ct_complex64 alph
     return ct_kadd1_c64(x, p);
 }
 
+/* ---- comparisons (eq ne lt le gt ge): 0/1 results -----------------------------------------
+ * Real types compare as C does (NaN: only ne is true); bool operands are bytes read as != 0;
+ * complex types have eq and ne only (both parts equal), as PyTorch. */
+#define CT_KCMP_REAL(S, T)                                                                         \
+    CT_HD uint8_t ct_keq_##S(T a, T b) { return (uint8_t)(a == b); }                               \
+    CT_HD uint8_t ct_kne_##S(T a, T b) { return (uint8_t)(a != b); }                               \
+    CT_HD uint8_t ct_klt_##S(T a, T b) { return (uint8_t)(a < b); }                                \
+    CT_HD uint8_t ct_kle_##S(T a, T b) { return (uint8_t)(a <= b); }                               \
+    CT_HD uint8_t ct_kgt_##S(T a, T b) { return (uint8_t)(a > b); }                                \
+    CT_HD uint8_t ct_kge_##S(T a, T b) { return (uint8_t)(a >= b); }
+
+CT_HD uint8_t ct_keq_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) == (b != 0)); }
+CT_HD uint8_t ct_kne_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) != (b != 0)); }
+CT_HD uint8_t ct_klt_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) < (b != 0)); }
+CT_HD uint8_t ct_kle_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) <= (b != 0)); }
+CT_HD uint8_t ct_kgt_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) > (b != 0)); }
+CT_HD uint8_t ct_kge_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) >= (b != 0)); }
+CT_KCMP_REAL(u8, uint8_t)
+CT_KCMP_REAL(i8, int8_t)
+CT_KCMP_REAL(u16, uint16_t)
+CT_KCMP_REAL(i16, int16_t)
+CT_KCMP_REAL(u32, uint32_t)
+CT_KCMP_REAL(i32, int32_t)
+CT_KCMP_REAL(u64, uint64_t)
+CT_KCMP_REAL(i64, int64_t)
+CT_KCMP_REAL(f32, float)
+CT_KCMP_REAL(f64, double)
+
+#define CT_KCMP_COMPLEX(S, CT)                                                                     \
+    CT_HD uint8_t ct_keq_##S(CT a, CT b) { return (uint8_t)(a.re == b.re && a.im == b.im); }       \
+    CT_HD uint8_t ct_kne_##S(CT a, CT b) { return (uint8_t)!(a.re == b.re && a.im == b.im); }
+CT_KCMP_COMPLEX(c64, ct_complex64)
+CT_KCMP_COMPLEX(c128, ct_complex128)
+
 #endif /* CT_KERNELS_BINARY_ELEM_H */

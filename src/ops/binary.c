@@ -19,6 +19,7 @@
 #include "dtype/table_impl.h"
 #include "iter/iter.h"
 #include "kernels/binary.h"
+#include "kernels/compare.h"
 #include "ops/dispatch.h"
 #include "tensor/tensor_impl.h"
 
@@ -33,7 +34,16 @@ typedef struct binop_spec {
     bool negate_alpha; /* the kernel gets -alpha (sub, rsub), and bool operands are refused */
     bool swap;         /* the operands are exchanged before anything else (rsub) */
     const char *kernel_name; /* the name in "not implemented for" errors; NULL: the kernel's */
+    bool compare;      /* CT_OP_KIND_COMPARE: bool result, src/kernels/compare.h */
+    const char *cmp_name; /* its kernel's name ("lt_cpu") */
 } binop_spec;
+
+/* ops.def's kernel names, for the comparisons' errors */
+static const char *const KERNEL_NAMES[] = {
+#define CT_OP_KERNEL(E, cpu_name) [CT_BINOP_##E] = cpu_name,
+#include "ctensor/ops.def"
+#undef CT_OP_KERNEL
+};
 
 /* Every row's iterator config is TensorIterator's binary op (or binary float op, when it
  * turns integers into floats); the kernels name themselves in "not implemented for" errors
@@ -43,13 +53,15 @@ typedef struct binop_spec {
     [CT_OP_##E] = {.cfg = {.name = name_,                                                          \
                            .promote_inputs = true,                                                 \
                            .int_to_float = (to_float),                                             \
-                           .check_out_cast = true,                                                 \
+                           .check_out_cast = (kind) != CT_OP_KIND_COMPARE,                         \
                            .allow_cpu_scalars = true,                                              \
-                           .check_overlap = true},                                                 \
+                           .check_overlap = true,                                                  \
+                           .bool_output = (kind) == CT_OP_KIND_COMPARE},                           \
                    .op = CT_BINOP_##kernel,                                                        \
                    .has_alpha = (alpha),                                                           \
                    .negate_alpha = (negate),                                                       \
-                   .swap = (swap_)},
+                   .swap = (swap_),                                                                \
+                   .compare = (kind) == CT_OP_KIND_COMPARE},
 static const binop_spec SPECS[] = {
 #include "ctensor/ops.def"
 };
@@ -145,10 +157,22 @@ typedef struct prepared {
     ct_scalar alpha;
     unsigned kernel_flags; /* CT_BINARY_B_IS_SCALAR when b is one broadcast element */
     ct_binary_kernel kernel;
+    ct_compare_kernel cmp; /* comparisons */
 } prepared;
 
 static ct_status prepare(void *ctx, const ct_iter *it) {
     prepared *p = ctx;
+    if (p->spec->compare) {
+        ct_binop op = p->spec->op;
+        CT_TRY(ct_compare_impl_kernel_init(&p->cmp, (ct_cmp)(op - CT_BINOP_EQ), KERNEL_NAMES[op],
+                                           it->common_dtype, it->dtype[0], it->dtype[1],
+                                           it->dtype[2]));
+        /* the launch backends (cuda) have no comparison kernels yet */
+        if (ct_iter_needs_launch(it))
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
+                                p->spec->cfg.name, ct_device_type_name(it->device.type));
+        return CT_OK;
+    }
     ct_scalar alpha = p->alpha;
     if (p->spec->has_alpha) {
         CT_TRY(ct_op_impl_alpha_check(it->common_dtype, alpha));
@@ -165,6 +189,12 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
     return ct_binary_impl_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
                                      strides[2], n);
+}
+
+static int compare_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
+    ct_compare_impl_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
+                               strides[2], n);
+    return 0;
 }
 
 static ct_status kernel_error(int code) {
@@ -244,7 +274,8 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
         ct_iter_release(&it);
         return st;
     }
-    int code = ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
+    int code = spec->compare ? ct_iter_run(&it, compare_loop, &p.cmp, GRAIN)
+                             : ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
     if (code != 0) {
         ct_iter_release(&it);
         return kernel_error(code);
@@ -260,7 +291,7 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
 /* Whether a and b need none of the iterator's decisions: one dtype that is its own math
  * dtype, cpu, one shape, one dense layout, and the result dtype is that dtype. */
 static bool fast_ok(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b) {
-    if (a->dtype != b->dtype || a->device.type != CT_DEVICE_CPU ||
+    if (spec->compare || a->dtype != b->dtype || a->device.type != CT_DEVICE_CPU ||
         b->device.type != CT_DEVICE_CPU || a->ndim != b->ndim || a->numel > GRAIN ||
         a->layout != CT_LAYOUT_STRIDED || b->layout != CT_LAYOUT_STRIDED)
         return false;
@@ -632,3 +663,25 @@ ct_status ct_rdiv_scalar(const ct_tensor *t, ct_scalar value, ct_tensor **out) {
     ct_tensor_release(w);
     return st;
 }
+
+/* ---- comparisons ------------------------------------------------------------------------------ */
+
+#define CT_COMPARE_NAMED(lower, E)                                                                 \
+    ct_status ct_##lower(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {                \
+        return op_new(CT_OP_##E, a, b, ONE, out, "ct_" #lower);                                    \
+    }                                                                                              \
+    ct_status ct_##lower##_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {           \
+        return op_into(CT_OP_##E, a, b, ONE, out, CT_OP_FORM_OUT, "ct_" #lower "_out");            \
+    }                                                                                              \
+    ct_status ct_##lower##_(ct_tensor *self, const ct_tensor *other) {                             \
+        return op_into(CT_OP_##E, self, other, ONE, self, CT_OP_FORM_INPLACE, "ct_" #lower "_");   \
+    }                                                                                              \
+    ct_status ct_##lower##_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out) {              \
+        return op_scalar(CT_OP_##E, a, b, ONE, out, "ct_" #lower "_scalar");                       \
+    }
+CT_COMPARE_NAMED(eq, EQ)
+CT_COMPARE_NAMED(ne, NE)
+CT_COMPARE_NAMED(lt, LT)
+CT_COMPARE_NAMED(le, LE)
+CT_COMPARE_NAMED(gt, GT)
+CT_COMPARE_NAMED(ge, GE)

@@ -18,8 +18,8 @@
 
 static const ct_device CUDA1 = {CT_DEVICE_CUDA, 1};
 
-static const ct_iter_config ADD = {"add", true, false, true, true, true};
-static const ct_iter_config DIV = {"div", true, true, true, true, true};
+static const ct_iter_config ADD = {"add", true, false, true, true, true, false};
+static const ct_iter_config DIV = {"div", true, true, true, true, true, false};
 
 /* ---- helpers ---- */
 
