@@ -3,6 +3,8 @@
  * (tests/python/test_sparse_module.py's expectations, PyTorch 1.13's values); forms and ops
  * the sparse layer does not implement are refused, and ct_binary_supports says so, which is
  * how the binding answers NotImplemented for `s - t`. */
+#include <math.h>
+
 #include "sparse_test_util.h"
 
 static ct_tensor *tens(ct_dtype dt, const int64_t *sizes, int64_t ndim, const void *data) {
@@ -140,12 +142,92 @@ static void test_rsub(void **state) {
     ct_tensor_release(y);
 }
 
+
+/* ---- comparisons (ops.def rows of kind COMPARE) ---- */
+
+static void expect_bools(const ct_tensor *t, const bool *want, int64_t n) {
+    assert_int_equal(ct_tensor_dtype(t), CT_BOOL);
+    assert_int_equal(ct_tensor_numel(t), n);
+    assert_memory_equal(ct_tensor_data_ptr(t), want, (size_t)n);
+}
+
+/* int32 [1, 2, 3] against float32 2.5 and a Python-number 2.5 (promoted to float: 2 < 2.5) */
+static void test_compare_values(void **state) {
+    (void)state;
+    ct_tensor *x = tens(CT_INT32, SHAPE(3), (int32_t[]){1, 2, 3});
+    ct_tensor *y = tens(CT_FLOAT32, SHAPE(3), (float[]){1.0f, 2.5f, 2.5f}), *r = NULL;
+    OK(ct_eq(x, y, &r));
+    expect_bools(r, (bool[]){true, false, false}, 3);
+    ct_tensor_release(r);
+    OK(ct_binary(CT_OP_NE, x, y, ct_scalar_int(1), &r));
+    expect_bools(r, (bool[]){false, true, true}, 3);
+    ct_tensor_release(r);
+    OK(ct_lt(x, y, &r));
+    expect_bools(r, (bool[]){false, true, false}, 3);
+    ct_tensor_release(r);
+    OK(ct_le_scalar(x, ct_scalar_float(2.5), &r));
+    expect_bools(r, (bool[]){true, true, false}, 3);
+    ct_tensor_release(r);
+    OK(ct_gt_scalar(x, ct_scalar_int(1), &r));
+    expect_bools(r, (bool[]){false, true, true}, 3);
+    ct_tensor_release(r);
+    OK(ct_ge(y, x, &r));
+    expect_bools(r, (bool[]){true, true, false}, 3);
+    /* out= of another dtype gets the values cast; in-place keeps self's dtype */
+    ct_tensor *o = tens(CT_FLOAT64, SHAPE(3), (double[]){7, 7, 7});
+    OK(ct_lt_out(x, y, o));
+    assert_memory_equal(ct_tensor_data_ptr(o), ((double[]){0, 1, 0}), 3 * sizeof(double));
+    OK(ct_ge_(x, y));
+    assert_int_equal(ct_tensor_dtype(x), CT_INT32);
+    assert_memory_equal(ct_tensor_data_ptr(x), ((int32_t[]){1, 0, 1}), 3 * sizeof(int32_t));
+    OK(ct_eq_out(x, y, r));
+    expect_bools(r, (bool[]){true, false, false}, 3);
+    /* NaN: only ne holds */
+    ct_tensor *n = tens(CT_FLOAT64, SHAPE(1), (double[]){NAN}), *q = NULL;
+    OK(ct_ne(n, n, &q));
+    expect_bools(q, (bool[]){true}, 1);
+    ct_tensor_release(q);
+    OK(ct_eq_scalar(n, ct_scalar_float(NAN), &q));
+    expect_bools(q, (bool[]){false}, 1);
+    ct_tensor_release(q);
+    ct_tensor_release(n);
+    ct_tensor_release(o);
+    ct_tensor_release(r);
+    ct_tensor_release(x);
+    ct_tensor_release(y);
+}
+
+static void test_compare_errors(void **state) {
+    (void)state;
+    ct_tensor *c = tens(CT_COMPLEX64, SHAPE(1), (float[]){1, 2}), *r = NULL;
+    ct_tensor *x = tens(CT_FLOAT32, SHAPE(2), (float[]){1, 2});
+    ct_tensor *y = tens(CT_FLOAT32, SHAPE(3), (float[]){1, 2, 3});
+    EXPECT_ERR(ct_lt(c, c, &r), CT_ERR_NOT_IMPLEMENTED, "\"lt_cpu\" not implemented for 'ComplexFloat'");
+    assert_null(r);
+    EXPECT_ERR(ct_ge_scalar(c, ct_scalar_int(0), &r), CT_ERR_NOT_IMPLEMENTED,
+               "\"ge_cpu\" not implemented for 'ComplexFloat'");
+    OK(ct_eq(c, c, &r));
+    expect_bools(r, (bool[]){true}, 1);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_eq(x, y, &r), CT_ERR_RUNTIME,
+               "The size of tensor a (2) must match the size of tensor b (3) at non-singleton "
+               "dimension 0");
+    assert_int_equal(ct_eq(NULL, y, &r), CT_ERR_MISUSE);
+    assert_false(ct_op_has_alpha(CT_OP_EQ));
+    assert_string_equal(ct_op_name(CT_OP_GE), "ge");
+    ct_tensor_release(c);
+    ct_tensor_release(x);
+    ct_tensor_release(y);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_routes_sparse),
         cmocka_unit_test(test_unsupported_sparse_forms),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_rsub),
+        cmocka_unit_test(test_compare_values),
+        cmocka_unit_test(test_compare_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
