@@ -817,8 +817,7 @@ COMPARE_FUNCTIONS(ge, greater_equal, GE)
     X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(not_equal) X(less) X(less_equal) X(greater)              \
     X(greater_equal)
 
-static PyMethodDef compare_functions[] = {COMPARE_NAMES(COMPARE_FN_DEF){NULL, NULL, 0, NULL}};
-PyMethodDef ctp_tensor_compare_methods[] = {COMPARE_NAMES(COMPARE_METHOD_DEFS){NULL, NULL, 0, NULL}};
+
 
 /* t == other etc.: Python has already swapped the operation for a reflected comparison
  * (2 < t is t > 2), so `a` is the tensor here. Operands other than tensors and numbers give
@@ -839,6 +838,61 @@ void ctp_compare_type_slots(PyTypeObject *type) {
     type->tp_richcompare = tensor_richcompare;
     type->tp_hash = tensor_hash;
 }
+
+/* ---- classification: isnan isinf isfinite isposinf isneginf isreal ------------------------------
+ * (Tensor input) -> Tensor; isposinf / isneginf also take out=. Methods without arguments. */
+typedef ct_status (*classify_fn)(const ct_tensor *t, ct_tensor **out);
+typedef ct_status (*classify_out_fn)(const ct_tensor *t, ct_tensor *out);
+
+static const ctp_signature fn_classify_sig = {1, {{TEN, "input"}}};
+static const ctp_signature fn_classify_out_sig = {2, {{TEN, "input"}, {TEN, "*out=None"}}};
+static const ctp_signature m_classify_sig = {0, {{0, NULL}}};
+
+static PyObject *classify_call(const char *name, classify_fn fn, classify_out_fn fn_out,
+                               PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    const ctp_signature *sig = self != NULL        ? &m_classify_sig
+                               : fn_out != NULL    ? &fn_classify_out_sig
+                                                   : &fn_classify_sig;
+    if (ctp_parse_args(name, sig, 1, args, kwargs, parsed) < 0)
+        return NULL;
+    PyObject *input = self != NULL ? self : parsed[0];
+    PyObject *out = self == NULL && fn_out != NULL ? parsed[1] : NULL;
+    drop_stale();
+    if (out != NULL && out != Py_None)
+        return target_result(fn_out(ctp_tensor_get(input), ctp_tensor_get(out)), out);
+    ct_tensor *r = NULL;
+    ct_status st = fn(ctp_tensor_get(input), &r);
+    return new_result(st, r);
+}
+
+#define CLASSIFY_FUNCTIONS(name, out_fn)                                                           \
+    static PyObject *fn_##name(PyObject *module, PyObject *args, PyObject *kwargs) {               \
+        (void)module;                                                                              \
+        return classify_call(#name, ct_##name, out_fn, NULL, args, kwargs);                        \
+    }                                                                                              \
+    static PyObject *m_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                  \
+        return classify_call(#name, ct_##name, out_fn, self, args, kwargs);                        \
+    }
+CLASSIFY_FUNCTIONS(isnan, NULL)
+CLASSIFY_FUNCTIONS(isinf, NULL)
+CLASSIFY_FUNCTIONS(isfinite, NULL)
+CLASSIFY_FUNCTIONS(isreal, NULL)
+CLASSIFY_FUNCTIONS(isposinf, ct_isposinf_out)
+CLASSIFY_FUNCTIONS(isneginf, ct_isneginf_out)
+#define CLASSIFY_NAMES(X) X(isnan) X(isinf) X(isfinite) X(isreal) X(isposinf) X(isneginf)
+
+#define CLASSIFY_FN_DEF(name)                                                                      \
+    {#name, CTP_KW_FUNC(fn_##name), METH_VARARGS | METH_KEYWORDS,                                  \
+     #name "(input) -> Tensor\n\nElement-wise classification; a bool tensor."},
+#define CLASSIFY_METHOD_DEF(name)                                                                  \
+    {#name, CTP_KW_FUNC(m_##name), METH_VARARGS | METH_KEYWORDS,                                   \
+     #name "() -> Tensor\n\nElement-wise classification; a bool tensor."},
+
+static PyMethodDef compare_functions[] = {
+    COMPARE_NAMES(COMPARE_FN_DEF) CLASSIFY_NAMES(CLASSIFY_FN_DEF){NULL, NULL, 0, NULL}};
+PyMethodDef ctp_tensor_compare_methods[] = {
+    COMPARE_NAMES(COMPARE_METHOD_DEFS) CLASSIFY_NAMES(CLASSIFY_METHOD_DEF){NULL, NULL, 0, NULL}};
 
 /* ---- functions generated from the op table ------------------------------------------------ */
 

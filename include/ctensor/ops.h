@@ -168,6 +168,24 @@ CT_API ct_status ct_ge_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *ou
 CT_API ct_status ct_ge_(ct_tensor *self, const ct_tensor *other);
 CT_API ct_status ct_ge_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
 
+/* ---- classification: isnan isinf isfinite isposinf isneginf isreal ---------------------------
+ * A bool tensor of t's shape (and layout): floating and complex values classified (complex:
+ * NaN / inf in either part, finite in both, real when the imaginary part is 0); integers and
+ * bool give all false (isnan, isinf, isposinf, isneginf) or all true (isfinite, isreal), as
+ * PyTorch. Errors: CT_ERR_RUNTIME "isposinf does not support complex inputs." (also isneginf),
+ * "isposinf does not support non-boolean outputs." for an out= that is not bool;
+ * CT_ERR_NOT_IMPLEMENTED "\"isnan\" not implemented for 'Float8_e4m3fn'" for dtypes without
+ * arithmetic, and "isnan: not implemented on cuda yet" on launch devices; CT_ERR_MISUSE for
+ * NULL arguments. New reference in *out (the _out forms write into out, resized as add's). */
+CT_API ct_status ct_isnan(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isinf(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isfinite(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isposinf(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isposinf_out(const ct_tensor *t, ct_tensor *out);
+CT_API ct_status ct_isneginf(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isneginf_out(const ct_tensor *t, ct_tensor *out);
+CT_API ct_status ct_isreal(const ct_tensor *t, ct_tensor **out);
+
 /* ---- add: a + alpha * b ----------------------------------------------------------------
  * alpha: a float alpha with an integral result dtype → CT_ERR_RUNTIME "For integral input
  * tensors, argument alpha must not be a floating point number."; a bool alpha with a

@@ -225,4 +225,54 @@ CT_KCMP_REAL(f64, double)
 CT_KCMP_COMPLEX(c64, ct_complex64)
 CT_KCMP_COMPLEX(c128, ct_complex128)
 
+/* ---- classification (isnan isinf isfinite isposinf isneginf isreal): the comparison
+ * loops' shape, the second operand ignored ------------------------------------------------- */
+#define CT_KCLASS_EXACT(S, T)                                                                      \
+    CT_HD uint8_t ct_kisnan_##S(T a, T b) { (void)a; (void)b; return 0; }                          \
+    CT_HD uint8_t ct_kisinf_##S(T a, T b) { (void)a; (void)b; return 0; }                          \
+    CT_HD uint8_t ct_kisfinite_##S(T a, T b) { (void)a; (void)b; return 1; }                       \
+    CT_HD uint8_t ct_kisposinf_##S(T a, T b) { (void)a; (void)b; return 0; }                       \
+    CT_HD uint8_t ct_kisneginf_##S(T a, T b) { (void)a; (void)b; return 0; }                       \
+    CT_HD uint8_t ct_kisreal_##S(T a, T b) { (void)a; (void)b; return 1; }
+CT_KCLASS_EXACT(b8, uint8_t)
+CT_KCLASS_EXACT(u8, uint8_t)
+CT_KCLASS_EXACT(i8, int8_t)
+CT_KCLASS_EXACT(u16, uint16_t)
+CT_KCLASS_EXACT(i16, int16_t)
+CT_KCLASS_EXACT(u32, uint32_t)
+CT_KCLASS_EXACT(i32, int32_t)
+CT_KCLASS_EXACT(u64, uint64_t)
+CT_KCLASS_EXACT(i64, int64_t)
+
+#define CT_KCLASS_FLOAT(S, T, INF)                                                                 \
+    CT_HD uint8_t ct_kisnan_##S(T a, T b) { (void)b; return (uint8_t)(a != a); }                  \
+    CT_HD uint8_t ct_kisinf_##S(T a, T b) { (void)b; return (uint8_t)(a == INF || a == -INF); }   \
+    CT_HD uint8_t ct_kisfinite_##S(T a, T b) {                                                     \
+        (void)b;                                                                                   \
+        return (uint8_t)(a == a && a != INF && a != -INF);                                         \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisposinf_##S(T a, T b) { (void)b; return (uint8_t)(a == INF); }             \
+    CT_HD uint8_t ct_kisneginf_##S(T a, T b) { (void)b; return (uint8_t)(a == -INF); }            \
+    CT_HD uint8_t ct_kisreal_##S(T a, T b) { (void)a; (void)b; return 1; }
+CT_KCLASS_FLOAT(f32, float, (float)INFINITY)
+CT_KCLASS_FLOAT(f64, double, (double)INFINITY)
+
+/* complex: NaN / inf in either part; finite and real ask both / the imaginary part */
+#define CT_KCLASS_COMPLEX(S, CT, R)                                                                \
+    CT_HD uint8_t ct_kisnan_##S(CT a, CT b) {                                                      \
+        (void)b;                                                                                   \
+        return (uint8_t)(ct_kisnan_##R(a.re, a.re) | ct_kisnan_##R(a.im, a.im));                   \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisinf_##S(CT a, CT b) {                                                      \
+        (void)b;                                                                                   \
+        return (uint8_t)(ct_kisinf_##R(a.re, a.re) | ct_kisinf_##R(a.im, a.im));                   \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisfinite_##S(CT a, CT b) {                                                   \
+        (void)b;                                                                                   \
+        return (uint8_t)(ct_kisfinite_##R(a.re, a.re) & ct_kisfinite_##R(a.im, a.im));             \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisreal_##S(CT a, CT b) { (void)b; return (uint8_t)(a.im == 0); }
+CT_KCLASS_COMPLEX(c64, ct_complex64, f32)
+CT_KCLASS_COMPLEX(c128, ct_complex128, f64)
+
 #endif /* CT_KERNELS_BINARY_ELEM_H */

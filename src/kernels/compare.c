@@ -50,6 +50,11 @@
     CMP_LOOP(eq, S, T) CMP_LOOP(ne, S, T) CMP_LOOP(lt, S, T) CMP_LOOP(le, S, T)                    \
     CMP_LOOP(gt, S, T) CMP_LOOP(ge, S, T)
 #define CMP_COMPLEX(S, T) CMP_LOOP(eq, S, T) CMP_LOOP(ne, S, T)
+#define CLASS_REAL(S, T)                                                                           \
+    CMP_LOOP(isnan, S, T) CMP_LOOP(isinf, S, T) CMP_LOOP(isfinite, S, T)                           \
+    CMP_LOOP(isposinf, S, T) CMP_LOOP(isneginf, S, T) CMP_LOOP(isreal, S, T)
+#define CLASS_COMPLEX(S, T)                                                                        \
+    CMP_LOOP(isnan, S, T) CMP_LOOP(isinf, S, T) CMP_LOOP(isfinite, S, T) CMP_LOOP(isreal, S, T)
 
 CMP_REAL(b8, uint8_t)
 CMP_REAL(u8, uint8_t)
@@ -64,19 +69,43 @@ CMP_REAL(f32, float)
 CMP_REAL(f64, double)
 CMP_COMPLEX(c64, ct_complex64)
 CMP_COMPLEX(c128, ct_complex128)
+CLASS_REAL(b8, uint8_t)
+CLASS_REAL(u8, uint8_t)
+CLASS_REAL(i8, int8_t)
+CLASS_REAL(u16, uint16_t)
+CLASS_REAL(i16, int16_t)
+CLASS_REAL(u32, uint32_t)
+CLASS_REAL(i32, int32_t)
+CLASS_REAL(u64, uint64_t)
+CLASS_REAL(i64, int64_t)
+CLASS_REAL(f32, float)
+CLASS_REAL(f64, double)
+CLASS_COMPLEX(c64, ct_complex64)
+CLASS_COMPLEX(c128, ct_complex128)
 
 #define CMP_ENTRIES_REAL(E, S)                                                                     \
     [CT_CMP_EQ][CT_##E] = cmp_eq_##S, [CT_CMP_NE][CT_##E] = cmp_ne_##S,                            \
     [CT_CMP_LT][CT_##E] = cmp_lt_##S, [CT_CMP_LE][CT_##E] = cmp_le_##S,                            \
     [CT_CMP_GT][CT_##E] = cmp_gt_##S, [CT_CMP_GE][CT_##E] = cmp_ge_##S,
-#define CMP_ENTRIES_COMPLEX(E, S) [CT_CMP_EQ][CT_##E] = cmp_eq_##S, [CT_CMP_NE][CT_##E] = cmp_ne_##S,
+#define CMP_ENTRIES_COMPLEX(E, S)                                                                  \
+    [CT_CMP_EQ][CT_##E] = cmp_eq_##S, [CT_CMP_NE][CT_##E] = cmp_ne_##S,                            \
+    [CT_CMP_ISNAN][CT_##E] = cmp_isnan_##S, [CT_CMP_ISINF][CT_##E] = cmp_isinf_##S,                \
+    [CT_CMP_ISFINITE][CT_##E] = cmp_isfinite_##S, [CT_CMP_ISREAL][CT_##E] = cmp_isreal_##S,
+#define CLASS_ENTRIES(E, S)                                                                        \
+    [CT_CMP_ISNAN][CT_##E] = cmp_isnan_##S, [CT_CMP_ISINF][CT_##E] = cmp_isinf_##S,                \
+    [CT_CMP_ISFINITE][CT_##E] = cmp_isfinite_##S, [CT_CMP_ISPOSINF][CT_##E] = cmp_isposinf_##S,    \
+    [CT_CMP_ISNEGINF][CT_##E] = cmp_isneginf_##S, [CT_CMP_ISREAL][CT_##E] = cmp_isreal_##S,
 
 static const ct_compare_loop LOOPS[CT_NUM_CMPS][CT_NUM_DTYPES] = {
     CMP_ENTRIES_REAL(BOOL, b8) CMP_ENTRIES_REAL(UINT8, u8) CMP_ENTRIES_REAL(INT8, i8)
     CMP_ENTRIES_REAL(UINT16, u16) CMP_ENTRIES_REAL(INT16, i16) CMP_ENTRIES_REAL(UINT32, u32)
     CMP_ENTRIES_REAL(INT32, i32) CMP_ENTRIES_REAL(UINT64, u64) CMP_ENTRIES_REAL(INT64, i64)
     CMP_ENTRIES_REAL(FLOAT32, f32) CMP_ENTRIES_REAL(FLOAT64, f64)
-    CMP_ENTRIES_COMPLEX(COMPLEX64, c64) CMP_ENTRIES_COMPLEX(COMPLEX128, c128)};
+    CMP_ENTRIES_COMPLEX(COMPLEX64, c64) CMP_ENTRIES_COMPLEX(COMPLEX128, c128)
+    CLASS_ENTRIES(BOOL, b8) CLASS_ENTRIES(UINT8, u8) CLASS_ENTRIES(INT8, i8)
+    CLASS_ENTRIES(UINT16, u16) CLASS_ENTRIES(INT16, i16) CLASS_ENTRIES(UINT32, u32)
+    CLASS_ENTRIES(INT32, i32) CLASS_ENTRIES(UINT64, u64) CLASS_ENTRIES(INT64, i64)
+    CLASS_ENTRIES(FLOAT32, f32) CLASS_ENTRIES(FLOAT64, f64)};
 
 _Static_assert(CT_BINOP_NE - CT_BINOP_EQ == CT_CMP_NE && CT_BINOP_GE - CT_BINOP_EQ == CT_CMP_GE,
                "ops.def's comparison kernel rows are in ct_cmp's order");

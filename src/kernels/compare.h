@@ -18,6 +18,9 @@
 
 /* The comparisons, in ops.def's kernel-row order from CT_BINOP_EQ. */
 typedef enum ct_cmp { CT_CMP_EQ = 0, CT_CMP_NE, CT_CMP_LT, CT_CMP_LE, CT_CMP_GT, CT_CMP_GE,
+                      /* classifications: one operand (b is a and is not read) */
+                      CT_CMP_ISNAN, CT_CMP_ISINF, CT_CMP_ISFINITE, CT_CMP_ISPOSINF,
+                      CT_CMP_ISNEGINF, CT_CMP_ISREAL,
                       CT_NUM_CMPS } ct_cmp;
 
 /* A loop: n elements, out written as 0/1 bytes `so` bytes apart, a and b in the math dtype

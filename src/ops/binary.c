@@ -34,8 +34,9 @@ typedef struct binop_spec {
     bool negate_alpha; /* the kernel gets -alpha (sub, rsub), and bool operands are refused */
     bool swap;         /* the operands are exchanged before anything else (rsub) */
     const char *kernel_name; /* the name in "not implemented for" errors; NULL: the kernel's */
-    bool compare;      /* CT_OP_KIND_COMPARE: bool result, src/kernels/compare.h */
-    const char *cmp_name; /* its kernel's name ("lt_cpu") */
+    bool compare;      /* CT_OP_KIND_COMPARE and the classifications: bool result,
+                        * src/kernels/compare.h */
+    int cmp;           /* then its ct_cmp */
 } binop_spec;
 
 /* ops.def's kernel names, for the comparisons' errors */
@@ -61,7 +62,8 @@ static const char *const KERNEL_NAMES[] = {
                    .has_alpha = (alpha),                                                           \
                    .negate_alpha = (negate),                                                       \
                    .swap = (swap_),                                                                \
-                   .compare = (kind) == CT_OP_KIND_COMPARE},
+                   .compare = (kind) == CT_OP_KIND_COMPARE,                                \
+                   .cmp = (int)CT_BINOP_##kernel - (int)CT_BINOP_EQ},
 static const binop_spec SPECS[] = {
 #include "ctensor/ops.def"
 };
@@ -163,8 +165,9 @@ typedef struct prepared {
 static ct_status prepare(void *ctx, const ct_iter *it) {
     prepared *p = ctx;
     if (p->spec->compare) {
-        ct_binop op = p->spec->op;
-        CT_TRY(ct_compare_impl_kernel_init(&p->cmp, (ct_cmp)(op - CT_BINOP_EQ), KERNEL_NAMES[op],
+        const char *name = p->spec->kernel_name != NULL ? p->spec->kernel_name
+                                                        : KERNEL_NAMES[p->spec->op];
+        CT_TRY(ct_compare_impl_kernel_init(&p->cmp, (ct_cmp)p->spec->cmp, name,
                                            it->common_dtype, it->dtype[0], it->dtype[1],
                                            it->dtype[2]));
         /* the launch backends (cuda) have no comparison kernels yet */
@@ -685,3 +688,73 @@ CT_COMPARE_NAMED(lt, LT)
 CT_COMPARE_NAMED(le, LE)
 CT_COMPARE_NAMED(gt, GT)
 CT_COMPARE_NAMED(ge, GE)
+
+/* ---- classifications: isnan isinf isfinite isposinf isneginf isreal ----------------------------
+ * One operand, run as the comparison kernels with the operand twice (the loops read the first
+ * only): the iterator sees one tensor, so the result has its shape and layout. */
+
+#define CLASSIFY_SPEC(lower, CMP)                                                                  \
+    static const binop_spec lower##_SPEC = {.cfg = {.name = #lower,                               \
+                                                    .promote_inputs = true,                        \
+                                                    .allow_cpu_scalars = true,                     \
+                                                    .check_overlap = true,                         \
+                                                    .bool_output = true},                          \
+                                            .op = CT_BINOP_EQ,                                     \
+                                            .kernel_name = #lower,                                 \
+                                            .compare = true,                                       \
+                                            .cmp = CMP};
+CLASSIFY_SPEC(isnan, CT_CMP_ISNAN)
+CLASSIFY_SPEC(isinf, CT_CMP_ISINF)
+CLASSIFY_SPEC(isfinite, CT_CMP_ISFINITE)
+CLASSIFY_SPEC(isposinf, CT_CMP_ISPOSINF)
+CLASSIFY_SPEC(isneginf, CT_CMP_ISNEGINF)
+CLASSIFY_SPEC(isreal, CT_CMP_ISREAL)
+
+static ct_status classify(const binop_spec *spec, const ct_tensor *t, ct_tensor *out,
+                          ct_tensor **result, const char *fn) {
+    if (result != NULL)
+        *result = NULL;
+    if (t == NULL || (out == NULL && result == NULL))
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
+    if (is_sparse(t) || (out != NULL && is_sparse(out)))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s(): sparse COO operands are not supported",
+                            spec->cfg.name);
+    if ((spec->cmp == CT_CMP_ISPOSINF || spec->cmp == CT_CMP_ISNEGINF)) {
+        if (ct_dtype_is_complex(t->dtype))
+            return ct_set_error(CT_ERR_RUNTIME, "%s does not support complex inputs.",
+                                spec->cfg.name);
+        if (out != NULL && out->dtype != CT_BOOL)
+            return ct_set_error(CT_ERR_RUNTIME, "%s does not support non-boolean outputs.",
+                                spec->cfg.name);
+    }
+    return run_iter(spec, out, false, t, t, ONE, result);
+}
+
+ct_status ct_isnan(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isnan_SPEC, t, NULL, out, "ct_isnan");
+}
+ct_status ct_isinf(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isinf_SPEC, t, NULL, out, "ct_isinf");
+}
+ct_status ct_isfinite(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isfinite_SPEC, t, NULL, out, "ct_isfinite");
+}
+ct_status ct_isposinf(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isposinf_SPEC, t, NULL, out, "ct_isposinf");
+}
+ct_status ct_isposinf_out(const ct_tensor *t, ct_tensor *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_isposinf_out: NULL argument");
+    return classify(&isposinf_SPEC, t, out, NULL, "ct_isposinf_out");
+}
+ct_status ct_isneginf(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isneginf_SPEC, t, NULL, out, "ct_isneginf");
+}
+ct_status ct_isneginf_out(const ct_tensor *t, ct_tensor *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_isneginf_out: NULL argument");
+    return classify(&isneginf_SPEC, t, out, NULL, "ct_isneginf_out");
+}
+ct_status ct_isreal(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isreal_SPEC, t, NULL, out, "ct_isreal");
+}

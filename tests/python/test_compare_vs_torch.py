@@ -173,3 +173,39 @@ def test_large_mixed_threads():
     for op in OPS:
         assert getattr(ctensor, op)(cx, cy).tolist() == getattr(torch, op)(x, y).tolist()
         assert getattr(ctensor, op)(cy, cy[0]).tolist() == getattr(torch, op)(y, y[0]).tolist()
+
+
+# ---- classification: isnan isinf isfinite isposinf isneginf isreal --------------------------
+
+CLASSIFY = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]
+
+
+@pytest.mark.parametrize("fn", CLASSIFY)
+@pytest.mark.parametrize("dt", DTYPES)
+def test_classify_every_dtype(fn, dt):
+    a = tensor(dt, (4, 6), seed=21)
+    v = tensor(dt, (4, 6), seed=22, views=(("permute", (1, 0)),))
+    z = tensor(dt, (), seed=23)
+    same(lambda lib: getattr(lib, fn)(realize(lib, a)))
+    same(lambda lib: getattr(realize(lib, v), fn)())
+    same(lambda lib: getattr(lib, fn)(realize(lib, z)))
+
+
+@pytest.mark.parametrize("fn", ["isposinf", "isneginf"])
+@pytest.mark.parametrize("dout", DTYPES)
+def test_classify_out(fn, dout):
+    def f(lib):
+        out = lib.empty(0, dtype=getattr(lib, dout))
+        r = getattr(lib, fn)(realize(lib, tensor("float32", (5,), seed=24)), out=out)
+        assert r is out
+        return out
+    same(f)
+
+
+@pytest.mark.parametrize("fn", CLASSIFY)
+def test_classify_errors(fn):
+    same(lambda lib: getattr(lib, fn)(realize(lib, tensor("float32", (2,))), out=None))
+    same(lambda lib: getattr(lib, fn)(2.0))
+    same(lambda lib: getattr(lib, fn)())
+    m = getattr(ctensor, fn)(ctensor.ones(2, 3, device="meta"))
+    assert m.dtype == ctensor.bool and m.shape == (2, 3)
