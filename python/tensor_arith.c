@@ -882,6 +882,28 @@ CLASSIFY_FUNCTIONS(isposinf, ct_isposinf_out)
 CLASSIFY_FUNCTIONS(isneginf, ct_isneginf_out)
 #define CLASSIFY_NAMES(X) X(isnan) X(isinf) X(isfinite) X(isreal) X(isposinf) X(isneginf)
 
+/* ---- maximum minimum fmax fmin: (Tensor input, Tensor other, *, Tensor out), methods
+ * (Tensor other); no in-place forms (PyTorch has none) */
+static const ctp_signature fn_minmax_sigs[] = {
+    {3, {{TEN, "input"}, {TEN, "other"}, {TEN, "*out=None"}}},
+};
+static const ctp_signature m_minmax_sigs[] = {
+    {1, {{TEN, "other"}}},
+};
+#define MINMAX_FUNCTIONS(name, E)                                                                  \
+    ARITH_FUNCTION(fn_##name, CT_OP_##E, #name, fn_minmax_sigs, NULL, 0, 0)                        \
+    ARITH_FUNCTION(m_##name, CT_OP_##E, #name, m_minmax_sigs, NULL, 1, 0)
+MINMAX_FUNCTIONS(maximum, MAXIMUM)
+MINMAX_FUNCTIONS(minimum, MINIMUM)
+MINMAX_FUNCTIONS(fmax, FMAX)
+MINMAX_FUNCTIONS(fmin, FMIN)
+#define MINMAX_NAMES(X) X(maximum) X(minimum) X(fmax) X(fmin)
+#define MINMAX_FN_DEF(name)                                                                        \
+    {#name, CTP_KW_FUNC(fn_##name), METH_VARARGS | METH_KEYWORDS,                                  \
+     #name "(input, other, *, out=None) -> Tensor"},
+#define MINMAX_METHOD_DEF(name)                                                                    \
+    {#name, CTP_KW_FUNC(m_##name), METH_VARARGS | METH_KEYWORDS, #name "(other) -> Tensor"},
+
 #define CLASSIFY_FN_DEF(name)                                                                      \
     {#name, CTP_KW_FUNC(fn_##name), METH_VARARGS | METH_KEYWORDS,                                  \
      #name "(input) -> Tensor\n\nElement-wise classification; a bool tensor."},
@@ -890,9 +912,11 @@ CLASSIFY_FUNCTIONS(isneginf, ct_isneginf_out)
      #name "() -> Tensor\n\nElement-wise classification; a bool tensor."},
 
 static PyMethodDef compare_functions[] = {
-    COMPARE_NAMES(COMPARE_FN_DEF) CLASSIFY_NAMES(CLASSIFY_FN_DEF){NULL, NULL, 0, NULL}};
+    COMPARE_NAMES(COMPARE_FN_DEF) CLASSIFY_NAMES(CLASSIFY_FN_DEF)
+        MINMAX_NAMES(MINMAX_FN_DEF){NULL, NULL, 0, NULL}};
 PyMethodDef ctp_tensor_compare_methods[] = {
-    COMPARE_NAMES(COMPARE_METHOD_DEFS) CLASSIFY_NAMES(CLASSIFY_METHOD_DEF){NULL, NULL, 0, NULL}};
+    COMPARE_NAMES(COMPARE_METHOD_DEFS) CLASSIFY_NAMES(CLASSIFY_METHOD_DEF)
+        MINMAX_NAMES(MINMAX_METHOD_DEF){NULL, NULL, 0, NULL}};
 
 /* ---- functions generated from the op table ------------------------------------------------ */
 

@@ -168,6 +168,21 @@ CT_API ct_status ct_ge_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *ou
 CT_API ct_status ct_ge_(ct_tensor *self, const ct_tensor *other);
 CT_API ct_status ct_ge_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
 
+/* ---- maximum minimum fmax fmin ---------------------------------------------------------------
+ * Element-wise larger / smaller of a and b in their promoted dtype (with add's output-cast
+ * check for out=). maximum / minimum propagate NaN; fmax / fmin return the other operand when
+ * one is NaN (C's fmax). bool: or / and. Errors: CT_ERR_RUNTIME "maximum not implemented for
+ * complex tensors." (also minimum, fmax, fmin), the iterator's (shapes, devices, output
+ * cast, overlap). New reference in *out. ct_binary(CT_OP_MAXIMUM, ...) is the same call. */
+CT_API ct_status ct_maximum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_maximum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_minimum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_minimum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_fmax(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_fmax_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_fmin(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_fmin_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+
 /* ---- classification: isnan isinf isfinite isposinf isneginf isreal ---------------------------
  * A bool tensor of t's shape (and layout): floating and complex values classified (complex:
  * NaN / inf in either part, finite in both, real when the imaginary part is 0); integers and

@@ -225,6 +225,35 @@ CT_KCMP_REAL(f64, double)
 CT_KCMP_COMPLEX(c64, ct_complex64)
 CT_KCMP_COMPLEX(c128, ct_complex128)
 
+/* ---- maximum minimum (NaN-propagating) and fmax fmin (NaN-ignoring) ---------------------------
+ * Floats: maximum is NaN when either operand is; otherwise a > b ? a : b (so of two zeros
+ * the second, as PyTorch's vectorized _mm_max_ps). fmax / fmin are C's. Integers compare;
+ * bool is or / and. */
+CT_HD uint8_t ct_kmax_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) | (b != 0)); }
+CT_HD uint8_t ct_kmin_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) & (b != 0)); }
+CT_HD uint8_t ct_kfmax_b8(uint8_t a, uint8_t b) { return ct_kmax_b8(a, b); }
+CT_HD uint8_t ct_kfmin_b8(uint8_t a, uint8_t b) { return ct_kmin_b8(a, b); }
+#define CT_KMINMAX_INT(S, T)                                                                       \
+    CT_HD T ct_kmax_##S(T a, T b) { return a > b ? a : b; }                                        \
+    CT_HD T ct_kmin_##S(T a, T b) { return a < b ? a : b; }                                        \
+    CT_HD T ct_kfmax_##S(T a, T b) { return a > b ? a : b; }                                       \
+    CT_HD T ct_kfmin_##S(T a, T b) { return a < b ? a : b; }
+CT_KMINMAX_INT(u8, uint8_t)
+CT_KMINMAX_INT(i8, int8_t)
+CT_KMINMAX_INT(u16, uint16_t)
+CT_KMINMAX_INT(i16, int16_t)
+CT_KMINMAX_INT(u32, uint32_t)
+CT_KMINMAX_INT(i32, int32_t)
+CT_KMINMAX_INT(u64, uint64_t)
+CT_KMINMAX_INT(i64, int64_t)
+#define CT_KMINMAX_FLOAT(S, T, FMAX, FMIN)                                                         \
+    CT_HD T ct_kmax_##S(T a, T b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }         \
+    CT_HD T ct_kmin_##S(T a, T b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }         \
+    CT_HD T ct_kfmax_##S(T a, T b) { return FMAX(a, b); }                                          \
+    CT_HD T ct_kfmin_##S(T a, T b) { return FMIN(a, b); }
+CT_KMINMAX_FLOAT(f32, float, fmaxf, fminf)
+CT_KMINMAX_FLOAT(f64, double, fmax, fmin)
+
 /* ---- classification (isnan isinf isfinite isposinf isneginf isreal): the comparison
  * loops' shape, the second operand ignored ------------------------------------------------- */
 #define CT_KCLASS_EXACT(S, T)                                                                      \

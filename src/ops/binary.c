@@ -164,6 +164,12 @@ typedef struct prepared {
 
 static ct_status prepare(void *ctx, const ct_iter *it) {
     prepared *p = ctx;
+    ct_binop kop = p->spec->op;
+    if ((kop == CT_BINOP_MAXIMUM || kop == CT_BINOP_MINIMUM || kop == CT_BINOP_FMAX ||
+         kop == CT_BINOP_FMIN) &&
+        ct_dtype_is_complex(it->common_dtype))
+        return ct_set_error(CT_ERR_RUNTIME, "%s not implemented for complex tensors.",
+                            p->spec->cfg.name);
     if (p->spec->compare) {
         const char *name = p->spec->kernel_name != NULL ? p->spec->kernel_name
                                                         : KERNEL_NAMES[p->spec->op];
@@ -586,6 +592,31 @@ ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
     ct_op op;
     CT_TRY(ct_op_div(mode, &op));
     return op_scalar(op, a, b, ONE, out, "ct_div_scalar");
+}
+
+ct_status ct_maximum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_MAXIMUM, a, b, ONE, out, "ct_maximum");
+}
+ct_status ct_maximum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_MAXIMUM, a, b, ONE, out, CT_OP_FORM_OUT, "ct_maximum_out");
+}
+ct_status ct_minimum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_MINIMUM, a, b, ONE, out, "ct_minimum");
+}
+ct_status ct_minimum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_MINIMUM, a, b, ONE, out, CT_OP_FORM_OUT, "ct_minimum_out");
+}
+ct_status ct_fmax(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_FMAX, a, b, ONE, out, "ct_fmax");
+}
+ct_status ct_fmax_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_FMAX, a, b, ONE, out, CT_OP_FORM_OUT, "ct_fmax_out");
+}
+ct_status ct_fmin(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_FMIN, a, b, ONE, out, "ct_fmin");
+}
+ct_status ct_fmin_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_FMIN, a, b, ONE, out, CT_OP_FORM_OUT, "ct_fmin_out");
 }
 
 ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha, ct_tensor **out) {

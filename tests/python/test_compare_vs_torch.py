@@ -209,3 +209,47 @@ def test_classify_errors(fn):
     same(lambda lib: getattr(lib, fn)())
     m = getattr(ctensor, fn)(ctensor.ones(2, 3, device="meta"))
     assert m.dtype == ctensor.bool and m.shape == (2, 3)
+
+
+# ---- maximum minimum fmax fmin ----------------------------------------------------------------
+
+MINMAX = ["maximum", "minimum", "fmax", "fmin"]
+
+
+@pytest.mark.parametrize("fn", MINMAX)
+@pytest.mark.parametrize("da,db", list(itertools.product(DTYPES, DTYPES)))
+def test_minmax_every_dtype_pair(fn, da, db):
+    a, b = tensor(da, (3, 4), seed=31), tensor(db, (4,), seed=32)
+    same(lambda lib: getattr(lib, fn)(realize(lib, a), realize(lib, b)))
+
+
+@pytest.mark.parametrize("fn", MINMAX)
+@pytest.mark.parametrize("dout", DTYPES)
+def test_minmax_out_and_forms(fn, dout):
+    a = tensor("float32", (4, 3), seed=33, views=(("permute", (1, 0)),))
+    b = tensor("int16", (), seed=34)
+
+    def f(lib):
+        out = lib.empty((3, 4), dtype=getattr(lib, dout))
+        r = getattr(lib, fn)(realize(lib, a), realize(lib, b), out=out)
+        assert r is out
+        return out
+    same(f)
+    same(lambda lib: getattr(realize(lib, a), fn)(realize(lib, b)))
+    same(lambda lib: getattr(lib, fn)(realize(lib, a), 2))
+    same(lambda lib: getattr(realize(lib, a), fn + "_")(realize(lib, b)))
+
+
+def test_minmax_large():
+    """Long runs (threads, ISA loops) with NaN in both operands."""
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(50003, generator=g)
+    y = torch.randn(50003, generator=g)
+    x[::7] = float("nan")
+    y[::11] = float("nan")
+    cx, cy = ctensor.tensor(x.tolist()), ctensor.tensor(y.tolist())
+    for fn in MINMAX:
+        want = getattr(torch, fn)(x, y)
+        got = getattr(ctensor, fn)(cx, cy)
+        assert [v if v == v else "nan" for v in got.tolist()] == \
+            [v if v == v else "nan" for v in want.tolist()], fn
