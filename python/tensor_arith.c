@@ -898,6 +898,91 @@ MINMAX_FUNCTIONS(minimum, MINIMUM)
 MINMAX_FUNCTIONS(fmax, FMAX)
 MINMAX_FUNCTIONS(fmin, FMIN)
 #define MINMAX_NAMES(X) X(maximum) X(minimum) X(fmax) X(fmin)
+
+/* ---- isclose allclose equal: (Tensor input, Tensor other, float rtol=1e-05, float
+ * atol=1e-08, bool equal_nan=False); equal(Tensor input, Tensor other) -> bool */
+static const ctp_signature fn_close_sig = {
+    5, {{TEN, "input"}, {TEN, "other"}, {NUM, "rtol=1e-05"}, {NUM, "atol=1e-08"},
+        {CTP_PARAM_BOOL, "equal_nan=False"}}};
+static const ctp_signature m_close_sig = {
+    4, {{TEN, "other"}, {NUM, "rtol=1e-05"}, {NUM, "atol=1e-08"},
+        {CTP_PARAM_BOOL, "equal_nan=False"}}};
+static const ctp_signature fn_equal_sig = {2, {{TEN, "input"}, {TEN, "other"}}};
+static const ctp_signature m_equal_sig = {1, {{TEN, "other"}}};
+
+static int double_arg(PyObject *obj, double dflt, double *out) {
+    *out = dflt;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred())
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *close_call(const char *name, int all, PyObject *self, PyObject *args,
+                            PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    const ctp_signature *sig = self != NULL ? &m_close_sig : &fn_close_sig;
+    if (ctp_parse_args(name, sig, 1, args, kwargs, parsed) < 0)
+        return NULL;
+    PyObject *const *p = self != NULL ? parsed - 1 : parsed; /* p[1] is other */
+    PyObject *input = self != NULL ? self : parsed[0];
+    double rtol, atol;
+    if (double_arg(p[2], 1e-05, &rtol) < 0 || double_arg(p[3], 1e-08, &atol) < 0)
+        return NULL;
+    int equal_nan = p[4] != NULL && PyObject_IsTrue(p[4]) == 1;
+    drop_stale();
+    if (all) {
+        bool r = false;
+        ct_status st = ct_allclose(ctp_tensor_get(input), ctp_tensor_get(p[1]), rtol, atol,
+                                   equal_nan != 0, &r);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+        return PyBool_FromLong(r);
+    }
+    ct_tensor *r = NULL;
+    ct_status st = ct_isclose(ctp_tensor_get(input), ctp_tensor_get(p[1]), rtol, atol,
+                              equal_nan != 0, &r);
+    return new_result(st, r);
+}
+
+static PyObject *equal_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    if (ctp_parse_args("equal", self != NULL ? &m_equal_sig : &fn_equal_sig, 1, args, kwargs,
+                       parsed) < 0)
+        return NULL;
+    PyObject *a = self != NULL ? self : parsed[0], *b = self != NULL ? parsed[0] : parsed[1];
+    bool r = false;
+    ct_status st = ct_equal(ctp_tensor_get(a), ctp_tensor_get(b), &r);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    return PyBool_FromLong(r);
+}
+
+static PyObject *fn_isclose(PyObject *m, PyObject *args, PyObject *kw) {
+    (void)m;
+    return close_call("isclose", 0, NULL, args, kw);
+}
+static PyObject *m_isclose(PyObject *self, PyObject *args, PyObject *kw) {
+    return close_call("isclose", 0, self, args, kw);
+}
+static PyObject *fn_allclose(PyObject *m, PyObject *args, PyObject *kw) {
+    (void)m;
+    return close_call("allclose", 1, NULL, args, kw);
+}
+static PyObject *m_allclose(PyObject *self, PyObject *args, PyObject *kw) {
+    return close_call("allclose", 1, self, args, kw);
+}
+static PyObject *fn_equal(PyObject *m, PyObject *args, PyObject *kw) {
+    (void)m;
+    return equal_call(NULL, args, kw);
+}
+static PyObject *m_equal(PyObject *self, PyObject *args, PyObject *kw) {
+    return equal_call(self, args, kw);
+}
+#define CLOSE_NAMES(X) X(isclose) X(allclose) X(equal)
 #define MINMAX_FN_DEF(name)                                                                        \
     {#name, CTP_KW_FUNC(fn_##name), METH_VARARGS | METH_KEYWORDS,                                  \
      #name "(input, other, *, out=None) -> Tensor"},
@@ -913,10 +998,10 @@ MINMAX_FUNCTIONS(fmin, FMIN)
 
 static PyMethodDef compare_functions[] = {
     COMPARE_NAMES(COMPARE_FN_DEF) CLASSIFY_NAMES(CLASSIFY_FN_DEF)
-        MINMAX_NAMES(MINMAX_FN_DEF){NULL, NULL, 0, NULL}};
+        MINMAX_NAMES(MINMAX_FN_DEF) CLOSE_NAMES(MINMAX_FN_DEF){NULL, NULL, 0, NULL}};
 PyMethodDef ctp_tensor_compare_methods[] = {
     COMPARE_NAMES(COMPARE_METHOD_DEFS) CLASSIFY_NAMES(CLASSIFY_METHOD_DEF)
-        MINMAX_NAMES(MINMAX_METHOD_DEF){NULL, NULL, 0, NULL}};
+        MINMAX_NAMES(MINMAX_METHOD_DEF) CLOSE_NAMES(MINMAX_METHOD_DEF){NULL, NULL, 0, NULL}};
 
 /* ---- functions generated from the op table ------------------------------------------------ */
 

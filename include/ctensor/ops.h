@@ -183,6 +183,23 @@ CT_API ct_status ct_fmax_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *
 CT_API ct_status ct_fmin(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 CT_API ct_status ct_fmin_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
 
+/* ---- isclose, allclose, equal ----------------------------------------------------------------
+ * ct_isclose: a bool tensor (broadcast shape): a == b, or |a - b| finite and <= atol +
+ * |rtol * b| computed in the dtype (integers and bool in the default dtype; float16 /
+ * bfloat16 rounding every step as PyTorch's tensor ops do), or both NaN when equal_nan.
+ * Errors: CT_ERR_RUNTIME "Long did not match Float" (the dtypes must be equal), "rtol must be
+ * greater than or equal to zero, but got -1" (atol likewise), the iterator's broadcast and
+ * device errors. ct_allclose: whether every element of ct_isclose is true (*out), same
+ * errors. ct_equal: whether a and b have the same sizes and equal values (computed in the
+ * promoted dtype as ct_eq; NaN is not equal), *out; CT_ERR_RUNTIME "Cannot compare two
+ * tensors on different devices. Got: cpu and meta" for different devices. Meta tensors:
+ * CT_ERR_NOT_IMPLEMENTED (no values) for allclose and equal. */
+CT_API ct_status ct_isclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                            bool equal_nan, ct_tensor **out);
+CT_API ct_status ct_allclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                             bool equal_nan, bool *out);
+CT_API ct_status ct_equal(const ct_tensor *a, const ct_tensor *b, bool *out);
+
 /* ---- classification: isnan isinf isfinite isposinf isneginf isreal ---------------------------
  * A bool tensor of t's shape (and layout): floating and complex values classified (complex:
  * NaN / inf in either part, finite in both, real when the imaginary part is 0); integers and

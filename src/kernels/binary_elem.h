@@ -304,4 +304,43 @@ CT_KCLASS_FLOAT(f64, double, (double)INFINITY)
 CT_KCLASS_COMPLEX(c64, ct_complex64, f32)
 CT_KCLASS_COMPLEX(c128, ct_complex128, f64)
 
+/* ---- isclose: |a - b| <= atol + |rtol * b| (finite), or a == b, or both NaN with equal_nan --
+ * Each step rounds to the dtype, as PyTorch's composite isclose computes it with tensor ops:
+ * ROUND is the identity for float32 / float64 and ct_kround_rf16 / rbf16 for float16 /
+ * bfloat16 (float32 math); rtol multiplies in float32 there (newest PyTorch's mul reads a
+ * scalar operand in float32), atol is rounded to the dtype before the sum. */
+CT_HD float ct_kround_id_f32(float x) { return x; }
+CT_HD double ct_kround_id_f64(double x) { return x; }
+#define CT_KISCLOSE(S, T, ABS, ROUND)                                                              \
+    CT_HD uint8_t ct_kisclose_##S(T a, T b, T rtol, T atol, int equal_nan) {                       \
+        if (a == b)                                                                                \
+            return 1;                                                                              \
+        if (equal_nan && a != a && b != b)                                                         \
+            return 1;                                                                              \
+        if (rtol == 0 && atol == 0)                                                                \
+            return 0;                                                                              \
+        T allowed = ROUND(ROUND(atol) + ABS(ROUND(rtol * b)));                                     \
+        T actual = ABS(ROUND(a - b));                                                              \
+        return (uint8_t)(actual == actual && actual != (T)INFINITY && actual <= allowed);          \
+    }
+CT_KISCLOSE(f32, float, fabsf, ct_kround_id_f32)
+CT_KISCLOSE(f64, double, fabs, ct_kround_id_f64)
+CT_KISCLOSE(rf16, float, fabsf, ct_kround_rf16)
+CT_KISCLOSE(rbf16, float, fabsf, ct_kround_rbf16)
+
+#define CT_KISCLOSE_COMPLEX(S, CT, T, HYPOT)                                                       \
+    CT_HD uint8_t ct_kisclose_##S(CT a, CT b, T rtol, T atol, int equal_nan) {                     \
+        if (a.re == b.re && a.im == b.im)                                                          \
+            return 1;                                                                              \
+        if (equal_nan && (a.re != a.re || a.im != a.im) && (b.re != b.re || b.im != b.im))         \
+            return 1;                                                                              \
+        if (rtol == 0 && atol == 0)                                                                \
+            return 0;                                                                              \
+        T allowed = atol + HYPOT(rtol * b.re, rtol * b.im);                                        \
+        T actual = HYPOT(a.re - b.re, a.im - b.im);                                                \
+        return (uint8_t)(actual == actual && actual != (T)INFINITY && actual <= allowed);          \
+    }
+CT_KISCLOSE_COMPLEX(c64, ct_complex64, float, hypotf)
+CT_KISCLOSE_COMPLEX(c128, ct_complex128, double, hypot)
+
 #endif /* CT_KERNELS_BINARY_ELEM_H */

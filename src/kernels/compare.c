@@ -107,6 +107,58 @@ static const ct_compare_loop LOOPS[CT_NUM_CMPS][CT_NUM_DTYPES] = {
     CLASS_ENTRIES(INT32, i32) CLASS_ENTRIES(UINT64, u64) CLASS_ENTRIES(INT64, i64)
     CLASS_ENTRIES(FLOAT32, f32) CLASS_ENTRIES(FLOAT64, f64)};
 
+/* isclose in a math dtype (ROUND names the element function's rounding variant) */
+#define CLOSE_LOOP(NAME, T, FN)                                                                    \
+    static void NAME(const ct_compare_kernel *k, char *out, const char *a, const char *b,         \
+                     int64_t so, int64_t sa, int64_t sb, int64_t n) {                              \
+        T rtol = (T)k->rtol, atol = (T)k->atol;                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T x, y;                                                                                \
+            memcpy(&x, a + i * sa, sizeof x);                                                      \
+            memcpy(&y, b + i * sb, sizeof y);                                                      \
+            out[i * so] = (char)FN(x, y, rtol, atol, k->equal_nan);                                \
+        }                                                                                          \
+    }
+#define CLOSE_LOOP_C(NAME, CT, T, FN)                                                              \
+    static void NAME(const ct_compare_kernel *k, char *out, const char *a, const char *b,         \
+                     int64_t so, int64_t sa, int64_t sb, int64_t n) {                              \
+        T rtol = (T)k->rtol, atol = (T)k->atol;                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            CT x, y;                                                                               \
+            memcpy(&x, a + i * sa, sizeof x);                                                      \
+            memcpy(&y, b + i * sb, sizeof y);                                                      \
+            out[i * so] = (char)FN(x, y, rtol, atol, k->equal_nan);                                \
+        }                                                                                          \
+    }
+CLOSE_LOOP(close_f32, float, ct_kisclose_f32)
+CLOSE_LOOP(close_f64, double, ct_kisclose_f64)
+CLOSE_LOOP(close_rf16, float, ct_kisclose_rf16)
+CLOSE_LOOP(close_rbf16, float, ct_kisclose_rbf16)
+CLOSE_LOOP_C(close_c64, ct_complex64, float, ct_kisclose_c64)
+CLOSE_LOOP_C(close_c128, ct_complex128, double, ct_kisclose_c128)
+
+typedef void (*close_loop)(const ct_compare_kernel *k, char *out, const char *a, const char *b,
+                           int64_t so, int64_t sa, int64_t sb, int64_t n);
+
+static close_loop close_loop_of(ct_dtype compute) {
+    switch (compute) {
+    case CT_FLOAT32: return close_f32;
+    case CT_FLOAT64: return close_f64;
+    case CT_FLOAT16: return close_rf16;
+    case CT_BFLOAT16: return close_rbf16;
+    case CT_COMPLEX32: /* (complex64 arithmetic: PyTorch rounds each step to complex32) */
+    case CT_COMPLEX64: return close_c64;
+    case CT_COMPLEX128: return close_c128;
+    default: return NULL;
+    }
+}
+
+/* a placeholder entry: isclose runs close_loop_of(compute) instead */
+static void close_marker(char *out, const char *a, const char *b, int64_t so, int64_t sa,
+                         int64_t sb, int64_t n) {
+    (void)out, (void)a, (void)b, (void)so, (void)sa, (void)sb, (void)n;
+}
+
 _Static_assert(CT_BINOP_NE - CT_BINOP_EQ == CT_CMP_NE && CT_BINOP_GE - CT_BINOP_EQ == CT_CMP_GE,
                "ops.def's comparison kernel rows are in ct_cmp's order");
 
@@ -132,6 +184,8 @@ ct_status ct_compare_impl_kernel_init(ct_compare_kernel *k, ct_cmp cmp, const ch
         name = "compare";
     ct_dtype math = ct_binary_impl_math_dtype(compute);
     ct_compare_loop loop = math == CT_DTYPE_UNDEFINED ? NULL : LOOPS[cmp][math];
+    if (cmp == CT_CMP_ISCLOSE)
+        loop = close_loop_of(compute) != NULL ? close_marker : NULL;
     CT_CHECK(loop != NULL, CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
              ct_dtype_cpp_name(compute));
     const ct_convert_loop_table *cvt = ct_convert_impl_active_loops();
@@ -187,12 +241,21 @@ static const char *stage(ct_convert_loop_fn pre, ct_convert_loop_fn cvt, char *t
     return buf;
 }
 
+/* One chunk of math-dtype operands into 0/1 bytes. */
+static inline void run_loop(const ct_compare_kernel *k, char *out, const char *a, const char *b,
+                            int64_t so, int64_t sa, int64_t sb, int64_t n) {
+    if (k->cmp == CT_CMP_ISCLOSE)
+        close_loop_of(k->compute)(k, out, a, b, so, sa, sb, n);
+    else
+        k->loop(out, a, b, so, sa, sb, n);
+}
+
 void ct_compare_impl_kernel_run(const ct_compare_kernel *k, char *out, const char *a,
                                 const char *b, int64_t so, int64_t sa, int64_t sb, int64_t n) {
     if (n <= 0)
         return;
     if (k->cvt_a == NULL && k->cvt_b == NULL && k->cvt_out == NULL) {
-        k->loop(out, a, b, so, sa, sb, n);
+        run_loop(k, out, a, b, so, sa, sb, n);
         return;
     }
     ct_convert_loop_fn pre_a = (ct_convert_loop_fn)k->pre_a, pre_b = (ct_convert_loop_fn)k->pre_b;
@@ -211,9 +274,9 @@ void ct_compare_impl_kernel_run(const ct_compare_kernel *k, char *out, const cha
         const char *x = stage(pre_a, cvt_a, tmp, buf_a, a + i * sa, sa, m, csize, msize, &xs);
         const char *y = stage(pre_b, cvt_b, tmp, buf_b, b + i * sb, sb, m, csize, msize, &ys);
         if (cvt_out == NULL) {
-            k->loop(out + i * so, x, y, so, xs, ys, m);
+            run_loop(k, out + i * so, x, y, so, xs, ys, m);
         } else {
-            k->loop(buf_o, x, y, 1, xs, ys, m);
+            run_loop(k, buf_o, x, y, 1, xs, ys, m);
             cvt_out(out + i * so, (ptrdiff_t)so, buf_o, 1, (size_t)m);
         }
     }

@@ -11,6 +11,7 @@
 #ifndef CT_KERNELS_COMPARE_H
 #define CT_KERNELS_COMPARE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ctensor/dtype.h"
@@ -21,6 +22,8 @@ typedef enum ct_cmp { CT_CMP_EQ = 0, CT_CMP_NE, CT_CMP_LT, CT_CMP_LE, CT_CMP_GT,
                       /* classifications: one operand (b is a and is not read) */
                       CT_CMP_ISNAN, CT_CMP_ISINF, CT_CMP_ISFINITE, CT_CMP_ISPOSINF,
                       CT_CMP_ISNEGINF, CT_CMP_ISREAL,
+                      /* isclose: two operands and the parameters below */
+                      CT_CMP_ISCLOSE,
                       CT_NUM_CMPS } ct_cmp;
 
 /* A loop: n elements, out written as 0/1 bytes `so` bytes apart, a and b in the math dtype
@@ -36,6 +39,9 @@ typedef struct ct_compare_kernel {
      * pre_x: operand -> compute (when compute is not its math dtype), cvt_x: (operand or
      * compute) -> math, cvt_out: bool -> out dtype. */
     void *pre_a, *pre_b, *cvt_a, *cvt_b, *cvt_out;
+    /* isclose's parameters (set by the caller after init) and the computation's rounding */
+    double rtol, atol;
+    bool equal_nan;
 } ct_compare_kernel;
 
 /* The loop of (cmp, math dtype), NULL when there is none (complex lt/le/gt/ge; dtypes that

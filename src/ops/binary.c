@@ -156,6 +156,8 @@ static bool alpha_is_one(ct_scalar alpha) {
 
 typedef struct prepared {
     const binop_spec *spec;
+    double rtol, atol; /* isclose */
+    bool equal_nan;
     ct_scalar alpha;
     unsigned kernel_flags; /* CT_BINARY_B_IS_SCALAR when b is one broadcast element */
     ct_binary_kernel kernel;
@@ -173,9 +175,15 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     if (p->spec->compare) {
         const char *name = p->spec->kernel_name != NULL ? p->spec->kernel_name
                                                         : KERNEL_NAMES[p->spec->op];
-        CT_TRY(ct_compare_impl_kernel_init(&p->cmp, (ct_cmp)p->spec->cmp, name,
-                                           it->common_dtype, it->dtype[0], it->dtype[1],
-                                           it->dtype[2]));
+        /* isclose of integers and bool computes in the default dtype, as PyTorch */
+        ct_dtype compute = it->common_dtype;
+        if (p->spec->cmp == CT_CMP_ISCLOSE && ct_dtype_is_integral(compute, true))
+            compute = ct_get_default_dtype();
+        CT_TRY(ct_compare_impl_kernel_init(&p->cmp, (ct_cmp)p->spec->cmp, name, compute,
+                                           it->dtype[0], it->dtype[1], it->dtype[2]));
+        p->cmp.rtol = p->rtol;
+        p->cmp.atol = p->atol;
+        p->cmp.equal_nan = p->equal_nan;
         /* the launch backends (cuda) have no comparison kernels yet */
         if (ct_iter_needs_launch(it))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
@@ -267,10 +275,12 @@ static ct_status run_launch(const ct_iter *it, const binop_spec *spec, const pre
 }
 
 /* One operation through the iterator: out NULL -> a new tensor in *result. */
-static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
-                          const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
-                          ct_tensor **result) {
+static ct_status run_iter_ex(const binop_spec *spec, ct_tensor *out, bool inplace,
+                             const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                             ct_tensor **result, const prepared *params) {
     prepared p;
+    if (params != NULL)
+        p = *params;
     p.spec = spec;
     p.alpha = alpha;
     p.kernel_flags = is_scalar_operand(b) ? CT_BINARY_B_IS_SCALAR : 0u;
@@ -293,6 +303,12 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
         *result = ct_iter_take_output(&it);
     ct_iter_release(&it);
     return CT_OK;
+}
+
+static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
+                          const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                          ct_tensor **result) {
+    return run_iter_ex(spec, out, inplace, a, b, alpha, result, NULL);
 }
 
 /* ---- the fast path ------------------------------------------------------------------------- */
@@ -788,4 +804,92 @@ ct_status ct_isneginf_out(const ct_tensor *t, ct_tensor *out) {
 }
 ct_status ct_isreal(const ct_tensor *t, ct_tensor **out) {
     return classify(&isreal_SPEC, t, NULL, out, "ct_isreal");
+}
+
+/* ---- isclose, allclose, equal ------------------------------------------------------------------ */
+
+static const binop_spec ISCLOSE_SPEC = {.cfg = {.name = "isclose",
+                                                .promote_inputs = true,
+                                                .allow_cpu_scalars = true,
+                                                .check_overlap = true,
+                                                .bool_output = true},
+                                        .op = CT_BINOP_EQ,
+                                        .kernel_name = "isclose",
+                                        .compare = true,
+                                        .cmp = CT_CMP_ISCLOSE};
+
+ct_status ct_isclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                     bool equal_nan, ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    CT_TRY(check_args(a, b, out, "ct_isclose"));
+    if (is_sparse(a) || is_sparse(b))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "isclose(): sparse COO operands are not supported");
+    if (a->dtype != b->dtype)
+        return ct_set_error(CT_ERR_RUNTIME, "%s did not match %s", ct_dtype_cpp_name(a->dtype),
+                            ct_dtype_cpp_name(b->dtype));
+    if (!(rtol >= 0))
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (!(atol >= 0))
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "atol must be greater than or equal to zero, but got %g", atol);
+    prepared params;
+    memset(&params, 0, sizeof params);
+    params.rtol = rtol;
+    params.atol = atol;
+    params.equal_nan = equal_nan;
+    return run_iter_ex(&ISCLOSE_SPEC, NULL, false, a, b, ONE, out, &params);
+}
+
+/* Whether every byte of a new bool tensor is true (its memory is dense from its data). */
+static ct_status all_true(const ct_tensor *t, bool *out) {
+    if (t->device.type == CT_DEVICE_META)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "Could not run this operation with arguments from the 'Meta' backend");
+    const unsigned char *p = ct_tensor_data_ptr(t);
+    for (int64_t i = 0; i < t->numel; i++)
+        if (p[i] == 0) {
+            *out = false;
+            return CT_OK;
+        }
+    *out = true;
+    return CT_OK;
+}
+
+ct_status ct_allclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                      bool equal_nan, bool *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_allclose: NULL argument");
+    ct_tensor *r = NULL;
+    CT_TRY(ct_isclose(a, b, rtol, atol, equal_nan, &r));
+    ct_status st = all_true(r, out);
+    ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_equal(const ct_tensor *a, const ct_tensor *b, bool *out) {
+    if (a == NULL || b == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_equal: NULL argument");
+    if (!ct_device_equal(a->device, b->device)) {
+        char x[CT_DEVICE_STRING_MAX], y[CT_DEVICE_STRING_MAX];
+        if (ct_device_str(a->device, x, sizeof x) != CT_OK)
+            x[0] = '\0';
+        if (ct_device_str(b->device, y, sizeof y) != CT_OK)
+            y[0] = '\0';
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Cannot compare two tensors on different devices. Got: %s and %s", x,
+                            y);
+    }
+    if (a->ndim != b->ndim ||
+        (a->ndim > 0 && memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t)) != 0)) {
+        *out = false;
+        return CT_OK;
+    }
+    ct_tensor *r = NULL;
+    CT_TRY(ct_eq(a, b, &r));
+    ct_status st = all_true(r, out);
+    ct_tensor_release(r);
+    return st;
 }

@@ -253,3 +253,50 @@ def test_minmax_large():
         got = getattr(ctensor, fn)(cx, cy)
         assert [v if v == v else "nan" for v in got.tolist()] == \
             [v if v == v else "nan" for v in want.tolist()], fn
+
+
+# ---- isclose allclose equal -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("kw", [{}, {"rtol": 0.5}, {"atol": 1.0}, {"rtol": 0, "atol": 0},
+                                {"equal_nan": True}, {"rtol": 1e-3, "atol": 1e-2,
+                                                      "equal_nan": True}], ids=repr)
+def test_isclose_allclose_every_dtype(dt, kw):
+    a, b = tensor(dt, (3, 4), seed=41), tensor(dt, (4,), seed=41)
+    c = tensor(dt, (3, 4), seed=42)
+    same(lambda lib: lib.isclose(realize(lib, a), realize(lib, b), **kw))
+    same(lambda lib: lib.isclose(realize(lib, a), realize(lib, c), **kw))
+    same(lambda lib: realize(lib, a).isclose(realize(lib, a), **kw))
+    same(lambda lib: lib.allclose(realize(lib, a), realize(lib, c), **kw))
+    same(lambda lib: realize(lib, a).allclose(realize(lib, a), **kw))
+
+
+def test_isclose_near_values():
+    def f(lib):
+        x = lib.tensor([1.0, 2.0, 100.0, -3.0, 0.0, 1e-9])
+        y = lib.tensor([1.000001, 2.1, 100.0001, -3.00001, 1e-8, 0.0])
+        return [lib.isclose(x, y), lib.isclose(x.half(), y.half()),
+                lib.isclose(x.bfloat16(), y.bfloat16(), rtol=0.01),
+                lib.isclose(x.double(), y.double(), atol=0)]
+    same(f)
+
+
+def test_close_and_equal_errors():
+    same(lambda lib: lib.isclose(lib.tensor([1]), lib.tensor([1.0])))
+    same(lambda lib: lib.isclose(lib.tensor([1.0]), lib.tensor([1.0]), rtol=-1))
+    same(lambda lib: lib.allclose(lib.tensor([1.0]), lib.tensor([1.0]), atol=-0.5))
+    same(lambda lib: lib.isclose(lib.tensor([1.0]), 1.0))
+    same(lambda lib: lib.isclose(lib.ones(2), lib.ones(3)))
+    same(lambda lib: lib.equal(lib.tensor([1]), 1))
+
+
+@pytest.mark.parametrize("da,db", [("int64", "float32"), ("float32", "float32"),
+                                   ("bool", "uint8"), ("complex64", "float64"),
+                                   ("float16", "bfloat16")])
+def test_equal(da, db):
+    a = tensor(da, (3, 4), seed=43)
+    same(lambda lib: lib.equal(realize(lib, a), realize(lib, tensor(db, (3, 4), seed=43))))
+    same(lambda lib: lib.equal(realize(lib, a), realize(lib, tensor(db, (4, 3), seed=43))))
+    same(lambda lib: realize(lib, a).equal(realize(lib, tensor(db, (3, 4), seed=44))))
+    same(lambda lib: lib.equal(realize(lib, tensor(da, (4, 3), seed=1, views=(("permute", (1, 0)),))),
+                               realize(lib, tensor(da, (4, 3), seed=1)).t().contiguous()))
