@@ -220,6 +220,74 @@ static void test_compare_errors(void **state) {
     ct_tensor_release(y);
 }
 
+/* classification, maximum / minimum / fmax / fmin, isclose / allclose / equal */
+static void test_compare_family(void **state) {
+    (void)state;
+    ct_tensor *x = tens(CT_FLOAT32, SHAPE(4), (float[]){1.0f, NAN, INFINITY, -INFINITY});
+    ct_tensor *i = tens(CT_INT32, SHAPE(4), (int32_t[]){1, 5, -2, 0}), *r = NULL;
+    OK(ct_isnan(x, &r));
+    expect_bools(r, (bool[]){false, true, false, false}, 4);
+    ct_tensor_release(r);
+    OK(ct_isinf(x, &r));
+    expect_bools(r, (bool[]){false, false, true, true}, 4);
+    ct_tensor_release(r);
+    OK(ct_isfinite(i, &r));
+    expect_bools(r, (bool[]){true, true, true, true}, 4);
+    OK(ct_isposinf_out(x, r));
+    expect_bools(r, (bool[]){false, false, true, false}, 4);
+    ct_tensor_release(r);
+    OK(ct_isneginf(x, &r));
+    expect_bools(r, (bool[]){false, false, false, true}, 4);
+    ct_tensor_release(r);
+    OK(ct_isreal(x, &r));
+    expect_bools(r, (bool[]){true, true, true, true}, 4);
+    EXPECT_ERR(ct_isposinf_out(x, i), CT_ERR_RUNTIME,
+               "isposinf does not support non-boolean outputs.");
+    ct_tensor_release(r);
+    /* maximum propagates NaN, fmax ignores it; int32 with float32 is float32 */
+    OK(ct_maximum(i, x, &r));
+    assert_int_equal(ct_tensor_dtype(r), CT_FLOAT32);
+    const float *f = ct_tensor_data_ptr(r);
+    assert_true(f[0] == 1.0f && isnan(f[1]) && f[2] == INFINITY && f[3] == 0.0f);
+    ct_tensor_release(r);
+    OK(ct_fmin(i, x, &r));
+    f = ct_tensor_data_ptr(r);
+    assert_true(f[0] == 1.0f && f[1] == 5.0f && f[2] == -2.0f && f[3] == -INFINITY);
+    ct_tensor_release(r);
+    ct_tensor *c = tens(CT_COMPLEX64, SHAPE(1), (float[]){1, 2});
+    EXPECT_ERR(ct_minimum(c, c, &r), CT_ERR_RUNTIME,
+               "minimum not implemented for complex tensors.");
+    EXPECT_ERR(ct_fmax_out(x, x, i), CT_ERR_RUNTIME,
+               "result type Float can't be cast to the desired output type Int");
+    /* isclose, allclose, equal */
+    ct_tensor *y = tens(CT_FLOAT32, SHAPE(4), (float[]){1.000001f, NAN, INFINITY, -1.0f});
+    OK(ct_isclose(x, y, 1e-5, 1e-8, true, &r));
+    expect_bools(r, (bool[]){true, true, true, false}, 4);
+    ct_tensor_release(r);
+    bool b = true;
+    OK(ct_allclose(x, y, 1e-5, 1e-8, false, &b));
+    assert_false(b);
+    OK(ct_allclose(x, x, 0, 0, true, &b));
+    assert_true(b);
+    EXPECT_ERR(ct_isclose(x, i, 1e-5, 1e-8, false, &r), CT_ERR_RUNTIME, "Float did not match Int");
+    EXPECT_ERR(ct_isclose(x, x, -1, 1e-8, false, &r), CT_ERR_RUNTIME,
+               "rtol must be greater than or equal to zero, but got -1");
+    OK(ct_equal(i, i, &b));
+    assert_true(b);
+    OK(ct_equal(x, x, &b)); /* NaN != NaN */
+    assert_false(b);
+    ct_tensor *j = tens(CT_FLOAT64, SHAPE(4), (double[]){1, 5, -2, 0});
+    OK(ct_equal(i, j, &b));
+    assert_true(b);
+    OK(ct_equal(i, c, &b)); /* sizes differ */
+    assert_false(b);
+    ct_tensor_release(j);
+    ct_tensor_release(y);
+    ct_tensor_release(c);
+    ct_tensor_release(x);
+    ct_tensor_release(i);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_routes_sparse),
@@ -228,6 +296,7 @@ int main(void) {
         cmocka_unit_test(test_rsub),
         cmocka_unit_test(test_compare_values),
         cmocka_unit_test(test_compare_errors),
+        cmocka_unit_test(test_compare_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
