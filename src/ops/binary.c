@@ -172,6 +172,12 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
         ct_dtype_is_complex(it->common_dtype))
         return ct_set_error(CT_ERR_RUNTIME, "%s not implemented for complex tensors.",
                             p->spec->cfg.name);
+    /* the launch backends (cuda) have no maximum / minimum / fmax / fmin kernels yet */
+    if ((kop == CT_BINOP_MAXIMUM || kop == CT_BINOP_MINIMUM || kop == CT_BINOP_FMAX ||
+         kop == CT_BINOP_FMIN) &&
+        ct_iter_needs_launch(it))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
+                            p->spec->cfg.name, ct_device_type_name(it->device.type));
     if (p->spec->compare) {
         const char *name = p->spec->kernel_name != NULL ? p->spec->kernel_name
                                                         : KERNEL_NAMES[p->spec->op];
