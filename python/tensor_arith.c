@@ -2,7 +2,10 @@
  * their reflected and in-place forms, the functions ctensor.add / sub / subtract / mul /
  * multiply / div / divide / true_divide, the Tensor methods of the same names (and their
  * in-place forms), ctensor.set_num_threads / get_num_threads, and the warning handler that
- * turns the library's warnings into Python UserWarnings.
+ * turns the library's warnings into Python UserWarnings. Also (blocks of their own below)
+ * the comparisons eq ne lt le gt ge with their aliases, in-place methods and the rich
+ * comparisons == != < <= > >=; isnan-style classifications; maximum minimum fmax fmin;
+ * isclose allclose equal.
  *
  * How PyTorch 1.13 binds them, and so this layer:
  *  - Python numbers (bool, int, float, complex, NumPy scalars) become "wrapped numbers"
@@ -789,21 +792,21 @@ static const ctp_signature m_cmp_sigs[] = {
     {1, {{NUM, "other"}}},
 };
 
-#define COMPARE_FUNCTIONS(lower, alias, E)                                                         \
+#define COMPARE_FUNCTIONS(alias, E)                                                         \
     ARITH_FUNCTION(fn_##alias, CT_OP_##E, #alias, fn_cmp_sigs, NULL, 0, 0)                         \
     ARITH_FUNCTION(m_##alias, CT_OP_##E, #alias, m_cmp_sigs, NULL, 1, 0)                           \
     ARITH_FUNCTION(m_##alias##_, CT_OP_##E, #alias "_", m_cmp_sigs, NULL, 1, 1)
-COMPARE_FUNCTIONS(eq, eq, EQ)
-COMPARE_FUNCTIONS(ne, ne, NE)
-COMPARE_FUNCTIONS(lt, lt, LT)
-COMPARE_FUNCTIONS(le, le, LE)
-COMPARE_FUNCTIONS(gt, gt, GT)
-COMPARE_FUNCTIONS(ge, ge, GE)
-COMPARE_FUNCTIONS(ne, not_equal, NE)
-COMPARE_FUNCTIONS(lt, less, LT)
-COMPARE_FUNCTIONS(le, less_equal, LE)
-COMPARE_FUNCTIONS(gt, greater, GT)
-COMPARE_FUNCTIONS(ge, greater_equal, GE)
+COMPARE_FUNCTIONS(eq, EQ)
+COMPARE_FUNCTIONS(ne, NE)
+COMPARE_FUNCTIONS(lt, LT)
+COMPARE_FUNCTIONS(le, LE)
+COMPARE_FUNCTIONS(gt, GT)
+COMPARE_FUNCTIONS(ge, GE)
+COMPARE_FUNCTIONS(not_equal, NE)
+COMPARE_FUNCTIONS(less, LT)
+COMPARE_FUNCTIONS(less_equal, LE)
+COMPARE_FUNCTIONS(greater, GT)
+COMPARE_FUNCTIONS(greater_equal, GE)
 
 #define COMPARE_FN_DEF(alias)                                                                      \
     {#alias, CTP_KW_FUNC(fn_##alias), METH_VARARGS | METH_KEYWORDS,                                \
