@@ -501,6 +501,10 @@ int ctp_tensor_add_methods(PyMethodDef *defs);
 /** Set the operator slots (+ - * / // and their in-place forms) of the Tensor type's number
  *  table; before PyType_Ready. */
 void ctp_arith_number_slots(PyNumberMethods *nb);
+/* The comparisons' Tensor methods (eq, eq_, ...; tensor_arith.c). */
+extern PyMethodDef ctp_tensor_compare_methods[];
+/* tp_richcompare (== != < <= > >= return tensors) and tp_hash (id-based, as torch). */
+void ctp_compare_type_slots(PyTypeObject *type);
 
 /** Add the module functions and install the library's warning handler (warnings become
  *  Python UserWarnings). 0, or -1 with an exception set. */

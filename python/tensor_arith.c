@@ -2,7 +2,10 @@
  * their reflected and in-place forms, the functions ctensor.add / sub / subtract / mul /
  * multiply / div / divide / true_divide, the Tensor methods of the same names (and their
  * in-place forms), ctensor.set_num_threads / get_num_threads, and the warning handler that
- * turns the library's warnings into Python UserWarnings.
+ * turns the library's warnings into Python UserWarnings. Also (blocks of their own below)
+ * the comparisons eq ne lt le gt ge with their aliases, in-place methods and the rich
+ * comparisons == != < <= > >=; isnan-style classifications; maximum minimum fmax fmin;
+ * isclose allclose equal.
  *
  * How PyTorch 1.13 binds them, and so this layer:
  *  - Python numbers (bool, int, float, complex, NumPy scalars) become "wrapped numbers"
@@ -775,6 +778,234 @@ ARITH_FUNCTION(m_divide_, CT_OP_DIV, "divide_", m_divide_sigs, NULL, 1, 1)
 ARITH_FUNCTION(m_true_divide, CT_OP_DIV, "true_divide", m_true_divide_sigs, NULL, 1, 0)
 ARITH_FUNCTION(m_true_divide_, CT_OP_DIV, "true_divide_", m_true_divide_sigs, NULL, 1, 1)
 
+/* ---- comparisons: eq ne lt le gt ge ------------------------------------------------------------
+ * PyTorch 1.13's signatures: (Tensor input, Tensor other, *, Tensor out) and (Tensor input,
+ * Number other, *, Tensor out); the aliases greater, greater_equal, less, less_equal and
+ * not_equal; the Tensor methods and their in-place forms (self keeps its dtype); the rich
+ * comparisons `== != < <= > >=` (below, ctp_compare_type_slots), which return tensors. */
+static const ctp_signature fn_cmp_sigs[] = {
+    {3, {{TON, "input"}, {TON, "other"}, {TEN, "*out=None"}}},
+    {3, {{TON, "input"}, {NUM, "other"}, {TEN, "*out=None"}}},
+};
+static const ctp_signature m_cmp_sigs[] = {
+    {1, {{TON, "other"}}},
+    {1, {{NUM, "other"}}},
+};
+
+#define COMPARE_FUNCTIONS(alias, E)                                                         \
+    ARITH_FUNCTION(fn_##alias, CT_OP_##E, #alias, fn_cmp_sigs, NULL, 0, 0)                         \
+    ARITH_FUNCTION(m_##alias, CT_OP_##E, #alias, m_cmp_sigs, NULL, 1, 0)                           \
+    ARITH_FUNCTION(m_##alias##_, CT_OP_##E, #alias "_", m_cmp_sigs, NULL, 1, 1)
+COMPARE_FUNCTIONS(eq, EQ)
+COMPARE_FUNCTIONS(ne, NE)
+COMPARE_FUNCTIONS(lt, LT)
+COMPARE_FUNCTIONS(le, LE)
+COMPARE_FUNCTIONS(gt, GT)
+COMPARE_FUNCTIONS(ge, GE)
+COMPARE_FUNCTIONS(not_equal, NE)
+COMPARE_FUNCTIONS(less, LT)
+COMPARE_FUNCTIONS(less_equal, LE)
+COMPARE_FUNCTIONS(greater, GT)
+COMPARE_FUNCTIONS(greater_equal, GE)
+
+#define COMPARE_FN_DEF(alias)                                                                      \
+    {#alias, CTP_KW_FUNC(fn_##alias), METH_VARARGS | METH_KEYWORDS,                                \
+     #alias "(input, other, *, out=None) -> Tensor\n\nElement-wise comparison; a bool tensor."},
+#define COMPARE_METHOD_DEFS(alias)                                                                 \
+    {#alias, CTP_KW_FUNC(m_##alias), METH_VARARGS | METH_KEYWORDS,                                 \
+     #alias "(other) -> Tensor\n\nElement-wise comparison; a bool tensor."},                         \
+    {#alias "_", CTP_KW_FUNC(m_##alias##_), METH_VARARGS | METH_KEYWORDS,                          \
+     #alias "_(other) -> Tensor\n\nIn-place comparison: self keeps its dtype."},
+#define COMPARE_NAMES(X)                                                                           \
+    X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(not_equal) X(less) X(less_equal) X(greater)              \
+    X(greater_equal)
+
+
+
+/* t == other etc.: Python has already swapped the operation for a reflected comparison
+ * (2 < t is t > 2), so `a` is the tensor here. Operands other than tensors and numbers give
+ * NotImplemented: `t == None` is then False by identity, `t < "x"` Python's TypeError. */
+static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int op) {
+    static const ct_op rows[] = {[Py_LT] = CT_OP_LT, [Py_LE] = CT_OP_LE, [Py_EQ] = CT_OP_EQ,
+                                 [Py_NE] = CT_OP_NE, [Py_GT] = CT_OP_GT, [Py_GE] = CT_OP_GE};
+    if (op < 0 || op > Py_GE)
+        Py_RETURN_NOTIMPLEMENTED;
+    return operator_call(rows[op], a, b);
+}
+
+/* hash(t) is id(t), as torch.Tensor.__hash__: a type with its own rich comparison needs its
+ * own hash, or Python makes it unhashable. */
+static Py_hash_t tensor_hash(PyObject *self) { return (Py_hash_t)(intptr_t)self; }
+
+void ctp_compare_type_slots(PyTypeObject *type) {
+    type->tp_richcompare = tensor_richcompare;
+    type->tp_hash = tensor_hash;
+}
+
+/* ---- classification: isnan isinf isfinite isposinf isneginf isreal ------------------------------
+ * (Tensor input) -> Tensor; isposinf / isneginf also take out=. Methods without arguments. */
+typedef ct_status (*classify_fn)(const ct_tensor *t, ct_tensor **out);
+typedef ct_status (*classify_out_fn)(const ct_tensor *t, ct_tensor *out);
+
+static const ctp_signature fn_classify_sig = {1, {{TEN, "input"}}};
+static const ctp_signature fn_classify_out_sig = {2, {{TEN, "input"}, {TEN, "*out=None"}}};
+static const ctp_signature m_classify_sig = {0, {{0, NULL}}};
+
+static PyObject *classify_call(const char *name, classify_fn fn, classify_out_fn fn_out,
+                               PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    const ctp_signature *sig = self != NULL        ? &m_classify_sig
+                               : fn_out != NULL    ? &fn_classify_out_sig
+                                                   : &fn_classify_sig;
+    if (ctp_parse_args(name, sig, 1, args, kwargs, parsed) < 0)
+        return NULL;
+    PyObject *input = self != NULL ? self : parsed[0];
+    PyObject *out = self == NULL && fn_out != NULL ? parsed[1] : NULL;
+    drop_stale();
+    if (out != NULL && out != Py_None)
+        return target_result(fn_out(ctp_tensor_get(input), ctp_tensor_get(out)), out);
+    ct_tensor *r = NULL;
+    ct_status st = fn(ctp_tensor_get(input), &r);
+    return new_result(st, r);
+}
+
+#define CLASSIFY_FUNCTIONS(name, out_fn)                                                           \
+    static PyObject *fn_##name(PyObject *module, PyObject *args, PyObject *kwargs) {               \
+        (void)module;                                                                              \
+        return classify_call(#name, ct_##name, out_fn, NULL, args, kwargs);                        \
+    }                                                                                              \
+    static PyObject *m_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                  \
+        return classify_call(#name, ct_##name, out_fn, self, args, kwargs);                        \
+    }
+CLASSIFY_FUNCTIONS(isnan, NULL)
+CLASSIFY_FUNCTIONS(isinf, NULL)
+CLASSIFY_FUNCTIONS(isfinite, NULL)
+CLASSIFY_FUNCTIONS(isreal, NULL)
+CLASSIFY_FUNCTIONS(isposinf, ct_isposinf_out)
+CLASSIFY_FUNCTIONS(isneginf, ct_isneginf_out)
+#define CLASSIFY_NAMES(X) X(isnan) X(isinf) X(isfinite) X(isreal) X(isposinf) X(isneginf)
+
+/* ---- maximum minimum fmax fmin: (Tensor input, Tensor other, *, Tensor out), methods
+ * (Tensor other); no in-place forms (PyTorch has none) */
+static const ctp_signature fn_minmax_sigs[] = {
+    {3, {{TEN, "input"}, {TEN, "other"}, {TEN, "*out=None"}}},
+};
+static const ctp_signature m_minmax_sigs[] = {
+    {1, {{TEN, "other"}}},
+};
+#define MINMAX_FUNCTIONS(name, E)                                                                  \
+    ARITH_FUNCTION(fn_##name, CT_OP_##E, #name, fn_minmax_sigs, NULL, 0, 0)                        \
+    ARITH_FUNCTION(m_##name, CT_OP_##E, #name, m_minmax_sigs, NULL, 1, 0)
+MINMAX_FUNCTIONS(maximum, MAXIMUM)
+MINMAX_FUNCTIONS(minimum, MINIMUM)
+MINMAX_FUNCTIONS(fmax, FMAX)
+MINMAX_FUNCTIONS(fmin, FMIN)
+#define MINMAX_NAMES(X) X(maximum) X(minimum) X(fmax) X(fmin)
+
+/* ---- isclose allclose equal: (Tensor input, Tensor other, float rtol=1e-05, float
+ * atol=1e-08, bool equal_nan=False); equal(Tensor input, Tensor other) -> bool */
+static const ctp_signature fn_close_sig = {
+    5, {{TEN, "input"}, {TEN, "other"}, {NUM, "rtol=1e-05"}, {NUM, "atol=1e-08"},
+        {CTP_PARAM_BOOL, "equal_nan=False"}}};
+static const ctp_signature m_close_sig = {
+    4, {{TEN, "other"}, {NUM, "rtol=1e-05"}, {NUM, "atol=1e-08"},
+        {CTP_PARAM_BOOL, "equal_nan=False"}}};
+static const ctp_signature fn_equal_sig = {2, {{TEN, "input"}, {TEN, "other"}}};
+static const ctp_signature m_equal_sig = {1, {{TEN, "other"}}};
+
+static int double_arg(PyObject *obj, double dflt, double *out) {
+    *out = dflt;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred())
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *close_call(const char *name, int all, PyObject *self, PyObject *args,
+                            PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    const ctp_signature *sig = self != NULL ? &m_close_sig : &fn_close_sig;
+    if (ctp_parse_args(name, sig, 1, args, kwargs, parsed) < 0)
+        return NULL;
+    PyObject *const *p = self != NULL ? parsed - 1 : parsed; /* p[1] is other */
+    PyObject *input = self != NULL ? self : parsed[0];
+    double rtol, atol;
+    if (double_arg(p[2], 1e-05, &rtol) < 0 || double_arg(p[3], 1e-08, &atol) < 0)
+        return NULL;
+    int equal_nan = p[4] != NULL && PyObject_IsTrue(p[4]) == 1;
+    drop_stale();
+    if (all) {
+        bool r = false;
+        ct_status st = ct_allclose(ctp_tensor_get(input), ctp_tensor_get(p[1]), rtol, atol,
+                                   equal_nan != 0, &r);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+        return PyBool_FromLong(r);
+    }
+    ct_tensor *r = NULL;
+    ct_status st = ct_isclose(ctp_tensor_get(input), ctp_tensor_get(p[1]), rtol, atol,
+                              equal_nan != 0, &r);
+    return new_result(st, r);
+}
+
+static PyObject *equal_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *parsed[CTP_MAX_PARAMS];
+    if (ctp_parse_args("equal", self != NULL ? &m_equal_sig : &fn_equal_sig, 1, args, kwargs,
+                       parsed) < 0)
+        return NULL;
+    PyObject *a = self != NULL ? self : parsed[0], *b = self != NULL ? parsed[0] : parsed[1];
+    bool r = false;
+    ct_status st = ct_equal(ctp_tensor_get(a), ctp_tensor_get(b), &r);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    return PyBool_FromLong(r);
+}
+
+static PyObject *fn_isclose(PyObject *m, PyObject *args, PyObject *kw) {
+    (void)m;
+    return close_call("isclose", 0, NULL, args, kw);
+}
+static PyObject *m_isclose(PyObject *self, PyObject *args, PyObject *kw) {
+    return close_call("isclose", 0, self, args, kw);
+}
+static PyObject *fn_allclose(PyObject *m, PyObject *args, PyObject *kw) {
+    (void)m;
+    return close_call("allclose", 1, NULL, args, kw);
+}
+static PyObject *m_allclose(PyObject *self, PyObject *args, PyObject *kw) {
+    return close_call("allclose", 1, self, args, kw);
+}
+static PyObject *fn_equal(PyObject *m, PyObject *args, PyObject *kw) {
+    (void)m;
+    return equal_call(NULL, args, kw);
+}
+static PyObject *m_equal(PyObject *self, PyObject *args, PyObject *kw) {
+    return equal_call(self, args, kw);
+}
+#define CLOSE_NAMES(X) X(isclose) X(allclose) X(equal)
+#define MINMAX_FN_DEF(name)                                                                        \
+    {#name, CTP_KW_FUNC(fn_##name), METH_VARARGS | METH_KEYWORDS,                                  \
+     #name "(input, other, *, out=None) -> Tensor"},
+#define MINMAX_METHOD_DEF(name)                                                                    \
+    {#name, CTP_KW_FUNC(m_##name), METH_VARARGS | METH_KEYWORDS, #name "(other) -> Tensor"},
+
+#define CLASSIFY_FN_DEF(name)                                                                      \
+    {#name, CTP_KW_FUNC(fn_##name), METH_VARARGS | METH_KEYWORDS,                                  \
+     #name "(input) -> Tensor\n\nElement-wise classification; a bool tensor."},
+#define CLASSIFY_METHOD_DEF(name)                                                                  \
+    {#name, CTP_KW_FUNC(m_##name), METH_VARARGS | METH_KEYWORDS,                                   \
+     #name "() -> Tensor\n\nElement-wise classification; a bool tensor."},
+
+static PyMethodDef compare_functions[] = {
+    COMPARE_NAMES(COMPARE_FN_DEF) CLASSIFY_NAMES(CLASSIFY_FN_DEF)
+        MINMAX_NAMES(MINMAX_FN_DEF) CLOSE_NAMES(MINMAX_FN_DEF){NULL, NULL, 0, NULL}};
+PyMethodDef ctp_tensor_compare_methods[] = {
+    COMPARE_NAMES(COMPARE_METHOD_DEFS) CLASSIFY_NAMES(CLASSIFY_METHOD_DEF)
+        MINMAX_NAMES(MINMAX_METHOD_DEF) CLOSE_NAMES(MINMAX_METHOD_DEF){NULL, NULL, 0, NULL}};
+
 /* ---- functions generated from the op table ------------------------------------------------ */
 
 /* The generic signature of an ops.def row marked pyfunc: (input, other, *, alpha=1) when the
@@ -911,7 +1142,8 @@ PyMethodDef ctp_tensor_arith_methods[] = {
 };
 
 int ctp_arith_init(PyObject *module) {
-    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0 || add_generated(module) < 0)
+    if (PyModule_AddFunctions(module, ctp_arith_functions) < 0 || add_generated(module) < 0 ||
+        PyModule_AddFunctions(module, compare_functions) < 0)
         return -1;
     ct_set_warning_handler(warning_handler, NULL);
     return 0;

@@ -448,11 +448,16 @@ PyTypeObject ctp_tensor_type = {
 
 /* The methods of all tensor files in one table (the type keeps a pointer to it for good). */
 static PyMethodDef *merge_methods(void) {
-    PyMethodDef *tables[] = {tensor_methods,          ctp_tensor_view_methods,
-                             ctp_tensor_convert_methods, ctp_tensor_data_methods,
-                             ctp_tensor_arith_methods,   ctp_tensor_reduce_methods,
+    PyMethodDef *tables[] = {
+        tensor_methods,
+        ctp_tensor_view_methods,
+        ctp_tensor_convert_methods,
+        ctp_tensor_data_methods,
+        ctp_tensor_arith_methods,
+        ctp_tensor_reduce_methods,
+        ctp_tensor_compare_methods,
 #ifdef CT_HAVE_DIST
-                             ctp_dist_tensor_methods,
+        ctp_dist_tensor_methods,
 #endif
     };
     size_t n = 0;
@@ -470,9 +475,11 @@ static PyMethodDef *merge_methods(void) {
 }
 
 static PyGetSetDef *merge_getset(void) {
-    PyGetSetDef *tables[] = {tensor_getset, ctp_tensor_view_getset,
+    PyGetSetDef *tables[] = {
+        tensor_getset,
+        ctp_tensor_view_getset,
 #ifdef CT_HAVE_DIST
-                             ctp_dist_tensor_getset,
+        ctp_dist_tensor_getset,
 #endif
     };
     size_t n = 0, k = 0;
@@ -521,6 +528,7 @@ int ctp_tensor_init(PyObject *module) {
             return -1;
         ctp_arith_number_slots(&ctp_tensor_as_number); /* + - * / // and in-place forms */
         ctp_unary_number_slots(&ctp_tensor_as_number); /* - + abs ~ (tensor_unary.c) */
+        ctp_compare_type_slots(&ctp_tensor_type);      /* == != < <= > >=, hash */
     }
     if (PyType_Ready(&ctp_tensor_type) < 0)
         return -1;

@@ -81,6 +81,7 @@ typedef enum ct_rounding_mode {
 /** What shape of op a row is. */
 typedef enum ct_op_kind {
     CT_OP_KIND_BINARY = 0, /**< element-wise, two operands (a op alpha * b where it has alpha) */
+    CT_OP_KIND_COMPARE = 1, /**< element-wise comparison of two operands: a bool result */
 } ct_op_kind;
 
 /** The ops, in ops.def's row order. */
@@ -131,6 +132,91 @@ CT_API ct_status ct_binary_out(ct_op op, const ct_tensor *a, const ct_tensor *b,
                                ct_tensor *out);
 /** self.op_(other). Errors as ct_binary. */
 CT_API ct_status ct_binary_(ct_op op, ct_tensor *self, const ct_tensor *other, ct_scalar alpha);
+
+/* ---- comparisons: eq ne lt le gt ge ---------------------------------------------------------
+ * a OP b element by element, computed in the promoted dtype of a and b (result_type: a
+ * Python number from ct_*_scalar is a wrapped number, so int64 tensor == 2.5 compares in the
+ * default float dtype), broadcast; the result is bool. out= and in-place (self keeps its
+ * dtype) take any dtype: the bool values are cast (true -> 1). alpha is not taken.
+ * Errors: the iterator's (broadcast shapes, devices, overlap); CT_ERR_NOT_IMPLEMENTED
+ * "\"lt_cpu\" not implemented for 'ComplexFloat'" for lt/le/gt/ge on complex, and for
+ * computation dtypes without comparison (complex32, float8 family, float4); on a device
+ * computed by launches (cuda): CT_ERR_NOT_IMPLEMENTED "eq: not implemented on cuda yet".
+ * New reference in *out. ct_binary(CT_OP_EQ, ...) etc. are the same calls. */
+CT_API ct_status ct_eq(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_eq_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_eq_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_eq_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_ne(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_ne_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_ne_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_ne_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_lt(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_lt_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_lt_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_lt_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_le(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_le_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_le_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_le_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_gt(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_gt_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_gt_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_gt_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+CT_API ct_status ct_ge(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_ge_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_ge_(ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_ge_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
+
+/* ---- maximum minimum fmax fmin ---------------------------------------------------------------
+ * Element-wise larger / smaller of a and b in their promoted dtype (with add's output-cast
+ * check for out=). maximum / minimum propagate NaN; fmax / fmin return the other operand when
+ * one is NaN (C's fmax). bool: or / and. Errors: CT_ERR_RUNTIME "maximum not implemented for
+ * complex tensors." (also minimum, fmax, fmin), the iterator's (shapes, devices, output
+ * cast, overlap). New reference in *out. ct_binary(CT_OP_MAXIMUM, ...) is the same call. */
+CT_API ct_status ct_maximum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_maximum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_minimum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_minimum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_fmax(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_fmax_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+CT_API ct_status ct_fmin(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_fmin_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+
+/* ---- isclose, allclose, equal ----------------------------------------------------------------
+ * ct_isclose: a bool tensor (broadcast shape): a == b, or |a - b| finite and <= atol +
+ * |rtol * b| computed in the dtype (integers and bool in the default dtype; float16 /
+ * bfloat16 rounding every step as PyTorch's tensor ops do), or both NaN when equal_nan.
+ * Errors: CT_ERR_RUNTIME "Long did not match Float" (the dtypes must be equal), "rtol must be
+ * greater than or equal to zero, but got -1" (atol likewise), the iterator's broadcast and
+ * device errors. ct_allclose: whether every element of ct_isclose is true (*out), same
+ * errors. ct_equal: whether a and b have the same sizes and equal values (computed in the
+ * promoted dtype as ct_eq; NaN is not equal), *out; CT_ERR_RUNTIME "Cannot compare two
+ * tensors on different devices. Got: cpu and meta" for different devices. Meta tensors:
+ * CT_ERR_NOT_IMPLEMENTED (no values) for allclose and equal. */
+CT_API ct_status ct_isclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                            bool equal_nan, ct_tensor **out);
+CT_API ct_status ct_allclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                             bool equal_nan, bool *out);
+CT_API ct_status ct_equal(const ct_tensor *a, const ct_tensor *b, bool *out);
+
+/* ---- classification: isnan isinf isfinite isposinf isneginf isreal ---------------------------
+ * A bool tensor of t's shape (and layout): floating and complex values classified (complex:
+ * NaN / inf in either part, finite in both, real when the imaginary part is 0); integers and
+ * bool give all false (isnan, isinf, isposinf, isneginf) or all true (isfinite, isreal), as
+ * PyTorch. Errors: CT_ERR_RUNTIME "isposinf does not support complex inputs." (also isneginf),
+ * "isposinf does not support non-boolean outputs." for an out= that is not bool;
+ * CT_ERR_NOT_IMPLEMENTED "\"isnan\" not implemented for 'Float8_e4m3fn'" for dtypes without
+ * arithmetic, and "isnan: not implemented on cuda yet" on launch devices; CT_ERR_MISUSE for
+ * NULL arguments. New reference in *out (the _out forms write into out, resized as add's). */
+CT_API ct_status ct_isnan(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isinf(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isfinite(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isposinf(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isposinf_out(const ct_tensor *t, ct_tensor *out);
+CT_API ct_status ct_isneginf(const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_isneginf_out(const ct_tensor *t, ct_tensor *out);
+CT_API ct_status ct_isreal(const ct_tensor *t, ct_tensor **out);
 
 /* ---- add: a + alpha * b ----------------------------------------------------------------
  * alpha: a float alpha with an integral result dtype → CT_ERR_RUNTIME "For integral input

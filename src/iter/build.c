@@ -14,10 +14,19 @@
 #include "iter/iter.h"
 #include "tensor/tensor_impl.h"
 
-const ct_iter_config ct_iter_binary_op = {"binary_op", true, false, true, true, true, false,
-                                       CT_ITER_RESULT_COMMON};
-const ct_iter_config ct_iter_binary_float_op = {"binary_float_op", true, true, true, true, true, false,
-                                                 CT_ITER_RESULT_COMMON};
+const ct_iter_config ct_iter_binary_op = {.name = "binary_op",
+                                          .promote_inputs = true,
+                                          .check_out_cast = true,
+                                          .allow_cpu_scalars = true,
+                                          .check_overlap = true,
+                                          .result = CT_ITER_RESULT_COMMON};
+const ct_iter_config ct_iter_binary_float_op = {.name = "binary_float_op",
+                                                .promote_inputs = true,
+                                                .int_to_float = true,
+                                                .check_out_cast = true,
+                                                .allow_cpu_scalars = true,
+                                                .check_overlap = true,
+                                                .result = CT_ITER_RESULT_COMMON};
 
 static const ct_device cpu_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
 
@@ -211,9 +220,9 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
 
 /* ---- the build ------------------------------------------------------------------------------ */
 
-ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out,
-                               bool inplace, const ct_tensor *a, const ct_tensor *b,
-                               ct_iter_prepare prepare, void *prepare_ctx) {
+ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out, bool inplace,
+                               const ct_tensor *a, const ct_tensor *b, ct_iter_prepare prepare,
+                               void *prepare_ctx) {
     if (it == NULL || cfg == NULL)
         return ct_set_error(CT_ERR_MISUSE, "element-wise iterator: NULL argument");
     it->ntensors = CT_ITER_MAX_OPERANDS;
@@ -267,9 +276,8 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
     return make_output(it, out, will_resize);
 }
 
-ct_status ct_iter_build_unary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out,
-                              bool inplace, const ct_tensor *a, ct_iter_prepare prepare,
-                              void *prepare_ctx) {
+ct_status ct_iter_build_unary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out, bool inplace,
+                              const ct_tensor *a, ct_iter_prepare prepare, void *prepare_ctx) {
     /* a op a: the same broadcast shape, dtype and layout decisions as `a` alone; the
      * overlap check of `a` runs twice, harmlessly */
     CT_TRY(ct_iter_build_binary(it, cfg, out, inplace, a, a, prepare, prepare_ctx));

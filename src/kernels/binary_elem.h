@@ -191,4 +191,156 @@ CT_HD ct_complex64 ct_kadd_c32(ct_complex64 x, ct_complex64 y, ct_complex64 alph
     return ct_kadd1_c64(x, p);
 }
 
+/* ---- comparisons (eq ne lt le gt ge): 0/1 results -----------------------------------------
+ * Real types compare as C does (NaN: only ne is true); bool operands are bytes read as != 0;
+ * complex types have eq and ne only (both parts equal), as PyTorch. */
+#define CT_KCMP_REAL(S, T)                                                                         \
+    CT_HD uint8_t ct_keq_##S(T a, T b) { return (uint8_t)(a == b); }                               \
+    CT_HD uint8_t ct_kne_##S(T a, T b) { return (uint8_t)(a != b); }                               \
+    CT_HD uint8_t ct_klt_##S(T a, T b) { return (uint8_t)(a < b); }                                \
+    CT_HD uint8_t ct_kle_##S(T a, T b) { return (uint8_t)(a <= b); }                               \
+    CT_HD uint8_t ct_kgt_##S(T a, T b) { return (uint8_t)(a > b); }                                \
+    CT_HD uint8_t ct_kge_##S(T a, T b) { return (uint8_t)(a >= b); }
+
+CT_HD uint8_t ct_keq_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) == (b != 0)); }
+CT_HD uint8_t ct_kne_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) != (b != 0)); }
+CT_HD uint8_t ct_klt_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) < (b != 0)); }
+CT_HD uint8_t ct_kle_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) <= (b != 0)); }
+CT_HD uint8_t ct_kgt_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) > (b != 0)); }
+CT_HD uint8_t ct_kge_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) >= (b != 0)); }
+CT_KCMP_REAL(u8, uint8_t)
+CT_KCMP_REAL(i8, int8_t)
+CT_KCMP_REAL(u16, uint16_t)
+CT_KCMP_REAL(i16, int16_t)
+CT_KCMP_REAL(u32, uint32_t)
+CT_KCMP_REAL(i32, int32_t)
+CT_KCMP_REAL(u64, uint64_t)
+CT_KCMP_REAL(i64, int64_t)
+CT_KCMP_REAL(f32, float)
+CT_KCMP_REAL(f64, double)
+
+#define CT_KCMP_COMPLEX(S, CT)                                                                     \
+    CT_HD uint8_t ct_keq_##S(CT a, CT b) { return (uint8_t)(a.re == b.re && a.im == b.im); }       \
+    CT_HD uint8_t ct_kne_##S(CT a, CT b) { return (uint8_t)!(a.re == b.re && a.im == b.im); }
+CT_KCMP_COMPLEX(c64, ct_complex64)
+CT_KCMP_COMPLEX(c128, ct_complex128)
+
+/* ---- maximum minimum (NaN-propagating) and fmax fmin (NaN-ignoring) ---------------------------
+ * Floats: maximum is NaN when either operand is; otherwise a > b ? a : b (so of two zeros
+ * the second, as PyTorch's vectorized _mm_max_ps). fmax / fmin are C's. Integers compare;
+ * bool is or / and. */
+CT_HD uint8_t ct_kmax_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) | (b != 0)); }
+CT_HD uint8_t ct_kmin_b8(uint8_t a, uint8_t b) { return (uint8_t)((a != 0) & (b != 0)); }
+CT_HD uint8_t ct_kfmax_b8(uint8_t a, uint8_t b) { return ct_kmax_b8(a, b); }
+CT_HD uint8_t ct_kfmin_b8(uint8_t a, uint8_t b) { return ct_kmin_b8(a, b); }
+#define CT_KMINMAX_INT(S, T)                                                                       \
+    CT_HD T ct_kmax_##S(T a, T b) { return a > b ? a : b; }                                        \
+    CT_HD T ct_kmin_##S(T a, T b) { return a < b ? a : b; }                                        \
+    CT_HD T ct_kfmax_##S(T a, T b) { return a > b ? a : b; }                                       \
+    CT_HD T ct_kfmin_##S(T a, T b) { return a < b ? a : b; }
+CT_KMINMAX_INT(u8, uint8_t)
+CT_KMINMAX_INT(i8, int8_t)
+CT_KMINMAX_INT(u16, uint16_t)
+CT_KMINMAX_INT(i16, int16_t)
+CT_KMINMAX_INT(u32, uint32_t)
+CT_KMINMAX_INT(i32, int32_t)
+CT_KMINMAX_INT(u64, uint64_t)
+CT_KMINMAX_INT(i64, int64_t)
+#define CT_KMINMAX_FLOAT(S, T, FMAX, FMIN)                                                         \
+    CT_HD T ct_kmax_##S(T a, T b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }         \
+    CT_HD T ct_kmin_##S(T a, T b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }         \
+    CT_HD T ct_kfmax_##S(T a, T b) { return FMAX(a, b); }                                          \
+    CT_HD T ct_kfmin_##S(T a, T b) { return FMIN(a, b); }
+CT_KMINMAX_FLOAT(f32, float, fmaxf, fminf)
+CT_KMINMAX_FLOAT(f64, double, fmax, fmin)
+
+/* ---- classification (isnan isinf isfinite isposinf isneginf isreal): the comparison
+ * loops' shape, the second operand ignored ------------------------------------------------- */
+#define CT_KCLASS_EXACT(S, T)                                                                      \
+    CT_HD uint8_t ct_kisnan_##S(T a, T b) { (void)a; (void)b; return 0; }                          \
+    CT_HD uint8_t ct_kisinf_##S(T a, T b) { (void)a; (void)b; return 0; }                          \
+    CT_HD uint8_t ct_kisfinite_##S(T a, T b) { (void)a; (void)b; return 1; }                       \
+    CT_HD uint8_t ct_kisposinf_##S(T a, T b) { (void)a; (void)b; return 0; }                       \
+    CT_HD uint8_t ct_kisneginf_##S(T a, T b) { (void)a; (void)b; return 0; }                       \
+    CT_HD uint8_t ct_kisreal_##S(T a, T b) { (void)a; (void)b; return 1; }
+CT_KCLASS_EXACT(b8, uint8_t)
+CT_KCLASS_EXACT(u8, uint8_t)
+CT_KCLASS_EXACT(i8, int8_t)
+CT_KCLASS_EXACT(u16, uint16_t)
+CT_KCLASS_EXACT(i16, int16_t)
+CT_KCLASS_EXACT(u32, uint32_t)
+CT_KCLASS_EXACT(i32, int32_t)
+CT_KCLASS_EXACT(u64, uint64_t)
+CT_KCLASS_EXACT(i64, int64_t)
+
+#define CT_KCLASS_FLOAT(S, T, INF)                                                                 \
+    CT_HD uint8_t ct_kisnan_##S(T a, T b) { (void)b; return (uint8_t)(a != a); }                  \
+    CT_HD uint8_t ct_kisinf_##S(T a, T b) { (void)b; return (uint8_t)(a == INF || a == -INF); }   \
+    CT_HD uint8_t ct_kisfinite_##S(T a, T b) {                                                     \
+        (void)b;                                                                                   \
+        return (uint8_t)(a == a && a != INF && a != -INF);                                         \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisposinf_##S(T a, T b) { (void)b; return (uint8_t)(a == INF); }             \
+    CT_HD uint8_t ct_kisneginf_##S(T a, T b) { (void)b; return (uint8_t)(a == -INF); }            \
+    CT_HD uint8_t ct_kisreal_##S(T a, T b) { (void)a; (void)b; return 1; }
+CT_KCLASS_FLOAT(f32, float, (float)INFINITY)
+CT_KCLASS_FLOAT(f64, double, (double)INFINITY)
+
+/* complex: NaN / inf in either part; finite and real ask both / the imaginary part */
+#define CT_KCLASS_COMPLEX(S, CT, R)                                                                \
+    CT_HD uint8_t ct_kisnan_##S(CT a, CT b) {                                                      \
+        (void)b;                                                                                   \
+        return (uint8_t)(ct_kisnan_##R(a.re, a.re) | ct_kisnan_##R(a.im, a.im));                   \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisinf_##S(CT a, CT b) {                                                      \
+        (void)b;                                                                                   \
+        return (uint8_t)(ct_kisinf_##R(a.re, a.re) | ct_kisinf_##R(a.im, a.im));                   \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisfinite_##S(CT a, CT b) {                                                   \
+        (void)b;                                                                                   \
+        return (uint8_t)(ct_kisfinite_##R(a.re, a.re) & ct_kisfinite_##R(a.im, a.im));             \
+    }                                                                                              \
+    CT_HD uint8_t ct_kisreal_##S(CT a, CT b) { (void)b; return (uint8_t)(a.im == 0); }
+CT_KCLASS_COMPLEX(c64, ct_complex64, f32)
+CT_KCLASS_COMPLEX(c128, ct_complex128, f64)
+
+/* ---- isclose: |a - b| <= atol + |rtol * b| (finite), or a == b, or both NaN with equal_nan --
+ * Each step rounds to the dtype, as PyTorch's composite isclose computes it with tensor ops:
+ * ROUND is the identity for float32 / float64 and ct_kround_rf16 / rbf16 for float16 /
+ * bfloat16 (float32 math); rtol multiplies in float32 there (newest PyTorch's mul reads a
+ * scalar operand in float32), atol is rounded to the dtype before the sum. */
+CT_HD float ct_kround_id_f32(float x) { return x; }
+CT_HD double ct_kround_id_f64(double x) { return x; }
+#define CT_KISCLOSE(S, T, ABS, ROUND)                                                              \
+    CT_HD uint8_t ct_kisclose_##S(T a, T b, T rtol, T atol, int equal_nan) {                       \
+        if (a == b)                                                                                \
+            return 1;                                                                              \
+        if (equal_nan && a != a && b != b)                                                         \
+            return 1;                                                                              \
+        if (rtol == 0 && atol == 0)                                                                \
+            return 0;                                                                              \
+        T allowed = ROUND(ROUND(atol) + ABS(ROUND(rtol * b)));                                     \
+        T actual = ABS(ROUND(a - b));                                                              \
+        return (uint8_t)(actual == actual && actual != (T)INFINITY && actual <= allowed);          \
+    }
+CT_KISCLOSE(f32, float, fabsf, ct_kround_id_f32)
+CT_KISCLOSE(f64, double, fabs, ct_kround_id_f64)
+CT_KISCLOSE(rf16, float, fabsf, ct_kround_rf16)
+CT_KISCLOSE(rbf16, float, fabsf, ct_kround_rbf16)
+
+#define CT_KISCLOSE_COMPLEX(S, CT, T, HYPOT)                                                       \
+    CT_HD uint8_t ct_kisclose_##S(CT a, CT b, T rtol, T atol, int equal_nan) {                     \
+        if (a.re == b.re && a.im == b.im)                                                          \
+            return 1;                                                                              \
+        if (equal_nan && (a.re != a.re || a.im != a.im) && (b.re != b.re || b.im != b.im))         \
+            return 1;                                                                              \
+        if (rtol == 0 && atol == 0)                                                                \
+            return 0;                                                                              \
+        T allowed = atol + HYPOT(rtol * b.re, rtol * b.im);                                        \
+        T actual = HYPOT(a.re - b.re, a.im - b.im);                                                \
+        return (uint8_t)(actual == actual && actual != (T)INFINITY && actual <= allowed);          \
+    }
+CT_KISCLOSE_COMPLEX(c64, ct_complex64, float, hypotf)
+CT_KISCLOSE_COMPLEX(c128, ct_complex128, double, hypot)
+
 #endif /* CT_KERNELS_BINARY_ELEM_H */

@@ -109,6 +109,27 @@
 #define CT_KENTRIES_F(P, E, S) CT_KENTRIES_INT(P, E, S)[CT_BINOP_DIV][CT_##E] = P##_div_##S,
 #define CT_KENTRIES_C(P, E, S) CT_KENTRIES_B(P, E, S)[CT_BINOP_DIV][CT_##E] = P##_div_##S,
 
+/* maximum minimum fmax fmin (not complex): strided loops and their entries, stamped apart
+ * from the loops above (CT_KLOOPS_MM_<K>(P, S, T), CT_KENTRIES_MM_<K>(P, E, S)). */
+#define CT_KLOOPS_MM_REAL(P, S, T)                                                                 \
+    CT_KLOOP_STRIDED(P##_max_##S, T, r = ct_kmax_##S(x, y))                                        \
+    CT_KLOOP_STRIDED(P##_min_##S, T, r = ct_kmin_##S(x, y))                                        \
+    CT_KLOOP_STRIDED(P##_fmax_##S, T, r = ct_kfmax_##S(x, y))                                      \
+    CT_KLOOP_STRIDED(P##_fmin_##S, T, r = ct_kfmin_##S(x, y))
+#define CT_KLOOPS_MM_B CT_KLOOPS_MM_REAL
+#define CT_KLOOPS_MM_S CT_KLOOPS_MM_REAL
+#define CT_KLOOPS_MM_U CT_KLOOPS_MM_REAL
+#define CT_KLOOPS_MM_F CT_KLOOPS_MM_REAL
+#define CT_KLOOPS_MM_C(P, S, T)
+#define CT_KENTRIES_MM_REAL(P, E, S)                                                               \
+    [CT_BINOP_MAXIMUM][CT_##E] = P##_max_##S, [CT_BINOP_MINIMUM][CT_##E] = P##_min_##S,            \
+    [CT_BINOP_FMAX][CT_##E] = P##_fmax_##S, [CT_BINOP_FMIN][CT_##E] = P##_fmin_##S,
+#define CT_KENTRIES_MM_B CT_KENTRIES_MM_REAL
+#define CT_KENTRIES_MM_S CT_KENTRIES_MM_REAL
+#define CT_KENTRIES_MM_U CT_KENTRIES_MM_REAL
+#define CT_KENTRIES_MM_F CT_KENTRIES_MM_REAL
+#define CT_KENTRIES_MM_C(P, E, S)
+
 /* [op][math dtype] -> loop; NULL where the op has no loop. */
 typedef ct_binary_math_loop ct_binary_loop_table[CT_NUM_BINOPS][CT_NUM_DTYPES];
 

@@ -405,8 +405,13 @@ const ct_binary_fused_table CT_CAT(ct_binary_fused, CT_ISA_SUFFIX) = {
 const ct_binary_fused_table CT_CAT(ct_binary_fused, CT_ISA_SUFFIX) = {{NULL, NULL}};
 #endif
 
+/* maximum minimum fmax fmin: the strided loops, compiled at this level */
+#define CT_FAST_MM_LOOPS(E, S, T, K, F) CT_KLOOPS_MM_##K(fast, S, T)
+CT_KMATH_ROWS(CT_FAST_MM_LOOPS)
+#undef CT_FAST_MM_LOOPS
+
 /* ---- the table ------------------------------------------------------------------------------ */
-#define CT_FAST_ENTRIES(E, S, T, K, F) CT_KENTRIES_##K(fast, E, S)
+#define CT_FAST_ENTRIES(E, S, T, K, F) CT_KENTRIES_##K(fast, E, S) CT_KENTRIES_MM_##K(fast, E, S)
 const ct_binary_loop_table CT_CAT(ct_binary_loops,
                                   CT_ISA_SUFFIX) = {CT_KMATH_ROWS(CT_FAST_ENTRIES)};
 #undef CT_FAST_ENTRIES

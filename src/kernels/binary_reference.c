@@ -7,6 +7,10 @@
 CT_KMATH_ROWS(CT_REF_LOOPS)
 #undef CT_REF_LOOPS
 
-#define CT_REF_ENTRIES(E, S, T, K, F) CT_KENTRIES_##K(ref, E, S)
+#define CT_REF_MM_LOOPS(E, S, T, K, F) CT_KLOOPS_MM_##K(ref, S, T)
+CT_KMATH_ROWS(CT_REF_MM_LOOPS)
+#undef CT_REF_MM_LOOPS
+
+#define CT_REF_ENTRIES(E, S, T, K, F) CT_KENTRIES_##K(ref, E, S) CT_KENTRIES_MM_##K(ref, E, S)
 const ct_binary_loop_table ct_binary_loops_reference = {CT_KMATH_ROWS(CT_REF_ENTRIES)};
 #undef CT_REF_ENTRIES

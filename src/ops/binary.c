@@ -19,6 +19,7 @@
 #include "dtype/table_impl.h"
 #include "iter/iter.h"
 #include "kernels/binary.h"
+#include "kernels/compare.h"
 #include "ops/dispatch.h"
 #include "tensor/tensor_impl.h"
 
@@ -33,7 +34,17 @@ typedef struct binop_spec {
     bool negate_alpha; /* the kernel gets -alpha (sub, rsub), and bool operands are refused */
     bool swap;         /* the operands are exchanged before anything else (rsub) */
     const char *kernel_name; /* the name in "not implemented for" errors; NULL: the kernel's */
+    bool compare;      /* CT_OP_KIND_COMPARE and the classifications: bool result,
+                        * src/kernels/compare.h */
+    int cmp;           /* then its ct_cmp */
 } binop_spec;
+
+/* ops.def's kernel names, for the comparisons' errors */
+static const char *const KERNEL_NAMES[] = {
+#define CT_OP_KERNEL(E, cpu_name) [CT_BINOP_##E] = cpu_name,
+#include "ctensor/ops.def"
+#undef CT_OP_KERNEL
+};
 
 /* Every row's iterator config is TensorIterator's binary op (or binary float op, when it
  * turns integers into floats); the kernels name themselves in "not implemented for" errors
@@ -43,13 +54,17 @@ typedef struct binop_spec {
     [CT_OP_##E] = {.cfg = {.name = name_,                                                          \
                            .promote_inputs = true,                                                 \
                            .int_to_float = (to_float),                                             \
-                           .check_out_cast = true,                                                 \
+                           .check_out_cast = (kind) != CT_OP_KIND_COMPARE,                         \
                            .allow_cpu_scalars = true,                                              \
-                           .check_overlap = true},                                                 \
+                           .check_overlap = true,                                                  \
+                           .result = (kind) == CT_OP_KIND_COMPARE ? CT_ITER_RESULT_BOOL            \
+                                                                  : CT_ITER_RESULT_COMMON},        \
                    .op = CT_BINOP_##kernel,                                                        \
                    .has_alpha = (alpha),                                                           \
                    .negate_alpha = (negate),                                                       \
-                   .swap = (swap_)},
+                   .swap = (swap_),                                                                \
+                   .compare = (kind) == CT_OP_KIND_COMPARE,                                \
+                   .cmp = (int)CT_BINOP_##kernel - (int)CT_BINOP_EQ},
 static const binop_spec SPECS[] = {
 #include "ctensor/ops.def"
 };
@@ -142,13 +157,46 @@ static bool alpha_is_one(ct_scalar alpha) {
 
 typedef struct prepared {
     const binop_spec *spec;
+    double rtol, atol; /* isclose */
+    bool equal_nan;
     ct_scalar alpha;
     unsigned kernel_flags; /* CT_BINARY_B_IS_SCALAR when b is one broadcast element */
     ct_binary_kernel kernel;
+    ct_compare_kernel cmp; /* comparisons */
 } prepared;
 
 static ct_status prepare(void *ctx, const ct_iter *it) {
     prepared *p = ctx;
+    ct_binop kop = p->spec->op;
+    if ((kop == CT_BINOP_MAXIMUM || kop == CT_BINOP_MINIMUM || kop == CT_BINOP_FMAX ||
+         kop == CT_BINOP_FMIN) &&
+        ct_dtype_is_complex(it->common_dtype))
+        return ct_set_error(CT_ERR_RUNTIME, "%s not implemented for complex tensors.",
+                            p->spec->cfg.name);
+    /* the launch backends (cuda) have no maximum / minimum / fmax / fmin kernels yet */
+    if ((kop == CT_BINOP_MAXIMUM || kop == CT_BINOP_MINIMUM || kop == CT_BINOP_FMAX ||
+         kop == CT_BINOP_FMIN) &&
+        ct_iter_needs_launch(it))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
+                            p->spec->cfg.name, ct_device_type_name(it->device.type));
+    if (p->spec->compare) {
+        const char *name = p->spec->kernel_name != NULL ? p->spec->kernel_name
+                                                        : KERNEL_NAMES[p->spec->op];
+        /* isclose of integers and bool computes in the default dtype, as PyTorch */
+        ct_dtype compute = it->common_dtype;
+        if (p->spec->cmp == CT_CMP_ISCLOSE && ct_dtype_is_integral(compute, true))
+            compute = ct_get_default_dtype();
+        CT_TRY(ct_compare_impl_kernel_init(&p->cmp, (ct_cmp)p->spec->cmp, name, compute,
+                                           it->dtype[0], it->dtype[1], it->dtype[2]));
+        p->cmp.rtol = p->rtol;
+        p->cmp.atol = p->atol;
+        p->cmp.equal_nan = p->equal_nan;
+        /* the launch backends (cuda) have no comparison kernels yet */
+        if (ct_iter_needs_launch(it))
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
+                                p->spec->cfg.name, ct_device_type_name(it->device.type));
+        return CT_OK;
+    }
     ct_scalar alpha = p->alpha;
     if (p->spec->has_alpha) {
         CT_TRY(ct_op_impl_alpha_check(it->common_dtype, alpha));
@@ -165,6 +213,12 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
     return ct_binary_impl_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
                                      strides[2], n);
+}
+
+static int compare_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
+    ct_compare_impl_kernel_run(ctx, data[0], data[1], data[2], strides[0], strides[1],
+                               strides[2], n);
+    return 0;
 }
 
 static ct_status kernel_error(int code) {
@@ -228,10 +282,12 @@ static ct_status run_launch(const ct_iter *it, const binop_spec *spec, const pre
 }
 
 /* One operation through the iterator: out NULL -> a new tensor in *result. */
-static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
-                          const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
-                          ct_tensor **result) {
+static ct_status run_iter_ex(const binop_spec *spec, ct_tensor *out, bool inplace,
+                             const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                             ct_tensor **result, const prepared *params) {
     prepared p;
+    if (params != NULL)
+        p = *params;
     p.spec = spec;
     p.alpha = alpha;
     p.kernel_flags = is_scalar_operand(b) ? CT_BINARY_B_IS_SCALAR : 0u;
@@ -244,7 +300,8 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
         ct_iter_release(&it);
         return st;
     }
-    int code = ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
+    int code = spec->compare ? ct_iter_run(&it, compare_loop, &p.cmp, GRAIN)
+                             : ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
     if (code != 0) {
         ct_iter_release(&it);
         return kernel_error(code);
@@ -255,12 +312,18 @@ static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
     return CT_OK;
 }
 
+static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
+                          const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                          ct_tensor **result) {
+    return run_iter_ex(spec, out, inplace, a, b, alpha, result, NULL);
+}
+
 /* ---- the fast path ------------------------------------------------------------------------- */
 
 /* Whether a and b need none of the iterator's decisions: one dtype that is its own math
  * dtype, cpu, one shape, one dense layout, and the result dtype is that dtype. */
 static bool fast_ok(const binop_spec *spec, const ct_tensor *a, const ct_tensor *b) {
-    if (a->dtype != b->dtype || a->device.type != CT_DEVICE_CPU ||
+    if (spec->compare || a->dtype != b->dtype || a->device.type != CT_DEVICE_CPU ||
         b->device.type != CT_DEVICE_CPU || a->ndim != b->ndim || a->numel > GRAIN ||
         a->layout != CT_LAYOUT_STRIDED || b->layout != CT_LAYOUT_STRIDED)
         return false;
@@ -554,6 +617,31 @@ ct_status ct_div_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode,
     return op_scalar(op, a, b, ONE, out, "ct_div_scalar");
 }
 
+ct_status ct_maximum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_MAXIMUM, a, b, ONE, out, "ct_maximum");
+}
+ct_status ct_maximum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_MAXIMUM, a, b, ONE, out, CT_OP_FORM_OUT, "ct_maximum_out");
+}
+ct_status ct_minimum(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_MINIMUM, a, b, ONE, out, "ct_minimum");
+}
+ct_status ct_minimum_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_MINIMUM, a, b, ONE, out, CT_OP_FORM_OUT, "ct_minimum_out");
+}
+ct_status ct_fmax(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_FMAX, a, b, ONE, out, "ct_fmax");
+}
+ct_status ct_fmax_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_FMAX, a, b, ONE, out, CT_OP_FORM_OUT, "ct_fmax_out");
+}
+ct_status ct_fmin(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return op_new(CT_OP_FMIN, a, b, ONE, out, "ct_fmin");
+}
+ct_status ct_fmin_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    return op_into(CT_OP_FMIN, a, b, ONE, out, CT_OP_FORM_OUT, "ct_fmin_out");
+}
+
 ct_status ct_rsub_scalar(const ct_tensor *t, ct_scalar value, ct_scalar alpha, ct_tensor **out) {
     return op_scalar(CT_OP_RSUB, t, value, alpha, out, "ct_rsub_scalar");
 }
@@ -630,5 +718,185 @@ ct_status ct_rdiv_scalar(const ct_tensor *t, ct_scalar value, ct_tensor **out) {
     CT_TRY(ct_tensor_wrapped_number(value, &w));
     ct_status st = ct_rdiv(t, w, out);
     ct_tensor_release(w);
+    return st;
+}
+
+/* ---- comparisons ------------------------------------------------------------------------------ */
+
+#define CT_COMPARE_NAMED(lower, E)                                                                 \
+    ct_status ct_##lower(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {                \
+        return op_new(CT_OP_##E, a, b, ONE, out, "ct_" #lower);                                    \
+    }                                                                                              \
+    ct_status ct_##lower##_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {           \
+        return op_into(CT_OP_##E, a, b, ONE, out, CT_OP_FORM_OUT, "ct_" #lower "_out");            \
+    }                                                                                              \
+    ct_status ct_##lower##_(ct_tensor *self, const ct_tensor *other) {                             \
+        return op_into(CT_OP_##E, self, other, ONE, self, CT_OP_FORM_INPLACE, "ct_" #lower "_");   \
+    }                                                                                              \
+    ct_status ct_##lower##_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out) {              \
+        return op_scalar(CT_OP_##E, a, b, ONE, out, "ct_" #lower "_scalar");                       \
+    }
+CT_COMPARE_NAMED(eq, EQ)
+CT_COMPARE_NAMED(ne, NE)
+CT_COMPARE_NAMED(lt, LT)
+CT_COMPARE_NAMED(le, LE)
+CT_COMPARE_NAMED(gt, GT)
+CT_COMPARE_NAMED(ge, GE)
+
+/* ---- classifications: isnan isinf isfinite isposinf isneginf isreal ----------------------------
+ * One operand, run as the comparison kernels with the operand twice (the loops read the first
+ * only): the iterator sees one tensor, so the result has its shape and layout. */
+
+#define CLASSIFY_SPEC(lower, CMP)                                                                  \
+    static const binop_spec lower##_SPEC = {.cfg = {.name = #lower,                               \
+                                                    .promote_inputs = true,                        \
+                                                    .allow_cpu_scalars = true,                     \
+                                                    .check_overlap = true,                         \
+                                                    .result = CT_ITER_RESULT_BOOL},                \
+                                            .op = CT_BINOP_EQ,                                     \
+                                            .kernel_name = #lower,                                 \
+                                            .compare = true,                                       \
+                                            .cmp = CMP};
+CLASSIFY_SPEC(isnan, CT_CMP_ISNAN)
+CLASSIFY_SPEC(isinf, CT_CMP_ISINF)
+CLASSIFY_SPEC(isfinite, CT_CMP_ISFINITE)
+CLASSIFY_SPEC(isposinf, CT_CMP_ISPOSINF)
+CLASSIFY_SPEC(isneginf, CT_CMP_ISNEGINF)
+CLASSIFY_SPEC(isreal, CT_CMP_ISREAL)
+
+static ct_status classify(const binop_spec *spec, const ct_tensor *t, ct_tensor *out,
+                          ct_tensor **result, const char *fn) {
+    if (result != NULL)
+        *result = NULL;
+    if (t == NULL || (out == NULL && result == NULL))
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
+    if (is_sparse(t) || (out != NULL && is_sparse(out)))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s(): sparse COO operands are not supported",
+                            spec->cfg.name);
+    if ((spec->cmp == CT_CMP_ISPOSINF || spec->cmp == CT_CMP_ISNEGINF)) {
+        if (ct_dtype_is_complex(t->dtype))
+            return ct_set_error(CT_ERR_RUNTIME, "%s does not support complex inputs.",
+                                spec->cfg.name);
+        if (out != NULL && out->dtype != CT_BOOL)
+            return ct_set_error(CT_ERR_RUNTIME, "%s does not support non-boolean outputs.",
+                                spec->cfg.name);
+    }
+    return run_iter(spec, out, false, t, t, ONE, result);
+}
+
+ct_status ct_isnan(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isnan_SPEC, t, NULL, out, "ct_isnan");
+}
+ct_status ct_isinf(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isinf_SPEC, t, NULL, out, "ct_isinf");
+}
+ct_status ct_isfinite(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isfinite_SPEC, t, NULL, out, "ct_isfinite");
+}
+ct_status ct_isposinf(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isposinf_SPEC, t, NULL, out, "ct_isposinf");
+}
+ct_status ct_isposinf_out(const ct_tensor *t, ct_tensor *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_isposinf_out: NULL argument");
+    return classify(&isposinf_SPEC, t, out, NULL, "ct_isposinf_out");
+}
+ct_status ct_isneginf(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isneginf_SPEC, t, NULL, out, "ct_isneginf");
+}
+ct_status ct_isneginf_out(const ct_tensor *t, ct_tensor *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_isneginf_out: NULL argument");
+    return classify(&isneginf_SPEC, t, out, NULL, "ct_isneginf_out");
+}
+ct_status ct_isreal(const ct_tensor *t, ct_tensor **out) {
+    return classify(&isreal_SPEC, t, NULL, out, "ct_isreal");
+}
+
+/* ---- isclose, allclose, equal ------------------------------------------------------------------ */
+
+static const binop_spec ISCLOSE_SPEC = {.cfg = {.name = "isclose",
+                                                .promote_inputs = true,
+                                                .allow_cpu_scalars = true,
+                                                .check_overlap = true,
+                                                .result = CT_ITER_RESULT_BOOL},
+                                        .op = CT_BINOP_EQ,
+                                        .kernel_name = "isclose",
+                                        .compare = true,
+                                        .cmp = CT_CMP_ISCLOSE};
+
+ct_status ct_isclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                     bool equal_nan, ct_tensor **out) {
+    if (out != NULL)
+        *out = NULL;
+    CT_TRY(check_args(a, b, out, "ct_isclose"));
+    if (is_sparse(a) || is_sparse(b))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "isclose(): sparse COO operands are not supported");
+    if (a->dtype != b->dtype)
+        return ct_set_error(CT_ERR_RUNTIME, "%s did not match %s", ct_dtype_cpp_name(a->dtype),
+                            ct_dtype_cpp_name(b->dtype));
+    if (!(rtol >= 0))
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (!(atol >= 0))
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "atol must be greater than or equal to zero, but got %g", atol);
+    prepared params;
+    memset(&params, 0, sizeof params);
+    params.rtol = rtol;
+    params.atol = atol;
+    params.equal_nan = equal_nan;
+    return run_iter_ex(&ISCLOSE_SPEC, NULL, false, a, b, ONE, out, &params);
+}
+
+/* Whether every byte of a new bool tensor is true (its memory is dense from its data). */
+static ct_status all_true(const ct_tensor *t, bool *out) {
+    if (t->device.type == CT_DEVICE_META)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "Could not run this operation with arguments from the 'Meta' backend");
+    const unsigned char *p = ct_tensor_data_ptr(t);
+    for (int64_t i = 0; i < t->numel; i++)
+        if (p[i] == 0) {
+            *out = false;
+            return CT_OK;
+        }
+    *out = true;
+    return CT_OK;
+}
+
+ct_status ct_allclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                      bool equal_nan, bool *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_allclose: NULL argument");
+    ct_tensor *r = NULL;
+    CT_TRY(ct_isclose(a, b, rtol, atol, equal_nan, &r));
+    ct_status st = all_true(r, out);
+    ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_equal(const ct_tensor *a, const ct_tensor *b, bool *out) {
+    if (a == NULL || b == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_equal: NULL argument");
+    if (!ct_device_equal(a->device, b->device)) {
+        char x[CT_DEVICE_STRING_MAX], y[CT_DEVICE_STRING_MAX];
+        if (ct_device_str(a->device, x, sizeof x) != CT_OK)
+            x[0] = '\0';
+        if (ct_device_str(b->device, y, sizeof y) != CT_OK)
+            y[0] = '\0';
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Cannot compare two tensors on different devices. Got: %s and %s", x,
+                            y);
+    }
+    if (a->ndim != b->ndim ||
+        (a->ndim > 0 && memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t)) != 0)) {
+        *out = false;
+        return CT_OK;
+    }
+    ct_tensor *r = NULL;
+    CT_TRY(ct_eq(a, b, &r));
+    ct_status st = all_true(r, out);
+    ct_tensor_release(r);
     return st;
 }

@@ -229,6 +229,12 @@ static ct_status op_add_reduced(ct_tensor **o) { return ct_add(h23, b23, ONE, o)
 static ct_status op_add_cuda(ct_tensor **o) { return ct_add(cu23, cu23, ct_scalar_float(.5), o); }
 static ct_status op_add_wrapped(ct_tensor **o) { return ct_add(f23, z0, ONE, o); }
 static ct_status op_add_scalar_tensor_cuda(ct_tensor **o) { return ct_add(z0, cu23, ONE, o); }
+/* comparisons and their family (src/kernels/compare.c, maximum's loops) */
+static ct_status op_lt_mixed(ct_tensor **o) { return ct_lt(i31, d14, o); }
+static ct_status op_eq_scalar(ct_tensor **o) { return ct_eq_scalar(h23, ct_scalar_float(.5), o); }
+static ct_status op_isnan(ct_tensor **o) { return ct_isnan(b23, o); }
+static ct_status op_maximum_mixed(ct_tensor **o) { return ct_maximum(i31, d14, o); }
+static ct_status op_isclose(ct_tensor **o) { return ct_isclose(f23, f23, 1e-5, 1e-8, true, o); }
 static ct_status op_add_out_resize(ct_tensor **o) {
     (void)o;
     return ct_add_out(i31, d14, ONE, target);
@@ -501,6 +507,11 @@ static const fault_case cases[] = {
     CASE(op_to_copy_cl),
     CASE(op_item_cuda),
     CASE(op_add_mixed),
+    CASE(op_lt_mixed),
+    CASE(op_eq_scalar),
+    CASE(op_isnan),
+    CASE(op_maximum_mixed),
+    CASE(op_isclose),
     CASE(op_add_reduced),
     CASE(op_add_cuda),
     CASE(op_add_wrapped),

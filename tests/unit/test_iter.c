@@ -18,8 +18,17 @@
 
 static const ct_device CUDA1 = {CT_DEVICE_CUDA, 1};
 
-static const ct_iter_config ADD = {"add", true, false, true, true, true, false, CT_ITER_RESULT_COMMON};
-static const ct_iter_config DIV = {"div", true, true, true, true, true, false, CT_ITER_RESULT_COMMON};
+static const ct_iter_config ADD = {.name = "add",
+                                   .promote_inputs = true,
+                                   .check_out_cast = true,
+                                   .allow_cpu_scalars = true,
+                                   .check_overlap = true};
+static const ct_iter_config DIV = {.name = "div",
+                                   .promote_inputs = true,
+                                   .int_to_float = true,
+                                   .check_out_cast = true,
+                                   .allow_cpu_scalars = true,
+                                   .check_overlap = true};
 
 /* ---- helpers ---- */
 

@@ -1,0 +1,71 @@
+"""Element-wise op benchmark: ctensor against PyTorch 1.13 in the same process, with 1 and 2
+threads (issue 14's speed goals). Both libraries allocate a new result on every call.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/ops_bench.py [--n N] [--reps R] [--rounds K]
+
+Prints one line per case and thread count: the best time of each library over R calls in
+each of K alternating rounds (best round kept: the machine's neighbours make bandwidth
+swing), and the ratio torch / ctensor (above 1: ctensor is faster).
+
+Cases: int32 < float32 (mixed dtypes: the int32 operand is converted to float32 inside the
+loop, PyTorch copies it to a float32 temporary first) and float32 == float32."""
+import argparse
+import time
+
+import ctensor
+import torch
+
+
+def best_of(fn, reps):
+    fn()  # warm-up
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def cases(n):
+    g = torch.Generator().manual_seed(0)
+    xi = torch.randint(-1000, 1000, (n,), generator=g, dtype=torch.int32)
+    yf = torch.randn(n, generator=g) * 1000
+    zf = yf.clone()
+    zf[::3] += 1
+    ci = ctensor.from_numpy(xi.numpy()) if hasattr(ctensor, "from_numpy") else None
+    if ci is None:
+        ci = ctensor.tensor(xi.tolist(), dtype=ctensor.int32)
+    cy = ctensor.tensor(yf.numpy())
+    cz = ctensor.tensor(zf.numpy())
+    return [
+        ("int32 < float32", lambda: ci < cy, lambda: xi < yf),
+        ("float32 == float32", lambda: cy == cz, lambda: yf == zf),
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=10**7)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    args = ap.parse_args()
+    cs = cases(args.n)
+    for name, ct_fn, th_fn in cs:  # the same answers first
+        assert ct_fn().tolist()[:1000] == th_fn().tolist()[:1000], name
+    print("%-22s %7s %10s %10s %8s" % ("case (n=%d)" % args.n, "threads", "ctensor ms",
+                                      "torch ms", "torch/ct"))
+    for threads in [int(t) for t in args.threads.split(",")]:
+        ctensor.set_num_threads(threads)
+        torch.set_num_threads(threads)
+        for name, ct_fn, th_fn in cs:
+            ct_best = th_best = float("inf")
+            for _ in range(args.rounds):
+                ct_best = min(ct_best, best_of(ct_fn, args.reps))
+                th_best = min(th_best, best_of(th_fn, args.reps))
+            print("%-22s %7d %10.3f %10.3f %8.2f" % (name, threads, ct_best * 1e3,
+                                                      th_best * 1e3, th_best / ct_best))
+
+
+if __name__ == "__main__":
+    main()
