@@ -285,7 +285,8 @@ static ct_status run_launch(const ct_iter *it, const binop_spec *spec, const pre
 static ct_status run_iter_ex(const binop_spec *spec, ct_tensor *out, bool inplace,
                              const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
                              ct_tensor **result, const prepared *params) {
-    prepared p;
+    /* every field starts at zero (rtol, atol, equal_nan are isclose's, unused elsewhere) */
+    prepared p = {.spec = spec};
     if (params != NULL)
         p = *params;
     p.spec = spec;
