@@ -153,17 +153,6 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
 
 /* ---- the output ------------------------------------------------------------------------------ */
 
-static void warn_resized(const int64_t *old, int32_t old_ndim, const ct_iter *it) {
-    char was[256], now[256];
-    ct_warn("An output with one or more elements was resized since it had shape %s, which does "
-            "not match the required output shape %s. This behavior is deprecated, and in a "
-            "future PyTorch release outputs will not be resized unless they have zero elements. "
-            "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-            "with t.resize_(0).",
-            ct_tensor_impl_shape_format(was, sizeof was, old, old_ndim),
-            ct_tensor_impl_shape_format(now, sizeof now, it->shape_user, it->ndim_shape));
-}
-
 /* Allocate or resize the output (fast setup, else the general path), then lay out the loop. */
 static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
     /* the inputs as the layout decisions see them (Note [Converted inputs], strides.c) */
@@ -201,7 +190,7 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
                 memcpy(old, out->sizes, (size_t)old_ndim * sizeof *old);
             CT_TRY(ct_tensor_impl_resize(out, it->shape_user, it->ndim_shape, strides));
             if (old_numel > 0)
-                warn_resized(old, old_ndim, it);
+                ct_tensor_impl_warn_out_resized(old, old_ndim, it->shape_user, it->ndim_shape);
             it->out = ct_tensor_retain(out);
             it->out_resized = true;
         }

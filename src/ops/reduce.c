@@ -223,17 +223,6 @@ static ct_status kernel_input(const ct_tensor *in, ct_dtype res, ct_dtype conv, 
     return CT_OK;
 }
 
-static void warn_resized_out(const int64_t *old, int32_t old_ndim, const ct_reduce_plan *p) {
-    char was[256], now[256];
-    ct_warn("An output with one or more elements was resized since it had shape %s, which does "
-            "not match the required output shape %s. This behavior is deprecated, and in a "
-            "future PyTorch release outputs will not be resized unless they have zero elements. "
-            "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-            "with t.resize_(0).",
-            ct_tensor_impl_shape_format(was, sizeof was, old, old_ndim),
-            ct_tensor_impl_shape_format(now, sizeof now, p->out_sizes, p->out_ndim));
-}
-
 /* The output: a new contiguous tensor, or `out` checked and resized. */
 static ct_status make_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dtype res,
                              ct_tensor *out, ct_tensor **result) {
@@ -257,7 +246,7 @@ static ct_status make_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dt
         memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
         CT_TRY(ct_tensor_impl_resize(out, p->out_sizes, p->out_ndim, NULL));
         if (old_numel > 0)
-            warn_resized_out(old, old_ndim, p);
+            ct_tensor_impl_warn_out_resized(old, old_ndim, p->out_sizes, p->out_ndim);
     }
     *result = ct_tensor_retain(out);
     return CT_OK;
@@ -339,7 +328,8 @@ static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_p
             if (!p->reduced[d] && in->sizes[d] != 1)
                 perm[nperm++] = d;
         int64_t n = p->out_numel;
-        ct_scalar id = (k == CT_REDK_PROD || k == CT_REDK_ALL) ? ct_scalar_int(1) : ct_scalar_int(0);
+        ct_scalar id =
+            (k == CT_REDK_PROD || k == CT_REDK_ALL) ? ct_scalar_int(1) : ct_scalar_int(0);
         st = ct_tensor_full(&n, 1, id, accd, &in->device, CT_LAYOUT_STRIDED, &acc);
         if (st == CT_OK && mean)
             st = divide_by(acc, p->count);

@@ -7,6 +7,8 @@
  * can fail happens before the tensor is touched, so on error it keeps its old geometry. */
 #include <string.h>
 
+#include "ctensor/warning.h"
+
 #include "base/alloc_impl.h"
 #include "base/checked.h"
 #include "base/error_impl.h"
@@ -93,4 +95,16 @@ ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim
         t->device = fresh->device;
     }
     return CT_OK;
+}
+
+void ct_tensor_impl_warn_out_resized(const int64_t *old, int32_t old_ndim, const int64_t *now,
+                                     int32_t now_ndim) {
+    char was[256], want[256];
+    ct_warn("An output with one or more elements was resized since it had shape %s, which does "
+            "not match the required output shape %s. This behavior is deprecated, and in a "
+            "future PyTorch release outputs will not be resized unless they have zero elements. "
+            "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+            "with t.resize_(0).",
+            ct_tensor_impl_shape_format(was, sizeof was, old, old_ndim),
+            ct_tensor_impl_shape_format(want, sizeof want, now, now_ndim));
 }

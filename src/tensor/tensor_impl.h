@@ -179,6 +179,10 @@ ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t 
  * On error t is unchanged. Not synchronised with other users of t. */
 ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim,
                                 const int64_t *strides);
+/* PyTorch's deprecation warning for an out= tensor with elements that an op resized from
+ * shape `old` to shape `now` (element-wise ops and reductions alike). */
+void ct_tensor_impl_warn_out_resized(const int64_t *old, int32_t old_ndim, const int64_t *now,
+                                     int32_t now_ndim);
 
 /* ---- scalar.c ---- */
 
