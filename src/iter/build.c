@@ -53,7 +53,7 @@ static ct_status common_dtype(const ct_iter *it, const ct_iter_config *cfg, ct_d
     for (int k = first + 1; k < nin; k++)
         differ |= it->in[k]->dtype != common;
     /* result_type only when the inputs differ: two Python floats stay float64 */
-    if (cfg->promote_inputs && differ) {
+    if (cfg->promote_inputs && (differ || cfg->result_type_always)) {
         ct_result_type_state state = CT_RESULT_TYPE_STATE_INIT;
         for (int k = first; k < nin; k++)
             CT_TRY(result_type_add(&state, it->in[k]));

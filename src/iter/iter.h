@@ -31,6 +31,9 @@ typedef struct ct_iter_config {
     /* how many leading inputs take no part in the common dtype (where's condition): they
      * are read in their own dtype, and the layout decisions see them unconverted */
     int unpromoted_inputs;
+    /* result_type even when the promoted inputs' dtypes agree: two Python floats give the
+     * default dtype (where(c, 2.5, 3.5)), where a binary op keeps them float64 */
+    bool result_type_always;
     bool int_to_float;     /* integral or bool common dtype -> default dtype (true div) */
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
