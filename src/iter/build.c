@@ -136,8 +136,11 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
         const ct_tensor *t = ops[k];
         if (t == NULL)
             continue;
-        if (k > 0 && common.type != CT_DEVICE_CPU && cfg->allow_cpu_scalars && t->ndim == 0 &&
-            t->device.type == CT_DEVICE_CPU) {
+        if (k > 0 && cfg->wrapped_numbers_by_value && (t->flags & CT_TF_WRAPPED_NUMBER) &&
+            t->ndim == 0 && t->device.type == CT_DEVICE_CPU) {
+            /* a Scalar argument: read by value wherever the op runs */
+        } else if (k > 0 && common.type != CT_DEVICE_CPU && cfg->allow_cpu_scalars &&
+                   t->ndim == 0 && t->device.type == CT_DEVICE_CPU) {
             if (cpu_scalars++ > 0)
                 return ct_set_error(CT_ERR_RUNTIME,
                                     "Trying to pass too many CPU scalars to non-CPU kernel!");

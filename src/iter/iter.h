@@ -37,6 +37,9 @@ typedef struct ct_iter_config {
     bool int_to_float;     /* integral or bool common dtype -> default dtype (true div) */
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
+    /* wrapped numbers are the op's Scalar arguments (clamp's bounds, where's numbers), which
+     * PyTorch passes by value: they join any device and are not counted as CPU scalars */
+    bool wrapped_numbers_by_value;
     bool check_overlap;    /* internal and partial overlap checks */
     /* out= must have exactly the result dtype: "Found dtype Bool but expected Int" (PyTorch's
      * check_all_same_dtype of the unary ops that are not float ops: neg, floor, ...) */

@@ -20,7 +20,7 @@ enum { RULE_PROMOTE, RULE_WHERE, RULE_CLAMP, RULE_SAME, RULE_FILL };
 
 /* The iterator configs of each rule: [0] the tensor overload, [1] the scalar one (wrapped
  * bounds or weight), where they differ. */
-#define CFG_BASE(n) .name = n, .allow_cpu_scalars = true
+#define CFG_BASE(n) .name = n, .allow_cpu_scalars = true, .wrapped_numbers_by_value = true
 #define CFG_PROMOTE(n)                                                                             \
     {CFG_BASE(n), .promote_inputs = true, .check_out_cast = true, .check_overlap = true}
 #define CFG_WHERE(n)                                                                               \
@@ -117,8 +117,8 @@ static ct_status clamp_scalar_dtype(const ct_tensor *x, const ct_tensor *lo, con
     return ct_result_type_finish(&state, out);
 }
 
-static ct_status clamp_check(const ct_tensor *x, const ct_tensor *lo, const ct_tensor *hi,
-                             bool scalar, bool inplace) {
+static ct_status clamp_check(ct_terop op, const ct_tensor *x, const ct_tensor *lo,
+                             const ct_tensor *hi, bool scalar, bool inplace) {
     if (ct_dtype_is_complex(x->dtype))
         return ct_set_error(CT_ERR_RUNTIME, "clamp is not supported for complex types");
     if (!scalar)
@@ -127,6 +127,9 @@ static ct_status clamp_check(const ct_tensor *x, const ct_tensor *lo, const ct_t
     CT_TRY(clamp_scalar_dtype(x, lo, hi, &rt));
     if (ct_dtype_is_complex(rt))
         return ct_set_error(CT_ERR_RUNTIME, "clamp is not supported for complex types");
+    if (rt == CT_BOOL) /* the scalar kernels have no bool case (the tensor ones do) */
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'",
+                            SPECS[op].cpu_name[1]);
     if (inplace && rt != x->dtype)
         return ct_set_error(CT_ERR_RUNTIME,
                             "result type %s can't be cast to the desired output type %s",
@@ -179,7 +182,7 @@ static ct_status op_check(ct_terop op, const ct_tensor *a, const ct_tensor *b, c
     case CT_TEROP_CLAMP:
     case CT_TEROP_CLAMP_MIN:
     case CT_TEROP_CLAMP_MAX:
-        return clamp_check(a, b, c, scalar, inplace);
+        return clamp_check(op, a, b, c, scalar, inplace);
     case CT_TEROP_LERP:
         return lerp_check(a, b, c, scalar);
     case CT_TEROP_ADDCDIV:
