@@ -53,6 +53,10 @@ typedef struct ct_ternary_kernel {
     ct_dtype in_math[3];          /* the loop's input dtypes */
     ct_dtype out_math;            /* the loop's output dtype */
     ct_dtype result;              /* what the result rounds to before the output's dtype */
+    /* inputs that are Python numbers (wrapped numbers): converted straight to the math
+     * dtype, as PyTorch passes a Scalar to a float16 kernel as a float32 (opmath) value;
+     * tensor inputs round to the computation dtype first. The caller sets these. */
+    bool number[3];
     _Alignas(16) unsigned char value[CT_TERNARY_MAX_VALUE]; /* in the math dtype */
     const ct_convert_loop_table *cvt;
 } ct_ternary_kernel;

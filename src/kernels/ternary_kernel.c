@@ -167,7 +167,8 @@ int ct_ternary_impl_kernel_run(const ct_ternary_kernel *k, char *const *data,
         } else if (strides[1 + j] == 0) {
             mode[i] = MODE_ONCE;
             inc[i] = 0;
-            convert_in(cvt, once[i], k->in_math[j], k->result, k->in[j], data[1 + j], 0, 1, tmp);
+            convert_in(cvt, once[i], k->in_math[j], k->number[j] ? k->in_math[j] : k->result,
+                       k->in[j], data[1 + j], 0, 1, tmp);
             ptr[i] = once[i];
         } else {
             mode[i] = MODE_BLOCK;

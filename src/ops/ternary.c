@@ -223,6 +223,8 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     CT_TRY(ct_ternary_impl_kernel_init(&p->kernel, (ct_ternary_kop)p->op,
                                        spec->cpu_name[p->scalar ? 1 : 0], it->common_dtype,
                                        it->dtype[0], &it->dtype[1], spec->nin));
+    for (int k = 0; k < spec->nin; k++)
+        p->kernel.number[k] = wrapped(it->in[k]);
     if (spec->has_value) {
         _Alignas(16) unsigned char check[CT_TERNARY_MAX_VALUE];
         CT_TRY(ct_scalar_to_dtype(p->value, it->common_dtype, check));
