@@ -118,7 +118,7 @@ ct_status ct_ternary_impl_kernel_init(ct_ternary_kernel *k, ct_ternary_kop op, c
     k->loop = loop;
     k->nin = nin;
     k->out = out;
-    k->out_math = k->result = math;
+    k->out_math = math;
     k->result = compute;
     for (int i = 0; i < nin; i++) {
         k->in[i] = in[i];
@@ -140,7 +140,7 @@ typedef enum { MODE_DIRECT, MODE_ONCE, MODE_BLOCK } in_mode;
 static void convert_in(const ct_convert_loop_table *cvt, void *dst, ct_dtype to, ct_dtype via,
                        ct_dtype from, const char *src, int64_t ss, int64_t m, void *tmp) {
     int64_t isz_to = (int64_t)ct_dtype_table[to].itemsize;
-    if (from == via || via == to) {
+    if (from == to || from == via || via == to) {
         (*cvt)[to][from](dst, isz_to, src, ss, (size_t)m);
     } else {
         int64_t isz_via = (int64_t)ct_dtype_table[via].itemsize;
