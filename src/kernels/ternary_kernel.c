@@ -179,8 +179,13 @@ int ct_ternary_impl_kernel_run(const ct_ternary_kernel *k, char *const *data,
     int64_t isz_om = (int64_t)ct_dtype_table[k->out_math].itemsize;
     int64_t isz_r = (int64_t)ct_dtype_table[k->result].itemsize;
     bool direct_out = k->out == k->out_math && strides[0] == isz_out;
+    /* nothing to convert: one loop call over the whole row */
+    bool whole = direct_out;
+    for (int i = 0; i < 3; i++)
+        whole &= mode[i] != MODE_BLOCK;
+    int64_t block = whole ? n : BLOCK;
     for (int64_t done = 0; done < n;) {
-        int64_t m = n - done < BLOCK ? n - done : BLOCK;
+        int64_t m = n - done < block ? n - done : block;
         for (int i = 0; i < 3; i++) {
             int j = i < k->nin ? i : k->nin - 1;
             const char *src = data[1 + j] + done * strides[1 + j];
