@@ -40,6 +40,23 @@ def cases(n):
     return [
         ("int32 < float32", lambda: ci < cy, lambda: xi < yf),
         ("float32 == float32", lambda: cy == cz, lambda: yf == zf),
+    ] + ternary_cases(g, n, cy, cz, yf, zf)
+
+
+def ternary_cases(g, n, cy, cz, yf, zf):
+    """where(cond, a, b) and clamp on float32 (ctensor/ternary.def)."""
+    mask = torch.rand(n, generator=g) < 0.5
+    cm = ctensor.tensor(mask.numpy())
+    return [
+        ("where f32", lambda: ctensor.where(cm, cy, cz), lambda: torch.where(mask, yf, zf)),
+        ("clamp f32 scalars", lambda: ctensor.clamp(cy, -500.0, 500.0),
+         lambda: torch.clamp(yf, -500.0, 500.0)),
+        ("clamp_min f32 scalar", lambda: ctensor.clamp(cy, min=0.0),
+         lambda: torch.clamp(yf, min=0.0)),
+        ("masked_fill f32", lambda: cy.masked_fill(cm, 0.0), lambda: yf.masked_fill(mask, 0.0)),
+        ("addcmul f32", lambda: ctensor.addcmul(cy, cy, cz, value=0.5),
+         lambda: torch.addcmul(yf, yf, zf, value=0.5)),
+        ("lerp f32", lambda: ctensor.lerp(cy, cz, 0.3), lambda: torch.lerp(yf, zf, 0.3)),
     ]
 
 

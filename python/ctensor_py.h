@@ -524,6 +524,8 @@ void ctp_unary_number_slots(PyNumberMethods *nb);
 /** Add ctensor.<name> for every row of ctensor/unary.def and the Tensor methods <name> and
  *  <name>_. 0, or -1 with an exception set. */
 int ctp_unary_init(PyObject *module);
+/* The ternary.def functions and methods (tensor_ternary.c). */
+int ctp_ternary_init(PyObject *module);
 
 /* ---- random generators (tensor_random.c) ------------------------------------------------- */
 

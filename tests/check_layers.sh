@@ -18,6 +18,7 @@ declare -A header_layer=(
     [tensor.h]=tensor [layout.h]=tensor [memformat.h]=tensor [random.h]=tensor
     [print.h]=tensor [dlpack.h]=tensor
     [ops.h]=ops [ops.def]=kernels [unary.h]=ops [unary.def]=kernels [reduce.h]=ops
+    [ternary.h]=ops [ternary.def]=kernels
     [sparse.h]=sparse [ctensor.h]=sparse
     [cuda.h]=cuda
     [placement.h]=dist [sbp.h]=dist [global.h]=dist [dist.h]=dist

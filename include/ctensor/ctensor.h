@@ -96,6 +96,7 @@
 #include "ctensor/sparse.h"
 #include "ctensor/status.h"
 #include "ctensor/tensor.h"
+#include "ctensor/ternary.h"
 #include "ctensor/unary.h"
 #include "ctensor/version.h"
 #include "ctensor/warning.h"

@@ -46,14 +46,17 @@ static ct_status result_type_add(ct_result_type_state *state, const ct_tensor *t
     return ct_result_type_update_tensor(state, t);
 }
 
-static ct_status common_dtype(const ct_iter_config *cfg, const ct_tensor *a, const ct_tensor *b,
-                              ct_dtype *out) {
-    ct_dtype common = a->dtype;
+static ct_status common_dtype(const ct_iter *it, const ct_iter_config *cfg, ct_dtype *out) {
+    int nin = it->ntensors - 1, first = cfg->unpromoted_inputs;
+    ct_dtype common = it->in[first]->dtype;
+    bool differ = false;
+    for (int k = first + 1; k < nin; k++)
+        differ |= it->in[k]->dtype != common;
     /* result_type only when the inputs differ: two Python floats stay float64 */
-    if (cfg->promote_inputs && b->dtype != a->dtype) {
+    if (cfg->promote_inputs && (differ || cfg->result_type_always)) {
         ct_result_type_state state = CT_RESULT_TYPE_STATE_INIT;
-        CT_TRY(result_type_add(&state, a));
-        CT_TRY(result_type_add(&state, b));
+        for (int k = first; k < nin; k++)
+            CT_TRY(result_type_add(&state, it->in[k]));
         CT_TRY(ct_result_type_finish(&state, &common));
     }
     if (cfg->int_to_float && ct_dtype_is_integral(common, true))
@@ -117,21 +120,27 @@ static ct_status device_mismatch(ct_device common, ct_device other) {
  * PyTorch does (outputs first), so the first failing operand names the error. */
 static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_tensor *out,
                                bool inplace) {
-    const ct_tensor *ops[CT_ITER_MAX_OPERANDS] = {out, it->in[0], it->in[1]};
+    int nt = it->ntensors;
+    const ct_tensor *ops[CT_ITER_MAX_OPERANDS] = {out};
+    for (int k = 1; k < nt; k++)
+        ops[k] = it->in[k - 1];
     ct_device common = cpu_device;
-    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++) {
+    for (int k = 0; k < nt; k++) {
         if (ops[k] != NULL && ops[k]->device.type != CT_DEVICE_CPU) {
             common = ops[k]->device;
             break;
         }
     }
     int cpu_scalars = 0;
-    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++) {
+    for (int k = 0; k < nt; k++) {
         const ct_tensor *t = ops[k];
         if (t == NULL)
             continue;
-        if (k > 0 && common.type != CT_DEVICE_CPU && cfg->allow_cpu_scalars && t->ndim == 0 &&
-            t->device.type == CT_DEVICE_CPU) {
+        if (k > 0 && cfg->wrapped_numbers_by_value && (t->flags & CT_TF_WRAPPED_NUMBER) &&
+            t->ndim == 0 && t->device.type == CT_DEVICE_CPU) {
+            /* a Scalar argument: read by value wherever the op runs */
+        } else if (k > 0 && common.type != CT_DEVICE_CPU && cfg->allow_cpu_scalars &&
+                   t->ndim == 0 && t->device.type == CT_DEVICE_CPU) {
             if (cpu_scalars++ > 0)
                 return ct_set_error(CT_ERR_RUNTIME,
                                     "Trying to pass too many CPU scalars to non-CPU kernel!");
@@ -156,27 +165,32 @@ static ct_status check_devices(ct_iter *it, const ct_iter_config *cfg, const ct_
 /* Allocate or resize the output (fast setup, else the general path), then lay out the loop. */
 static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
     /* the inputs as the layout decisions see them (Note [Converted inputs], strides.c) */
-    ct_tensor views[2];
-    int64_t view_strides[2][CT_MAX_DIMS];
-    const ct_tensor *a = NULL, *b = NULL;
-    CT_TRY(ct_iter_decision_input(it, it->in[0], &views[0], view_strides[0], &a));
-    CT_TRY(ct_iter_decision_input(it, it->in[1], &views[1], view_strides[1], &b));
+    int nin = it->ntensors - 1;
+    ct_tensor views[CT_ITER_MAX_INPUTS];
+    int64_t view_strides[CT_ITER_MAX_INPUTS][CT_MAX_DIMS];
+    const ct_tensor *in[CT_ITER_MAX_INPUTS];
+    bool converted = false, same_shape = true;
+    for (int k = 0; k < nin; k++) {
+        CT_TRY(ct_iter_decision_input_k(it, k, &views[k], view_strides[k], &in[k]));
+        converted |= in[k] != it->in[k];
+        same_shape &= same_sizes(in[k], in[0]->sizes, in[0]->ndim);
+    }
     const ct_tensor *given = (out != NULL && !will_resize) ? out : NULL;
     ct_iter_setup setup = CT_ITER_SETUP_NONE;
     /* fast setup needs every input at the broadcast shape (no 0-dim mixed with n-dim) */
-    if (same_sizes(a, b->sizes, b->ndim))
-        setup = ct_iter_fast_setup(given, a, b);
+    if (same_shape)
+        setup = ct_iter_fast_setup(given, in, nin);
     int32_t perm[CT_MAX_DIMS];
     const int32_t *order = NULL;
     if (setup == CT_ITER_SETUP_NONE) {
-        ct_iter_permutation(it, given, a, b, perm);
+        ct_iter_permutation(it, given, in, nin, perm);
         order = perm;
     }
     if (given != NULL) {
         it->out = ct_tensor_retain(out);
     } else {
         int64_t strides[CT_MAX_DIMS];
-        CT_TRY(ct_iter_output_strides(it, setup, b, order, strides));
+        CT_TRY(ct_iter_output_strides(it, setup, in[nin - 1], order, strides));
         if (out == NULL) {
             CT_TRY(ct_tensor_impl_empty_strided(it->shape_user, strides, it->ndim_shape,
                                                 result_dtype(it->config, it->common_dtype),
@@ -195,11 +209,11 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
             it->out_resized = true;
         }
     }
-    if (order == NULL && (a != it->in[0] || b != it->in[1])) {
+    if (order == NULL && converted) {
         /* The fast setup was decided on a converted copy's strides, but the input is read in
          * place with its own (an expanded int input, say), so one flat dim cannot cover it:
          * lay the loop out in the output's order instead. */
-        ct_iter_permutation(it, it->out, a, b, perm);
+        ct_iter_permutation(it, it->out, in, nin, perm);
         order = perm;
     }
     it->dtype[0] = it->out->dtype;
@@ -209,42 +223,52 @@ static ct_status make_output(ct_iter *it, ct_tensor *out, bool will_resize) {
 
 /* ---- the build ------------------------------------------------------------------------------ */
 
-ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out, bool inplace,
-                               const ct_tensor *a, const ct_tensor *b, ct_iter_prepare prepare,
-                               void *prepare_ctx) {
-    if (it == NULL || cfg == NULL)
+ct_status ct_iter_build(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out, bool inplace,
+                        const ct_tensor *const *in, int nin, ct_iter_prepare prepare,
+                        void *prepare_ctx) {
+    if (it == NULL || cfg == NULL || in == NULL)
         return ct_set_error(CT_ERR_MISUSE, "element-wise iterator: NULL argument");
-    it->ntensors = CT_ITER_MAX_OPERANDS;
+    if (nin < 1 || nin > CT_ITER_MAX_INPUTS || cfg->unpromoted_inputs < 0 ||
+        cfg->unpromoted_inputs >= nin)
+        return ct_set_error(CT_ERR_MISUSE, "element-wise iterator: %d inputs", nin);
+    it->ntensors = 1 + nin;
     it->config = cfg;
     it->out = NULL;
-    it->in[0] = a;
-    it->in[1] = b;
     it->out_allocated = it->out_resized = it->is_meta = false;
     it->ndim = 0;
-    CT_TRY(ct_tensor_impl_check(a, cfg->name));
-    CT_TRY(ct_tensor_impl_check(b, cfg->name));
+    for (int k = 0; k < nin; k++) {
+        it->in[k] = in[k];
+        CT_TRY(ct_tensor_impl_check(in[k], cfg->name));
+    }
     if (out != NULL)
         CT_TRY(ct_tensor_impl_check(out, cfg->name));
-    if (inplace && out != a)
+    if (inplace && out != in[0])
         return ct_set_error(CT_ERR_MISUSE, "%s: an in-place output must be the first input",
                             cfg->name);
 
     /* 1. overlap */
     if (cfg->check_overlap && out != NULL) {
         CT_TRY(ct_iter_check_internal_overlap(out));
-        if (a != out)
-            CT_TRY(ct_iter_check_partial_overlap(out, a));
-        if (b != out)
-            CT_TRY(ct_iter_check_partial_overlap(out, b));
+        for (int k = 0; k < nin; k++)
+            if (in[k] != out)
+                CT_TRY(ct_iter_check_partial_overlap(out, in[k]));
     }
-    /* 2. broadcast */
-    CT_TRY(ct_iter_broadcast(a, b, it->shape_user, &it->ndim_shape));
+    /* 2. broadcast, folded from the left as PyTorch's infer_size */
+    it->ndim_shape = in[0]->ndim;
+    if (in[0]->ndim > 0)
+        memcpy(it->shape_user, in[0]->sizes, (size_t)in[0]->ndim * sizeof(int64_t));
+    for (int k = 1; k < nin; k++)
+        CT_TRY(ct_iter_broadcast_sizes(it->shape_user, it->ndim_shape, in[k]->sizes,
+                                       in[k]->ndim, it->shape_user, &it->ndim_shape));
     /* (a (2^40, 1) + b (1, 2^40) has too many elements to count) */
     CT_TRY(ct_tensor_impl_shape_numel(it->shape_user, it->ndim_shape, &it->numel));
     /* 3. the output's shape: out= tensors are resized, read-write ones cannot be */
     bool will_resize = false;
     if (out != NULL && !same_sizes(out, it->shape_user, it->ndim_shape)) {
-        if (out == a || out == b) {
+        bool is_input = false;
+        for (int k = 0; k < nin; k++)
+            is_input |= out == in[k];
+        if (is_input) {
             char have[256], want[256];
             return ct_set_error(
                 CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
@@ -254,15 +278,22 @@ ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor
         will_resize = true;
     }
     /* 4. dtypes; 5. devices with the output-dtype check */
-    CT_TRY(common_dtype(cfg, a, b, &it->common_dtype));
+    CT_TRY(common_dtype(it, cfg, &it->common_dtype));
     CT_TRY(check_devices(it, cfg, out, inplace));
     it->dtype[0] = out != NULL ? out->dtype : result_dtype(cfg, it->common_dtype);
-    it->dtype[1] = a->dtype;
-    it->dtype[2] = b->dtype;
+    for (int k = 0; k < nin; k++)
+        it->dtype[k + 1] = in[k]->dtype;
     if (prepare != NULL)
         CT_TRY(prepare(prepare_ctx, it));
     /* 6. allocate or resize the output; the loop geometry */
     return make_output(it, out, will_resize);
+}
+
+ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out, bool inplace,
+                               const ct_tensor *a, const ct_tensor *b, ct_iter_prepare prepare,
+                               void *prepare_ctx) {
+    const ct_tensor *in[2] = {a, b};
+    return ct_iter_build(it, cfg, out, inplace, in, 2, prepare, prepare_ctx);
 }
 
 ct_status ct_iter_build_unary(ct_iter *it, const ct_iter_config *cfg, ct_tensor *out, bool inplace,
@@ -295,12 +326,13 @@ bool ct_iter_needs_launch(const ct_iter *it) {
 
 void ct_iter_fill_launch(const ct_iter *it, ct_kernel_launch *l) {
     _Static_assert(CT_LAUNCH_MAX_DIMS >= CT_MAX_DIMS, "a launch holds every iterator geometry");
-    _Static_assert(CT_LAUNCH_MAX_OPERANDS >= CT_ITER_MAX_OPERANDS, "and all its operands");
+    /* launches carry binary geometries; ops of more inputs refuse launch devices first */
+    _Static_assert(CT_LAUNCH_MAX_OPERANDS >= 3, "a launch holds a binary op's operands");
     memset(l, 0, sizeof *l);
-    l->noperands = it->ntensors;
+    l->noperands = it->ntensors < CT_LAUNCH_MAX_OPERANDS ? it->ntensors : CT_LAUNCH_MAX_OPERANDS;
     l->ndim = it->ndim;
     l->numel = it->numel;
-    for (int k = 0; k < it->ntensors; k++) {
+    for (int k = 0; k < l->noperands; k++) {
         l->dtype[k] = it->dtype[k];
         l->data[k] = it->data[k];
         if (it->ndim > 0)

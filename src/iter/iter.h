@@ -20,15 +20,26 @@
 #include "ctensor/backend.h"
 #include "ctensor/tensor.h"
 
-#define CT_ITER_MAX_OPERANDS 3 /* one output, two inputs */
+/* one output and up to three inputs (where, clamp, lerp, addcmul: src/ops/ternary.c) */
+#define CT_ITER_MAX_INPUTS 3
+#define CT_ITER_MAX_OPERANDS (1 + CT_ITER_MAX_INPUTS)
 
 /* What kind of op is being built: TensorIterator's per-op configuration flags. */
 typedef struct ct_iter_config {
     const char *name;      /* op name for messages, e.g. "add" */
     bool promote_inputs;   /* common dtype = result_type(inputs) when input dtypes differ */
+    /* how many leading inputs take no part in the common dtype (where's condition): they
+     * are read in their own dtype, and the layout decisions see them unconverted */
+    int unpromoted_inputs;
+    /* result_type even when the promoted inputs' dtypes agree: two Python floats give the
+     * default dtype (where(c, 2.5, 3.5)), where a binary op keeps them float64 */
+    bool result_type_always;
     bool int_to_float;     /* integral or bool common dtype -> default dtype (true div) */
     bool check_out_cast;   /* ct_check_output_cast(common, output dtype) for given outputs */
     bool allow_cpu_scalars;/* a 0-dim cpu input may join another device's tensors */
+    /* wrapped numbers are the op's Scalar arguments (clamp's bounds, where's numbers), which
+     * PyTorch passes by value: they join any device and are not counted as CPU scalars */
+    bool wrapped_numbers_by_value;
     bool check_overlap;    /* internal and partial overlap checks */
     /* out= must have exactly the result dtype: "Found dtype Bool but expected Int" (PyTorch's
      * check_all_same_dtype of the unary ops that are not float ops: neg, floor, ...) */
@@ -51,7 +62,7 @@ typedef struct ct_iter {
     /* operand tensors: [0] is the output (a new reference the iterator owns: the given out/
      * self retained, or the result allocated by the build), [1..] borrowed inputs */
     ct_tensor *out;
-    const ct_tensor *in[CT_ITER_MAX_OPERANDS - 1];
+    const ct_tensor *in[CT_ITER_MAX_INPUTS];
     ct_dtype common_dtype;              /* the computation dtype */
     ct_dtype dtype[CT_ITER_MAX_OPERANDS];/* each operand's own dtype */
     ct_device device;                   /* common device */
@@ -96,6 +107,15 @@ typedef ct_status (*ct_iter_prepare)(void *ctx, const ct_iter *it);
 ct_status ct_iter_build_binary(ct_iter *it, const ct_iter_config *config, ct_tensor *out,
                                bool inplace, const ct_tensor *a, const ct_tensor *b,
                                ct_iter_prepare prepare, void *prepare_ctx);
+
+/* Build an element-wise iterator over inputs in[0 .. nin) (1 <= nin <= CT_ITER_MAX_INPUTS):
+ * ct_iter_build_binary's rules with any number of inputs (the broadcast shape folds from the
+ * left, as PyTorch's infer_size; the common dtype is the result type of the inputs from
+ * config->unpromoted_inputs on, or the first of them when they agree or promote_inputs is
+ * false). An in-place `out` must be in[0]. it->ntensors is 1 + nin. */
+ct_status ct_iter_build(ct_iter *it, const ct_iter_config *config, ct_tensor *out, bool inplace,
+                        const ct_tensor *const *in, int nin, ct_iter_prepare prepare,
+                        void *prepare_ctx);
 
 /* Build a unary element-wise iterator over `a` (one output, one input): the binary build's
  * rules (overlap, dtype and output-cast check, device, out= resize, output layout) with a
@@ -153,6 +173,9 @@ ct_status ct_iter_check_partial_overlap(const ct_tensor *out, const ct_tensor *i
 /* strides.c: the broadcast shape of a and b (right-aligned, size 1 stretches) into shape/ndim. */
 ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *shape,
                             int32_t *ndim);
+/* The same over sizes: sa[0 .. na) with sb[0 .. nb) into shape/ndim (shape may be sa). */
+ct_status ct_iter_broadcast_sizes(const int64_t *sa, int32_t na, const int64_t *sb, int32_t nb,
+                                  int64_t *shape, int32_t *ndim);
 
 /* strides.c: how a new or resized output is laid out (fast setup, else the general path). */
 typedef enum ct_iter_setup {
@@ -162,15 +185,15 @@ typedef enum ct_iter_setup {
     CT_ITER_SETUP_DENSE,        /* every operand dense with the same strides */
 } ct_iter_setup;
 
-/* The fast setup of the operands (out NULL when absent or to be resized; a and b have the
- * broadcast shape already checked by the caller). */
-ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const ct_tensor *b);
+/* The fast setup of the operands (out NULL when absent or to be resized; the inputs
+ * in[0 .. nin) have the broadcast shape already checked by the caller). */
+ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *const *in, int nin);
 
 /* The general path's dimension order (strides compared operand by operand) over it->shape_user:
  * perm[0] is the user dim that moves fastest. `out` is the given output unless it is absent or to
- * be resized; a and b are the inputs as the decision sees them (ct_iter_decision_input). */
-void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *a,
-                         const ct_tensor *b, int32_t *perm);
+ * be resized; in[0 .. nin) are the inputs as the decision sees them (ct_iter_decision_input). */
+void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *const *in,
+                         int nin, int32_t *perm);
 
 /* How input t looks to the layout decisions (fast setup, permutation, dense strides).
  * PyTorch's compute_types replaces every CPU input whose dtype differs from the common dtype
@@ -183,10 +206,15 @@ void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tenso
  * those of infer_dense_strides (none for valid tensors). */
 ct_status ct_iter_decision_input(const ct_iter *it, const ct_tensor *t, ct_tensor *view,
                                  int64_t *strides, const ct_tensor **out);
+/* The same for input k of the iterator: an unpromoted input (config->unpromoted_inputs) is
+ * never converted, so the decisions see it as it is. */
+ct_status ct_iter_decision_input_k(const ct_iter *it, int k, ct_tensor *view, int64_t *strides,
+                                   const ct_tensor **out);
 
 /* Strides (elements, user order) of a new or resized output of it->shape_user: `setup` from
  * ct_iter_fast_setup, `perm` from ct_iter_permutation (used with CT_ITER_SETUP_NONE). The
- * dense setup copies b's strides. Errors: CT_ERR_OVERFLOW for absurd shapes. */
+ * dense setup copies b's strides (any input's: they agree). Errors: CT_ERR_OVERFLOW for
+ * absurd shapes. */
 ct_status ct_iter_output_strides(const ct_iter *it, ct_iter_setup setup, const ct_tensor *b,
                                  const int32_t *perm, int64_t *strides);
 

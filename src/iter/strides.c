@@ -24,26 +24,33 @@
 
 /* ---- broadcasting ------------------------------------------------------------------------ */
 
-ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *shape,
-                            int32_t *ndim) {
-    int32_t na = a->ndim, nb = b->ndim, n = na > nb ? na : nb;
-    /* right-aligned; checked from the right so the rightmost mismatch is reported */
+ct_status ct_iter_broadcast_sizes(const int64_t *sa, int32_t na, const int64_t *sb, int32_t nb,
+                                  int64_t *shape, int32_t *ndim) {
+    int32_t n = na > nb ? na : nb;
+    /* right-aligned; checked from the right so the rightmost mismatch is reported. Writing
+     * shape[i] after reading sa[i - (n - na)] lets shape be sa: later steps read lower
+     * indices only. */
     for (int32_t i = n - 1; i >= 0; i--) {
         int32_t ia = i - (n - na), ib = i - (n - nb);
-        int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
-        if (sa == sb || sb == 1) {
-            shape[i] = sa;
-        } else if (sa == 1) {
-            shape[i] = sb;
+        int64_t a = ia >= 0 ? sa[ia] : 1, b = ib >= 0 ? sb[ib] : 1;
+        if (a == b || b == 1) {
+            shape[i] = a;
+        } else if (a == 1) {
+            shape[i] = b;
         } else {
             return ct_set_error(CT_ERR_RUNTIME,
                                 "The size of tensor a (%" PRId64 ") must match the size of "
                                 "tensor b (%" PRId64 ") at non-singleton dimension %d",
-                                sa, sb, (int)i);
+                                a, b, (int)i);
         }
     }
     *ndim = n;
     return CT_OK;
+}
+
+ct_status ct_iter_broadcast(const ct_tensor *a, const ct_tensor *b, int64_t *shape,
+                            int32_t *ndim) {
+    return ct_iter_broadcast_sizes(a->sizes, a->ndim, b->sizes, b->ndim, shape, ndim);
 }
 
 /* ---- converted inputs ---------------------------------------------------------------------- */
@@ -80,6 +87,15 @@ ct_status ct_iter_decision_input(const ct_iter *it, const ct_tensor *t, ct_tenso
     return CT_OK;
 }
 
+ct_status ct_iter_decision_input_k(const ct_iter *it, int k, ct_tensor *view, int64_t *strides,
+                                   const ct_tensor **out) {
+    if (k < it->config->unpromoted_inputs) {
+        *out = it->in[k];
+        return CT_OK;
+    }
+    return ct_iter_decision_input(it, it->in[k], view, strides, out);
+}
+
 /* ---- output strides (a): fast setup ---------------------------------------------------- */
 
 static bool same_strides(const ct_tensor *x, const ct_tensor *y) {
@@ -87,18 +103,23 @@ static bool same_strides(const ct_tensor *x, const ct_tensor *y) {
            (x->ndim == 0 || memcmp(x->strides, y->strides, (size_t)x->ndim * sizeof(int64_t)) == 0);
 }
 
-ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *a, const ct_tensor *b) {
-    uint32_t all = a->flags & b->flags;
-    if (out != NULL)
-        all &= out->flags;
+ct_iter_setup ct_iter_fast_setup(const ct_tensor *out, const ct_tensor *const *in, int nin) {
+    uint32_t all = out != NULL ? out->flags : ~(uint32_t)0;
+    for (int k = 0; k < nin; k++)
+        all &= in[k]->flags;
     if (all & CT_TF_CONTIGUOUS)
         return CT_ITER_SETUP_CONTIGUOUS;
     if (all & CT_TF_CL_CONTIGUOUS)
         return CT_ITER_SETUP_CHANNELS_LAST;
-    if ((all & CT_TF_NON_OVERLAPPING_DENSE) && same_strides(a, b) &&
-        (out == NULL || same_strides(out, b)))
-        return CT_ITER_SETUP_DENSE;
-    return CT_ITER_SETUP_NONE;
+    if (!(all & CT_TF_NON_OVERLAPPING_DENSE))
+        return CT_ITER_SETUP_NONE;
+    const ct_tensor *ref = in[nin - 1];
+    for (int k = 0; k + 1 < nin; k++)
+        if (!same_strides(in[k], ref))
+            return CT_ITER_SETUP_NONE;
+    if (out != NULL && !same_strides(out, ref))
+        return CT_ITER_SETUP_NONE;
+    return CT_ITER_SETUP_DENSE;
 }
 
 /* ---- output strides (b): the permutation -------------------------------------------------- */
@@ -131,8 +152,8 @@ static int should_swap(const ct_iter *it, int64_t (*sb)[CT_MAX_DIMS], int nops, 
     return 0;
 }
 
-void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *a,
-                         const ct_tensor *b, int32_t *perm) {
+void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tensor *const *in,
+                         int nin, int32_t *perm) {
     int32_t n = it->ndim_shape;
     for (int32_t i = 0; i < n; i++)
         perm[i] = n - 1 - i;
@@ -142,8 +163,8 @@ void ct_iter_permutation(const ct_iter *it, const ct_tensor *out, const ct_tenso
     int nops = 0;
     if (out != NULL)
         broadcast_strides(it, out, sb[nops++]);
-    broadcast_strides(it, a, sb[nops++]);
-    broadcast_strides(it, b, sb[nops++]);
+    for (int k = 0; k < nin; k++)
+        broadcast_strides(it, in[k], sb[nops++]);
     /* insertion sort that steps over undecided pairs instead of stopping at them */
     for (int32_t i = 1; i < n; i++) {
         int32_t d1 = i;
@@ -202,8 +223,11 @@ static char *element0(const ct_tensor *t) {
 }
 
 void ct_iter_geometry(ct_iter *it, const int32_t *perm) {
-    const ct_tensor *ops[CT_ITER_MAX_OPERANDS] = {it->out, it->in[0], it->in[1]};
-    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+    int nt = it->ntensors;
+    const ct_tensor *ops[CT_ITER_MAX_OPERANDS] = {it->out};
+    for (int k = 1; k < nt; k++)
+        ops[k] = it->in[k - 1];
+    for (int k = 0; k < nt; k++)
         it->data[k] = element0(ops[k]);
     if (it->numel <= 1) {
         it->ndim = 0;
@@ -212,12 +236,12 @@ void ct_iter_geometry(ct_iter *it, const int32_t *perm) {
     if (perm == NULL) {
         it->ndim = 1;
         it->shape[0] = it->numel;
-        for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+        for (int k = 0; k < nt; k++)
             it->strides[k][0] = (int64_t)ct_dtype_table[ops[k]->dtype].itemsize;
         return;
     }
     int64_t sb[CT_ITER_MAX_OPERANDS][CT_MAX_DIMS];
-    for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+    for (int k = 0; k < nt; k++)
         broadcast_strides(it, ops[k], sb[k]);
     int32_t m = 0;
     for (int32_t i = 0; i < it->ndim_shape; i++) {
@@ -227,7 +251,7 @@ void ct_iter_geometry(ct_iter *it, const int32_t *perm) {
             continue;
         if (m > 0) { /* merge into the previous dim when every operand continues it */
             bool merge = true;
-            for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+            for (int k = 0; k < nt; k++)
                 merge &= sb[k][d] == it->strides[k][m - 1] * it->shape[m - 1];
             if (merge) {
                 it->shape[m - 1] *= size;
@@ -235,7 +259,7 @@ void ct_iter_geometry(ct_iter *it, const int32_t *perm) {
             }
         }
         it->shape[m] = size;
-        for (int k = 0; k < CT_ITER_MAX_OPERANDS; k++)
+        for (int k = 0; k < nt; k++)
             it->strides[k][m] = sb[k][d];
         m++;
     }
