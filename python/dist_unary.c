@@ -42,14 +42,13 @@ static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
         if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O", kw, &input, &out))
             return NULL;
     }
-    if (!ctp_global_check(input)) {
-        if (ctp_tensor_check(out) || ctp_tensor_check(input))
-            return PyErr_Format(PyExc_RuntimeError,
-                                "Expected all tensors to be global, but found a local tensor");
+    if (ctp_tensor_check(out) || ctp_tensor_check(input))
+        return PyErr_Format(PyExc_RuntimeError,
+                            "Expected all tensors to be global, but found a local tensor");
+    if (!ctp_global_check(input))
         return PyErr_Format(PyExc_TypeError,
                             "%s(): argument 'input' (position 1) must be Tensor, not %s", name,
                             Py_TYPE(input)->tp_name);
-    }
     if (out != Py_None)
         return PyErr_Format(PyExc_RuntimeError,
                             "%s(): out= is not supported for global tensors; use the returned "
