@@ -252,8 +252,11 @@ static void reduce_case(ct_reduce_op op, const ct_tensor *ref, const ct_placemen
         bool reduced[CT_MAX_DIMS];
         for (int64_t d = 0; d < ndim; d++)
             reduced[d] = ds->n == 0;
-        for (int64_t i = 0; i < ds->n; i++)
-            reduced[ds->dims[i] < 0 ? ds->dims[i] + ndim : ds->dims[i]] = true;
+        for (int64_t i = 0; i < ds->n; i++) {
+            const int64_t d = ds->dims[i] < 0 ? ds->dims[i] + ndim : ds->dims[i];
+            if (d >= 0 && d < ndim) /* a 0-dim tensor takes -1 and 0 and has no dim */
+                reduced[d] = true;
+        }
         ct_sbp e[CT_PLACEMENT_MAX_NDIM];
         for (int64_t k = 0; k < nh; k++)
             e[k] = reduce_expected_axis(op, sbp[k], reduced, keepdim, ct_tensor_dtype(ref),
