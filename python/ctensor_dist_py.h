@@ -155,8 +155,8 @@ PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b);
 extern PyNumberMethods ctp_global_as_number;
 extern PyMethodDef ctp_global_arith_methods[];
 
-/** Comparison slots of GlobalTensor (== != < <= > >= as global bool tensors; hash is id) and
- *  bool(x) (a one-element tensor's value, collective). */
+/** The comparison slots of GlobalTensor (dist_arith.c): == != < <= > >= give global bool
+ *  tensors; hash(x) is id(x). Before PyType_Ready. */
 void ctp_global_compare_slots(PyTypeObject *type);
 
 /* ---- unary ops and reductions (dist_unary.c, dist_reduce.c) ---------------------------------- */
@@ -175,7 +175,9 @@ PyObject *ctp_global_reduce_call(ct_reduce_op op, const char *name, int method, 
                                  PyObject *args, PyObject *kwargs);
 extern PyMethodDef ctp_global_reduce_methods[];
 
-/** bool(x) of a GlobalTensor (dist_global.c). */
+/** bool(x) of a GlobalTensor (dist_global.c): a one-element tensor's value, read on every
+ *  rank (collective); PyTorch's RuntimeError for another number of elements, on every rank.
+ *  1, 0, or -1 with an exception. */
 int ctp_global_bool(PyObject *self);
 
 /* ---- local tensors and module functions (dist_tensor_methods.c) ---------------------------- */

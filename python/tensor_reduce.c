@@ -140,7 +140,7 @@ fail:
 static PyObject *reduce_call(const reduce_entry *e, PyObject *self, PyObject *args,
                              PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
-    if (ctp_dist_any_global(NULL, args, kwargs))
+    if (!e->method && ctp_dist_any_global(NULL, args, kwargs)) /* GlobalTensor has its own */
         return ctp_global_reduce_call(e->op, e->name, 0, NULL, args, kwargs);
 #endif
     PyObject *a2, *k2;
@@ -274,7 +274,7 @@ typedef struct arg_entry {
 
 static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
-    if (e->with_values && ctp_dist_any_global(NULL, args, kwargs))
+    if (!e->method && e->with_values && ctp_dist_any_global(NULL, args, kwargs))
         return ctp_global_reduce_call(e->is_max ? CT_REDUCE_MAX : CT_REDUCE_MIN, e->name, 0, NULL,
                                       args, kwargs);
 #endif
