@@ -14,6 +14,8 @@
 
 #include "ctensor/dist.h"
 #include "ctensor/ops.h"
+#include "ctensor/reduce.h"
+#include "ctensor/unary.h"
 #include "ctensor_py.h"
 
 /* ---- environment (dist_env.c) -------------------------------------------------------------- */
@@ -152,6 +154,31 @@ PyObject *ctp_global_binary(ct_op d, PyObject *a, PyObject *b);
 /** The number slots and the arithmetic methods of GlobalTensor. */
 extern PyNumberMethods ctp_global_as_number;
 extern PyMethodDef ctp_global_arith_methods[];
+
+/** The comparison slots of GlobalTensor (dist_arith.c): == != < <= > >= give global bool
+ *  tensors; hash(x) is id(x). Before PyType_Ready. */
+void ctp_global_compare_slots(PyTypeObject *type);
+
+/* ---- unary ops and reductions (dist_unary.c, dist_reduce.c) ---------------------------------- */
+
+/** ctensor.<name>(input, *, out=None) (round: decimals=) with a GlobalTensor input. */
+PyObject *ctp_global_unary_call(ct_unop op, PyObject *args, PyObject *kwargs);
+/** GlobalTensor.<name>() of every unary.def row, and the in-place names (errors). */
+extern PyMethodDef ctp_global_unary_methods[];
+/** Compact ctp_global_unary_methods (once) and set the unary operator slots (-x, +x, abs(x),
+ *  ~x). Before PyType_Ready. */
+void ctp_global_unary_setup(PyNumberMethods *nb);
+
+/** ctensor.sum / mean / prod / amax / amin / all / any / max / min (method = 0) or the
+ *  GlobalTensor methods (method = 1, `self` the tensor) with a global input. */
+PyObject *ctp_global_reduce_call(ct_reduce_op op, const char *name, int method, PyObject *self,
+                                 PyObject *args, PyObject *kwargs);
+extern PyMethodDef ctp_global_reduce_methods[];
+
+/** bool(x) of a GlobalTensor (dist_global.c): a one-element tensor's value, read on every
+ *  rank (collective); PyTorch's RuntimeError for another number of elements, on every rank.
+ *  1, 0, or -1 with an exception. */
+int ctp_global_bool(PyObject *self);
 
 /* ---- local tensors and module functions (dist_tensor_methods.c) ---------------------------- */
 

@@ -1,5 +1,7 @@
 /* Element-wise arithmetic of global tensors (global.h): the operators + - * / // with a
- * GlobalTensor on either side, GlobalTensor.add / sub / mul / div, and the global path of
+ * GlobalTensor on either side, GlobalTensor.add / sub / mul / div, the comparisons (== != <
+ * <= > >= and GlobalTensor.eq ... ge with torch's aliases, global bool tensors), maximum /
+ * minimum / fmax / fmin, bool(x), and the global path of
  * ctensor.add / sub / subtract / mul / multiply / div / divide / true_divide and of the local
  * Tensor methods (tensor_arith.c sends a call here when some argument is a GlobalTensor).
  *
@@ -145,6 +147,7 @@ OPERATOR(floordiv, CT_OP_DIV_FLOOR)
 #undef OPERATOR
 
 PyNumberMethods ctp_global_as_number = {
+    .nb_bool = ctp_global_bool,
     .nb_add = nb_add,
     .nb_subtract = nb_sub,
     .nb_multiply = nb_mul,
@@ -295,6 +298,11 @@ static PyObject *arith_call(ct_op op, const char *name, int method, int inplace,
                             "%s(): out= is not supported for global tensors; use the returned "
                             "tensor",
                             name);
+    if ((op == CT_OP_MAXIMUM || op == CT_OP_MINIMUM || op == CT_OP_FMAX || op == CT_OP_FMIN) &&
+        (ka == K_NUMBER || kb == K_NUMBER)) /* Tensor operands only, as in torch */
+        return PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", name,
+                            ka == K_NUMBER ? "input" : "other",
+                            Py_TYPE(ka == K_NUMBER ? c.input : c.other)->tp_name);
     if (ka != K_GLOBAL && kb != K_GLOBAL) /* the global tensor came as another argument */
         return PyErr_Format(PyExc_TypeError,
                             "%s(): a ctensor.GlobalTensor can only be given as an operand", name);
@@ -340,6 +348,26 @@ GLOBAL_METHOD(g_sub_, CT_OP_SUB, "sub_", 1)
 GLOBAL_METHOD(g_mul_, CT_OP_MUL, "mul_", 1)
 GLOBAL_METHOD(g_div_, CT_OP_DIV, "div_", 1)
 
+/* comparisons with torch's aliases (and their in-place names: errors), maximum ... fmin */
+#define COMPARE_METHODS(alias, E)                                                                  \
+    GLOBAL_METHOD(g_##alias, CT_OP_##E, #alias, 0)                                                 \
+    GLOBAL_METHOD(g_##alias##_, CT_OP_##E, #alias "_", 1)
+COMPARE_METHODS(eq, EQ)
+COMPARE_METHODS(ne, NE)
+COMPARE_METHODS(lt, LT)
+COMPARE_METHODS(le, LE)
+COMPARE_METHODS(gt, GT)
+COMPARE_METHODS(ge, GE)
+COMPARE_METHODS(not_equal, NE)
+COMPARE_METHODS(less, LT)
+COMPARE_METHODS(less_equal, LE)
+COMPARE_METHODS(greater, GT)
+COMPARE_METHODS(greater_equal, GE)
+GLOBAL_METHOD(g_maximum, CT_OP_MAXIMUM, "maximum", 0)
+GLOBAL_METHOD(g_minimum, CT_OP_MINIMUM, "minimum", 0)
+GLOBAL_METHOD(g_fmax, CT_OP_FMAX, "fmax", 0)
+GLOBAL_METHOD(g_fmin, CT_OP_FMIN, "fmin", 0)
+
 #define KW METH_VARARGS | METH_KEYWORDS
 
 PyMethodDef ctp_global_arith_methods[] = {
@@ -354,5 +382,76 @@ PyMethodDef ctp_global_arith_methods[] = {
     {"sub_", CTP_KW_FUNC(g_sub_), KW, "Not supported: global tensors have no in-place forms."},
     {"mul_", CTP_KW_FUNC(g_mul_), KW, "Not supported: global tensors have no in-place forms."},
     {"div_", CTP_KW_FUNC(g_div_), KW, "Not supported: global tensors have no in-place forms."},
+#define COMPARE_DEFS(alias)                                                                        \
+    {#alias, CTP_KW_FUNC(g_##alias), KW,                                                           \
+     #alias "(other) -> GlobalTensor\n\nElement-wise comparison; a bool tensor. Collective."},   \
+    {#alias "_", CTP_KW_FUNC(g_##alias##_), KW,                                                    \
+     "Not supported: global tensors have no in-place forms."},
+    COMPARE_DEFS(eq) COMPARE_DEFS(ne) COMPARE_DEFS(lt) COMPARE_DEFS(le) COMPARE_DEFS(gt)
+    COMPARE_DEFS(ge) COMPARE_DEFS(not_equal) COMPARE_DEFS(less) COMPARE_DEFS(less_equal)
+    COMPARE_DEFS(greater) COMPARE_DEFS(greater_equal)
+#undef COMPARE_DEFS
+    {"maximum", CTP_KW_FUNC(g_maximum), KW, "maximum(other) -> GlobalTensor\n\nCollective."},
+    {"minimum", CTP_KW_FUNC(g_minimum), KW, "minimum(other) -> GlobalTensor\n\nCollective."},
+    {"fmax", CTP_KW_FUNC(g_fmax), KW, "fmax(other) -> GlobalTensor\n\nCollective."},
+    {"fmin", CTP_KW_FUNC(g_fmin), KW, "fmin(other) -> GlobalTensor\n\nCollective."},
     {NULL, NULL, 0, NULL},
 };
+
+/* ---- rich comparisons ------------------------------------------------------------------------ */
+
+/* x == y etc.; Python has swapped a reflected comparison (2 < x is x > 2), so `a` is the
+ * GlobalTensor. An operand that is neither a tensor nor a number: a class written in Python
+ * that defines its own comparison decides (NotImplemented); otherwise == and != answer by
+ * identity (False, True) as torch does for `t == None`, after an agreement of their own so
+ * that a rank comparing with a tensor elsewhere fails with the others instead of waiting;
+ * < <= > >= raise Python's TypeError on every rank. */
+static PyObject *richcompare(ct_op d, PyObject *a, PyObject *b) {
+    operand x = {0}, y = {0};
+    int kx = classify(a, &x);
+    if (kx < 0)
+        return NULL;
+    int ky = classify(b, &y);
+    if (ky < 0)
+        return NULL;
+    if (kx != K_GLOBAL && ky != K_GLOBAL)
+        Py_RETURN_NOTIMPLEMENTED;
+    if (kx == K_LOCAL || ky == K_LOCAL)
+        return mixed_error();
+    if (kx == K_OTHER || ky == K_OTHER) {
+        PyObject *other = kx == K_OTHER ? a : b;
+        if (PyType_HasFeature(Py_TYPE(other), Py_TPFLAGS_HEAPTYPE) &&
+            Py_TYPE(other)->tp_richcompare != PyBaseObject_Type.tp_richcompare)
+            Py_RETURN_NOTIMPLEMENTED;
+        if (d == CT_OP_EQ || d == CT_OP_NE) {
+            ct_status st = ct_global_begin(ct_op_name(d), 0);
+            ctp_dist_entered();
+            if (st != CT_OK)
+                return ctp_dist_raise(st);
+            return Py_NewRef(d == CT_OP_EQ ? Py_False : Py_True);
+        }
+        return PyErr_Format(PyExc_TypeError,
+                            "'%s' not supported between instances of '%.100s' and '%.100s'",
+                            operators[d].symbol, Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name);
+    }
+    return compute(d, &x, kx, &y, ky, ct_scalar_int(1));
+}
+
+static PyObject *global_richcompare(PyObject *a, PyObject *b, int op) {
+    static const ct_op rows[] = {[Py_LT] = CT_OP_LT, [Py_LE] = CT_OP_LE, [Py_EQ] = CT_OP_EQ,
+                                 [Py_NE] = CT_OP_NE, [Py_GT] = CT_OP_GT, [Py_GE] = CT_OP_GE};
+    if (op < 0 || op > Py_GE)
+        Py_RETURN_NOTIMPLEMENTED;
+    uint64_t mark = ctp_dist_mark();
+    PyObject *r = richcompare(rows[op], a, b);
+    return r != NULL ? r : ctp_dist_failed(ct_op_name(rows[op]), mark);
+}
+
+/* hash(x) is id(x), as for local tensors: a type with its own rich comparison needs its own
+ * hash, or Python makes it unhashable. */
+static Py_hash_t global_hash(PyObject *self) { return (Py_hash_t)(intptr_t)self; }
+
+void ctp_global_compare_slots(PyTypeObject *type) {
+    type->tp_richcompare = global_richcompare;
+    type->tp_hash = global_hash;
+}

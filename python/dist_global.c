@@ -175,6 +175,25 @@ static PyObject *call_on_logical(PyObject *self, const char *method) {
     return r;
 }
 
+/* bool(x): the value of a one-element tensor, read on every rank (collective); PyTorch's
+ * error for another number of elements, raised on every rank. */
+int ctp_global_bool(PyObject *self) {
+    const int64_t n = ct_global_numel(G(self));
+    if (n != 1) {
+        uint64_t mark = ctp_dist_mark();
+        PyErr_Format(PyExc_RuntimeError, "Boolean value of Tensor with %s is ambiguous",
+                     n == 0 ? "no values" : "more than one value");
+        ctp_dist_failed("bool", mark);
+        return -1;
+    }
+    PyObject *t = logical_object(self, "bool");
+    if (t == NULL)
+        return -1;
+    int r = PyObject_IsTrue(t);
+    Py_DECREF(t);
+    return r;
+}
+
 static PyObject *g_numpy(PyObject *self, PyObject *unused) {
     (void)unused;
     return call_on_logical(self, "numpy");
@@ -486,23 +505,26 @@ PyTypeObject ctp_global_type = {
 /* clang-format on */
 
 static PyMethodDef *merge_methods(void) {
+    PyMethodDef *const parts[] = {global_methods, ctp_global_arith_methods,
+                                  ctp_global_unary_methods, ctp_global_reduce_methods};
+    const size_t n_parts = sizeof parts / sizeof parts[0];
     size_t n = 0, k = 0;
-    for (PyMethodDef *m = global_methods; m->ml_name != NULL; m++)
-        n++;
-    for (PyMethodDef *m = ctp_global_arith_methods; m->ml_name != NULL; m++)
-        n++;
+    for (size_t i = 0; i < n_parts; i++)
+        for (PyMethodDef *m = parts[i]; m->ml_name != NULL; m++)
+            n++;
     PyMethodDef *all = PyMem_Calloc(n + 1, sizeof *all);
     if (all == NULL)
         return (PyMethodDef *)PyErr_NoMemory();
-    for (PyMethodDef *m = global_methods; m->ml_name != NULL; m++)
-        all[k++] = *m;
-    for (PyMethodDef *m = ctp_global_arith_methods; m->ml_name != NULL; m++)
-        all[k++] = *m;
+    for (size_t i = 0; i < n_parts; i++)
+        for (PyMethodDef *m = parts[i]; m->ml_name != NULL; m++)
+            all[k++] = *m;
     return all;
 }
 
 int ctp_global_init(PyObject *module) {
     if (ctp_global_type.tp_methods == NULL) { /* once per process: the type is static */
+        ctp_global_unary_setup(&ctp_global_as_number);
+        ctp_global_compare_slots(&ctp_global_type);
         ctp_global_type.tp_methods = merge_methods();
         if (ctp_global_type.tp_methods == NULL)
             return -1;

@@ -15,6 +15,9 @@
 
 #include "ctensor/reduce.h"
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* the global path of the functions */
+#endif
 
 #define TEN CTP_PARAM_TENSOR
 #define DTY CTP_PARAM_DTYPE
@@ -136,6 +139,10 @@ fail:
 
 static PyObject *reduce_call(const reduce_entry *e, PyObject *self, PyObject *args,
                              PyObject *kwargs) {
+#ifdef CT_HAVE_DIST
+    if (!e->method && ctp_dist_any_global(NULL, args, kwargs)) /* GlobalTensor has its own */
+        return ctp_global_reduce_call(e->op, e->name, 0, NULL, args, kwargs);
+#endif
     PyObject *a2, *k2;
     if (normalise(e, args, kwargs, &a2, &k2) < 0)
         return NULL;
@@ -266,6 +273,11 @@ typedef struct arg_entry {
 } arg_entry;
 
 static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, PyObject *kwargs) {
+#ifdef CT_HAVE_DIST
+    if (!e->method && e->with_values && ctp_dist_any_global(NULL, args, kwargs))
+        return ctp_global_reduce_call(e->is_max ? CT_REDUCE_MAX : CT_REDUCE_MIN, e->name, 0, NULL,
+                                      args, kwargs);
+#endif
     PyObject *parsed[CTP_MAX_PARAMS];
     int k = ctp_parse_args(e->name, e->sigs, e->nsigs, args, kwargs, parsed);
     if (k < 0)

@@ -7,6 +7,9 @@
 
 #include "ctensor/unary.h"
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* the global path of the functions */
+#endif
 
 /* A tensor argument, or PyTorch's TypeError. */
 static ct_tensor *tensor_arg(const char *fname, const char *param, int pos, PyObject *obj) {
@@ -37,6 +40,10 @@ static PyObject *target_result(ct_status st, PyObject *target) {
 
 /* op(input, *, out=None) and round(input, *, decimals=0, out=None). */
 static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
+#ifdef CT_HAVE_DIST
+    if (ctp_dist_any_global(NULL, args, kwargs))
+        return ctp_global_unary_call(op, args, kwargs);
+#endif
     const char *fname = ct_unop_name(op);
     PyObject *input = NULL, *out = Py_None, *decimals = NULL;
     if (op == CT_UNOP_ROUND) {
@@ -114,7 +121,7 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 }
 
 #define KW METH_VARARGS | METH_KEYWORDS
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
         (void)m;                                                                                   \
         return function_call(CT_UNOP_##E, a, k);                                                   \
@@ -129,7 +136,7 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 #undef CT_UNARY
 
 static PyMethodDef unary_functions[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     {name, CTP_KW_FUNC(fn_##E), KW, name "(input, *, out=None) -> Tensor\n\nunary.def's " #E " row."},
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -137,11 +144,11 @@ static PyMethodDef unary_functions[] = {
 };
 
 static PyMethodDef unary_methods[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     {name, CTP_KW_FUNC(m_##E), KW, name "() -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace)                                       \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     {(inplace) ? name "_" : NULL, CTP_KW_FUNC(mi_##E), KW, name "_() -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY

@@ -48,9 +48,11 @@
 #include "ctensor/export.h"
 #include "ctensor/ops.h"
 #include "ctensor/placement.h"
+#include "ctensor/reduce.h"
 #include "ctensor/sbp.h"
 #include "ctensor/status.h"
 #include "ctensor/tensor.h"
+#include "ctensor/unary.h"
 
 CT_EXTERN_C_BEGIN
 
@@ -253,6 +255,46 @@ CT_API ct_status ct_global_div_scalar(const ct_global *a, ct_scalar b, ct_roundi
 CT_API ct_status ct_global_rsub_scalar(const ct_global *a, ct_scalar b, ct_scalar alpha, ct_global **out);
 CT_API ct_status ct_global_rdiv_scalar(const ct_global *a, ct_scalar b, ct_rounding_mode mode,
                                        ct_global **out);
+
+/* ---- element-wise ops of one tensor (unary.def) ---------------------------------------------
+ * The rules of unary.h (result dtype, kernel support, errors) apply to the logical tensor;
+ * the errors come back on every rank alike, as for the binary ops. The result has the input's
+ * placement and nd-sbp, per hierarchy axis: split and broadcast pass through unchanged; a
+ * partial_sum axis stays partial_sum for the rows whose `partial` column is LINEAR (neg,
+ * positive: the op of a sum is the sum of the ops; not for bool, whose partial sum is a
+ * logical or) and is reduced to broadcast first for the others (exp of a sum is not the sum
+ * of the exps). positive(x) returns x itself (a new reference), as ct_unary does. There are
+ * no out= or in-place forms. An invalid op: CT_ERR_MISUSE "ct_global_unary: invalid op 99" on
+ * every rank. New reference in *out. */
+
+/** op(x) for any row of unary.def. */
+CT_API ct_status ct_global_unary(ct_unop op, const ct_global *x, ct_global **out);
+/** round(x, decimals=d) (ct_round_decimals); d == 0 is ct_global_unary(CT_UNOP_ROUND, ...). A
+ *  partial_sum axis is reduced to broadcast first. New reference in *out. */
+CT_API ct_status ct_global_round_decimals(const ct_global *x, int64_t decimals, ct_global **out);
+
+/* ---- reductions (reduce.h) -----------------------------------------------------------------
+ * ct_reduce's arguments and rules (dims, keepdim, dtype, errors) applied to the logical tensor;
+ * the result is on the input's placement. Its nd-sbp follows OneFlow's inference, per
+ * hierarchy axis of the input:
+ *  - split(d) on a reduced dim: sum gives partial_sum (each rank sums its shard), mean gives
+ *    partial_sum too (each rank's sum divided by the global count of reduced elements); prod,
+ *    amax, amin, all, any, max and min gather the axis first and give broadcast (there is no
+ *    partial max);
+ *  - split(d) on a kept dim stays split, on dim d minus the reduced dims before d when keepdim
+ *    is false;
+ *  - broadcast stays broadcast;
+ *  - partial_sum stays partial_sum for sum and mean when the input and result are both
+ *    floating (or complex) or the result keeps the input's dtype; otherwise (an integer sum
+ *    widened to int64, a bool input, the other ops) it is reduced to broadcast first.
+ * So sum(S(0)) over every dim is partial_sum, sum(S(0), dim=1) stays S(0) and
+ * sum(S(1), dim=0) becomes S(0). Float results of a partial sum may differ from the local
+ * reduction of the whole tensor in the last bits (the summation order differs). Errors:
+ * ct_reduce's, on every rank alike; CT_ERR_MISUSE "ct_global_reduce: invalid op 99",
+ * "ct_global_reduce: invalid dims (-1 of them)" for ndims outside [0, CT_MAX_DIMS] or NULL
+ * dims with ndims > 0. New reference in *out. */
+CT_API ct_status ct_global_reduce(ct_reduce_op op, const ct_global *x, const int64_t *dims,
+                                  int64_t ndims, bool keepdim, ct_dtype dtype, ct_global **out);
 
 CT_EXTERN_C_END
 

@@ -36,7 +36,7 @@
  * they had elements). Devices: cpu and host-accessible backends compute; meta tensors get
  * shape and dtype only; other devices: CT_ERR_NOT_IMPLEMENTED "sum: not implemented on cuda
  * yet". out must be on the input's device (CT_ERR_RUNTIME). Sparse inputs:
- * CT_ERR_NOT_IMPLEMENTED. Global tensors have no reductions here yet.
+ * CT_ERR_NOT_IMPLEMENTED. Global tensors: ct_global_reduce (global.h).
  *
  * Threads: large reductions use ct_get_num_threads() threads; the result is the same bits
  * for every thread count. Errors common to every function: CT_ERR_MISUSE for NULL

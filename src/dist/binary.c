@@ -714,3 +714,19 @@ ct_status ct_global_rdiv_scalar(const ct_global *a, ct_scalar b, ct_rounding_mod
     return st != CT_OK ? st
                        : run_scalar("ct_global_rdiv_scalar", op, true, a, b, ct_scalar_int(1), out);
 }
+
+/* ---- steps shared with the ops of one input (oneop.c) ------------------------------------- */
+
+void ct_dist_impl_sb_global(ct_sb *s, const ct_global *g) { sb_global(s, g); }
+
+uint64_t ct_dist_impl_hash_global(uint64_t h, const ct_global *g) { return hash_global(h, g); }
+
+ct_status ct_dist_impl_stand_in(const ct_global *g, bool tiny, ct_tensor **out) {
+    return stand_in(g, tiny, out);
+}
+
+ct_status ct_dist_impl_agree_outcome(ct_status mine) { return agree_outcome(mine); }
+
+ct_status ct_dist_impl_box_to(const ct_global *x, const ct_sbp *sbp, ct_global **out) {
+    return box_to(x, sbp, out);
+}

@@ -15,6 +15,9 @@
  *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
  *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
  *   binary.c     element-wise ops on global tensors with sbp inference
+ *   oneop.c      the collective script of the ops of one global input (unary.c, reduction.c)
+ *   unary.c      the unary.def ops on global tensors
+ *   reduction.c  reductions (sum, mean, ...) on global tensors
  *
  * Only this layer includes <mpi.h>; public headers never do. */
 #ifndef CT_DIST_DIST_IMPL_H
@@ -278,5 +281,50 @@ ct_status ct_dist_impl_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t
  *  hierarchy axis (global.h's rule). Pure: no communication. */
 ct_status ct_dist_impl_global_binary_signature(ct_op op, const ct_global *a, const ct_global *b,
                                                ct_sbp *sbp_a, ct_sbp *sbp_b, ct_sbp *sbp_out);
+
+/* Steps of binary.c's script that the ops of one input share. */
+
+/** "float32[7, 5] (S(0),) on cpu [0, 1]": a global operand in an agreement's description. */
+void ct_dist_impl_sb_global(ct_sb *s, const ct_global *g);
+/** A global operand's metadata (dtype, sizes, placement, nd-sbp) folded into a digest. */
+uint64_t ct_dist_impl_hash_global(uint64_t h, const ct_global *g);
+/** A stand-in for the logical tensor of `g`: on meta with the logical sizes (`tiny` false),
+ *  or on the cpu with every non-zero size 1, filled with ones (`tiny` true). New reference. */
+ct_status ct_dist_impl_stand_in(const ct_global *g, bool tiny, ct_tensor **out);
+/** The verdict collective: every rank returns the lowest failing rank's status and message,
+ *  or CT_OK when `mine` is CT_OK everywhere. */
+ct_status ct_dist_impl_agree_outcome(ct_status mine);
+/** Box x to `sbp` (all hierarchy axes) unless it already is. New reference. */
+ct_status ct_dist_impl_box_to(const ct_global *x, const ct_sbp *sbp, ct_global **out);
+
+/* ---- oneop.c ---------------------------------------------------------------------------------- */
+
+/** An operation of one global input whose local op runs on the components. */
+typedef struct ct_dist_oneop {
+    const char *name;  /* the operation's name in the agreement and in messages ("exp") */
+    const char *fn;    /* the public C function, for its misuse messages */
+    const void *ctx;   /* the op's arguments, passed to the callbacks */
+    /** Append the arguments after the input to the description ("dim=[0], keepdim=False"). */
+    void (*describe)(ct_sb *s, const void *ctx);
+    /** Fold the arguments into the agreement's digest. */
+    uint64_t (*hash)(uint64_t h, const void *ctx);
+    /** The local op on `in`. `z_sbp` is NULL for the stand-ins of the logical checks (the
+     *  plain local op), else the output's nd-sbp (nh entries) the result is this rank's part
+     *  of. New reference. */
+    ct_status (*apply)(const void *ctx, const ct_tensor *in, const ct_global *x,
+                       const ct_sbp *z_sbp, ct_tensor **out);
+    /** The nd-sbp the input is boxed to and the output's, per hierarchy axis, from the input
+     *  and the result's logical dtype. Pure. */
+    void (*signature)(const void *ctx, const ct_global *x, ct_dtype z_dtype, ct_sbp *in_sbp,
+                      ct_sbp *z_sbp);
+    /** The op returns its input itself (positive): after the checks, *out is `x`. */
+    bool identity;
+} ct_dist_oneop;
+
+/** Run `op` on x collectively: agreement of the call across the world, the local op on
+ *  stand-ins of the logical tensor (errors and the result's dtype and logical shape), the
+ *  signature, boxing, the local op on the members' components and a verdict, so that every
+ *  rank returns the same status. New reference in *out. */
+ct_status ct_dist_impl_oneop_run(const ct_dist_oneop *op, const ct_global *x, ct_global **out);
 
 #endif /* CT_DIST_DIST_IMPL_H */

@@ -33,7 +33,7 @@ typedef struct unop_spec {
 #define SAME_OUT_FLOAT false
 #define SAME_OUT_BOOL false
 #define SAME_OUT_REAL true
-#define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace)                                      \
+#define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace, partial) \
     [CT_UNOP_##E] = {.cfg = {.name = name_,                                                        \
                              .promote_inputs = false,                                              \
                              .int_to_float = TO_FLOAT_##result_,                                   \

@@ -121,6 +121,24 @@ static ct_status rdiv_scalar_s1(ct_global **o) {
     return ct_global_rdiv_scalar(gs1, ONE, CT_ROUNDING_NONE, o);
 }
 
+/* the ops of one input (oneop.c): a partial sum boxed first, a split reduced to partial, a
+ * split gathered, a partial mean divided locally */
+static ct_status exp_p(ct_global **o) { return ct_global_unary(CT_UNOP_EXP, gp, o); }
+static ct_status neg_s1(ct_global **o) { return ct_global_unary(CT_UNOP_NEG, gs1, o); }
+static ct_status round_decimals_s0(ct_global **o) { return ct_global_round_decimals(gs0, 1, o); }
+static ct_status sum_s0(ct_global **o) {
+    return ct_global_reduce(CT_REDUCE_SUM, gs0, NULL, 0, false, CT_DTYPE_UNDEFINED, o);
+}
+static ct_status mean_s1_dim1(ct_global **o) {
+    const int64_t d = 1;
+    return ct_global_reduce(CT_REDUCE_MEAN, gs1, &d, 1, true, CT_DTYPE_UNDEFINED, o);
+}
+static ct_status amax_s0_dim0(ct_global **o) {
+    const int64_t d = 0;
+    return ct_global_reduce(CT_REDUCE_AMAX, gs0, &d, 1, false, CT_DTYPE_UNDEFINED, o);
+}
+static ct_status eq_p_s0(ct_global **o) { return ct_global_binary(CT_OP_EQ, gp, gs0, ONE, o); }
+
 #define OP(fn)                                                                                     \
     { #fn, fn }
 static const struct {
@@ -138,6 +156,9 @@ static const struct {
     OP(mul_p_p),       OP(div_s1_b),       OP(div_floor_p),
     OP(add_scalar_p),  OP(sub_scalar_s0),  OP(mul_scalar_p),
     OP(div_scalar_b),  OP(rsub_scalar_p),  OP(rdiv_scalar_s1),
+    OP(exp_p),         OP(neg_s1),         OP(round_decimals_s0),
+    OP(sum_s0),        OP(mean_s1_dim1),   OP(amax_s0_dim0),
+    OP(eq_p_s0),
 };
 
 /* Fail the victim's allocation 1, 2, ... until `fn` succeeds there; returns the failures. */

@@ -101,6 +101,19 @@ OPS = {
                         (lambda x, y: [1] * x, BAD)]),
     "item": (lambda x, y: ctensor.full((1,), 5.0, placement=P, sbp=B).item(),
              [(lambda x, y: x.item(), BAD), (lambda x, y: x.tolist(), ALT)]),
+    "eq": (lambda x, y: x == y,
+           [(lambda x, y: x == None, ALT), (lambda x, y: x != y, ALT),  # noqa: E711
+            (lambda x, y: x < "a", BAD), (lambda x, y: x == ctensor.ones(2, 3), BAD),
+            (lambda x, y: x.maximum(2), BAD), (lambda x, y: bool(x), BAD)]),
+    "exp": (lambda x, y: x.exp(),
+            [(lambda x, y: x.sin(), ALT), (lambda x, y: -x, ALT),
+             (lambda x, y: x.round(decimals="a"), BAD), (lambda x, y: ctensor.exp(x, out=x), BAD),
+             (lambda x, y: x.exp_(), BAD)]),
+    "sum": (lambda x, y: x.sum(0),
+            [(lambda x, y: x.sum(1), ALT), (lambda x, y: x.sum(0, keepdim=True), ALT),
+             (lambda x, y: x.mean(), ALT), (lambda x, y: x.sum(dim="a"), BAD),
+             (lambda x, y: x.amax(0, dtype=ctensor.float64), BAD),
+             (lambda x, y: x.max(0), BAD)]),
 }
 NAMES = sorted(OPS)
 

@@ -1,0 +1,143 @@
+/* oneop.c: the collective script of the ops of one global input (dist_impl.h,
+ * ct_dist_oneop): unary.def rows (unary.c) and reductions (reduction.c).
+ *
+ * The same steps as binary.c's, so that every rank takes the same branch and returns the
+ * same status:
+ *   1. one agreement over the world with a record of the call (the op's name, its
+ *      arguments, the input's metadata): calls that differ between ranks fail everywhere;
+ *   2. the local op on stand-ins of the LOGICAL input, on meta (the result's dtype and
+ *      logical shape, PyTorch's shape and dtype errors) and on a tiny cpu tensor (the
+ *      kernel-support errors meta skips), then a verdict (the stand-ins allocate);
+ *   3. the signature: the nd-sbp the input is boxed to and the output's;
+ *   4. boxing, the local op on the members' components, a verdict: an allocation can still
+ *      fail on one rank only. */
+#include <string.h>
+
+#include "dist/dist_impl.h"
+
+static ct_status agree_call(const ct_dist_oneop *op, const ct_global *x, bool has_out) {
+    ct_agree_record rec;
+    memset(&rec, 0, sizeof rec);
+    ct_sb s;
+    ct_sb_init_buf(&s, rec.what, sizeof rec.what);
+    ct_sb_appendf(&s, "%s(", op->name);
+    ct_dist_impl_sb_global(&s, x);
+    if (op->describe)
+        op->describe(&s, op->ctx);
+    ct_sb_appendf(&s, ")");
+    int32_t head[2] = {(int32_t)has_out, (int32_t)op->identity};
+    uint64_t h = ct_hash_bytes(0, head, sizeof head);
+    h = ct_hash_bytes(h, op->name, strlen(op->name));
+    if (op->hash)
+        h = op->hash(h, op->ctx);
+    rec.hash = ct_dist_impl_hash_global(h, x);
+    rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
+    ct_dist_impl_agree_set_op(&rec, op->name);
+    MPI_Comm world;
+    ct_status st = ct_dist_impl_world(&world);
+    if (st != CT_OK)
+        return st;
+    ct_agree_record *all = ct_dist_impl_calloc((size_t)ct_dist_impl_size(), sizeof *all);
+    if (!all)
+        return ct_dist_impl_agree_nomem(&rec); /* the others wait for this rank's record */
+    st = ct_dist_impl_agree(&rec, all);
+    ct_dist_impl_free(all);
+    return st;
+}
+
+/* Step 2: identical on every rank. */
+static ct_status check_logical(const ct_dist_oneop *op, const ct_global *x, ct_dtype *z_dtype,
+                               int64_t *z_sizes, int64_t *z_ndim) {
+    ct_status st = CT_OK;
+    for (int tiny = 0; tiny <= 1 && st == CT_OK; tiny++) {
+        ct_tensor *in = NULL, *z = NULL;
+        st = ct_dist_impl_stand_in(x, tiny, &in);
+        if (st == CT_OK)
+            st = op->apply(op->ctx, in, x, NULL, &z);
+        if (st == CT_OK && !tiny) {
+            *z_dtype = ct_tensor_dtype(z);
+            *z_ndim = ct_tensor_dim(z);
+            memcpy(z_sizes, ct_tensor_sizes(z), (size_t)*z_ndim * sizeof(int64_t));
+        }
+        ct_tensor_release(in);
+        ct_tensor_release(z);
+    }
+    return st;
+}
+
+/* The local op on this rank's component, checked to be this rank's part of the output
+ * (it is, by construction of the signatures) and made contiguous. */
+static ct_status member_op(const ct_dist_oneop *op, const ct_global *x, const int64_t *z_sizes,
+                           int64_t z_ndim, const ct_sbp *z_sbp, ct_tensor **out) {
+    ct_tensor *r = NULL;
+    ct_status st = op->apply(op->ctx, ct_global_local(x), x, z_sbp, &r);
+    if (st != CT_OK)
+        return st;
+    const ct_placement *pl = ct_global_placement(x);
+    ct_box box;
+    ct_dist_impl_local_box(z_sizes, z_ndim, pl, z_sbp, ct_dist_impl_placement_my_pid(pl), &box);
+    bool match = ct_tensor_dim(r) == z_ndim;
+    for (int64_t i = 0; match && i < z_ndim; i++)
+        match = ct_tensor_sizes(r)[i] == box.len[i];
+    if (!match) {
+        ct_tensor_release(r);
+        return ct_set_error(CT_ERR_RUNTIME, "internal error: %s of a local component gave a "
+                                            "result that is not this rank's part of the output",
+                            op->name);
+    }
+    if (!ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS) || r == ct_global_local(x)) {
+        /* a copy, also for an op that returned its input: components are never shared */
+        ct_tensor *c = NULL;
+        st = ct_tensor_clone(r, CT_MEMFMT_CONTIGUOUS, &c);
+        ct_tensor_release(r);
+        if (st != CT_OK)
+            return st;
+        r = c;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+ct_status ct_dist_impl_oneop_run(const ct_dist_oneop *op, const ct_global *x, ct_global **out) {
+    if (out)
+        *out = NULL;
+    ct_status st = agree_call(op, x, out != NULL);
+    if (st != CT_OK)
+        return st;
+    /* After agreement every rank has the same NULL arguments. */
+    if (!x || !out)
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", op->fn);
+    ct_dtype z_dtype = CT_DTYPE_UNDEFINED;
+    int64_t z_sizes[CT_MAX_DIMS], z_ndim = 0;
+    st = ct_dist_impl_agree_outcome(check_logical(op, x, &z_dtype, z_sizes, &z_ndim));
+    if (st != CT_OK)
+        return st;
+    if (op->identity) {
+        *out = ct_global_retain((ct_global *)x);
+        return CT_OK;
+    }
+    const ct_placement *pl = ct_global_placement(x);
+    ct_sbp sx[CT_PLACEMENT_MAX_NDIM], sz[CT_PLACEMENT_MAX_NDIM];
+    op->signature(op->ctx, x, z_dtype, sx, sz);
+    ct_global *bx = NULL, *z = NULL;
+    ct_tensor *local = NULL;
+    st = ct_dist_impl_box_to(x, sx, &bx);
+    if (st != CT_OK)
+        return st; /* boxing is collective: its failure is every rank's */
+    if (ct_dist_impl_placement_my_pid(pl) >= 0)
+        st = member_op(op, bx, z_sizes, z_ndim, sz, &local);
+    else
+        st = ct_dist_impl_global_empty_local(z_dtype, z_ndim, &local);
+    if (st == CT_OK) {
+        st = ct_dist_impl_global_make(z_dtype, z_sizes, z_ndim, pl, sz, local, &z);
+        local = NULL; /* stolen */
+    }
+    st = ct_dist_impl_agree_outcome(st);
+    if (st != CT_OK)
+        ct_global_release(z);
+    else
+        *out = z;
+    ct_tensor_release(local);
+    ct_global_release(bx);
+    return st;
+}
