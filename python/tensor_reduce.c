@@ -86,9 +86,11 @@ static const ctp_signature m_count_sigs[] = {
 };
 static const ctp_signature f_lse_sigs[] = {
     {4, {{TEN, "input"}, {ILS, "dim"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
+    {4, {{TEN, "input"}, {NLS, "dim"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
 };
 static const ctp_signature m_lse_sigs[] = {
     {2, {{ILS, "dim"}, {BOO, "keepdim=False"}}},
+    {2, {{NLS, "dim"}, {BOO, "keepdim=False"}}},
 };
 
 typedef struct reduce_entry {
@@ -104,8 +106,10 @@ typedef struct reduce_entry {
  * *kwargs_out), or -1. */
 static int normalise(const reduce_entry *e, PyObject *args, PyObject *kwargs,
                      PyObject **args_out, PyObject **kwargs_out) {
-    const ctp_signature *dsig = &e->sigs[e->nsigs > 1 ? 1 : 0];
-    int int_list = dsig->params[e->method ? 0 : 1].kind == ILS;
+    int int_list = 0; /* some signature takes an int-list dim */
+    for (int k = 0; k < e->nsigs; k++)
+        int_list |= e->sigs[k].nparams > (e->method ? 0 : 1) &&
+                    e->sigs[k].params[e->method ? 0 : 1].kind == ILS;
     Py_ssize_t dim_pos = e->method ? 0 : 1;
     *args_out = Py_NewRef(args);
     *kwargs_out = kwargs != NULL ? PyDict_Copy(kwargs) : NULL;

@@ -22,6 +22,8 @@
 #define I64 CTP_PARAM_INT64
 #define BOO CTP_PARAM_BOOL
 #define OBJ CTP_PARAM_OBJECT
+#define NAM CTP_PARAM_NAME
+#define NLS CTP_PARAM_NAME_LIST
 
 /* One int given for the int-list `dim` (positional at dim_pos, or as a keyword) as a 1-tuple:
  * new references in *a2 / *k2, or -1. */
@@ -79,6 +81,19 @@ static int dims_of(const char *fname, const ctp_signature *sig, PyObject *dim, i
     return 0;
 }
 
+/* A dimension-name argument (no ctensor tensor has names): 1 with the error raised. */
+static int raise_if_named(const ctp_signature *sig, PyObject *input, PyObject *dim) {
+    const ctp_param *p = ctp_param_named(sig, "dim");
+    if (dim == NULL || p == NULL || (p->kind != NAM && p->kind != NLS))
+        return 0;
+    PyObject *name = p->kind == NAM ? Py_NewRef(dim) : PySequence_GetItem(dim, 0);
+    if (name != NULL) {
+        ctp_tensor_raise_name(input, name);
+        Py_DECREF(name);
+    }
+    return 1;
+}
+
 /* ---- var / std (and _mean) --------------------------------------------------------------- */
 
 static const ctp_signature f_var_sigs[] = {
@@ -87,16 +102,24 @@ static const ctp_signature f_var_sigs[] = {
     {5, {{TEN, "input"}, {ILS, "dim?"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"},
          {TEN, "*out=None"}}},
     {2, {{TEN, "input"}, {BOO, "unbiased=True"}}},
+    {5, {{TEN, "input"}, {NLS, "dim"}, {I64, "*correction=None"}, {BOO, "keepdim=False"},
+         {TEN, "out=None"}}},
+    {5, {{TEN, "input"}, {NLS, "dim"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"},
+         {TEN, "*out=None"}}},
 };
 static const ctp_signature m_var_sigs[] = {
     {3, {{ILS, "dim?"}, {I64, "*correction=None"}, {BOO, "keepdim=False"}}},
     {3, {{ILS, "dim?"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"}}},
     {1, {{BOO, "unbiased=True"}}},
+    {3, {{NLS, "dim"}, {I64, "*correction=None"}, {BOO, "keepdim=False"}}},
+    {3, {{NLS, "dim"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"}}},
 };
 static const ctp_signature f_var_mean_sigs[] = {
     {4, {{TEN, "input"}, {ILS, "dim?"}, {I64, "*correction=None"}, {BOO, "keepdim=False"}}},
     {4, {{TEN, "input"}, {ILS, "dim?"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"}}},
     {2, {{TEN, "input"}, {BOO, "unbiased=True"}}},
+    {4, {{TEN, "input"}, {NLS, "dim"}, {I64, "*correction=None"}, {BOO, "keepdim=False"}}},
+    {4, {{TEN, "input"}, {NLS, "dim"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"}}},
 };
 
 typedef struct var_entry {
@@ -123,6 +146,8 @@ static PyObject *var_call(const var_entry *e, PyObject *self, PyObject *args, Py
     PyObject *unbiased = ctp_arg(sig, parsed, "unbiased");
     PyObject *correction = ctp_arg(sig, parsed, "correction");
     PyObject *out = ctp_arg(sig, parsed, "out");
+    if (raise_if_named(sig, input, ctp_arg(sig, parsed, "dim")))
+        goto done;
     int64_t dims[CT_MAX_DIMS], ndims;
     const int64_t *dims_ptr;
     if (dims_of(e->name, sig, ctp_arg(sig, parsed, "dim"), dims, &ndims, &dims_ptr) < 0)
@@ -353,9 +378,11 @@ PyObject *ctp_reduce2_m_aminmax(PyObject *self, PyObject *args, PyObject *kwargs
 
 static const ctp_signature f_cum_sigs[] = {
     {4, {{TEN, "input"}, {I64, "dim"}, {DTY, "*dtype=None"}, {TEN, "out=None"}}},
+    {4, {{TEN, "input"}, {NAM, "dim"}, {DTY, "*dtype=None"}, {TEN, "out=None"}}},
 };
 static const ctp_signature m_cum_sigs[] = {
     {2, {{I64, "dim"}, {DTY, "*dtype=None"}}},
+    {2, {{NAM, "dim"}, {DTY, "*dtype=None"}}},
 };
 
 static PyObject *cum_call(int prod, int method, int inplace, PyObject *self, PyObject *args,
@@ -363,11 +390,13 @@ static PyObject *cum_call(int prod, int method, int inplace, PyObject *self, PyO
     const char *name = prod ? (inplace ? "cumprod_" : "cumprod") : (inplace ? "cumsum_" : "cumsum");
     const ctp_signature *sigs = method ? m_cum_sigs : f_cum_sigs;
     PyObject *parsed[CTP_MAX_PARAMS];
-    int k = ctp_parse_args(name, sigs, 1, args, kwargs, parsed);
+    int k = ctp_parse_args(name, sigs, 2, args, kwargs, parsed);
     if (k < 0)
         return NULL;
     const ctp_signature *sig = &sigs[k];
     PyObject *input = method ? self : ctp_arg(sig, parsed, "input");
+    if (raise_if_named(sig, input, ctp_arg(sig, parsed, "dim")))
+        return NULL;
     PyObject *dtype = ctp_arg(sig, parsed, "dtype");
     PyObject *out = ctp_arg(sig, parsed, "out");
     int64_t d;

@@ -47,7 +47,8 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
     }
     bool in_ok = ct_reduce_impl_has_kernel(in->dtype) || in->dtype == CT_COMPLEX64 ||
                  in->dtype == CT_COMPLEX128;
-    if (!scan_kernel(res) || !in_ok)
+    /* a 0-dim or empty input is copied, not scanned: no kernel check (as torch 1.13) */
+    if ((!scan_kernel(res) || !in_ok) && in->ndim > 0 && in->numel > 0)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kname,
                             ct_dtype_impl_msg_name(in_ok ? res : in->dtype));
     if (in->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(in->device.type))
@@ -64,6 +65,10 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
     if (in->device.type != CT_DEVICE_META && in->numel > 0) {
         ct_scan_type t;
         ct_dtype acc;
+        if (!scan_kernel(res) || !in_ok) { /* a 0-dim input without a kernel: a copy */
+            st = ct_tensor_copy_(r, in);
+            goto done;
+        }
         if (ct_dtype_is_complex(res)) {
             t = CT_SCAN_C128;
             acc = CT_COMPLEX128;
@@ -96,6 +101,7 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
             st = ct_tensor_copy_(r, buf);
         }
     }
+done:
     ct_tensor_release(cast);
     ct_tensor_release(buf);
     if (st != CT_OK) {

@@ -158,6 +158,10 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
     switch (op) {
     case CT_REDUCE_NANSUM:
     case CT_REDUCE_NANMEAN:
+        if (op == CT_REDUCE_NANSUM) { /* the dims are checked first (make_reduction) */
+            ct_reduce_plan check;
+            CT_TRY(ct_reduce_impl_plan(in, dims, ndims, keepdim, &check));
+        }
         if (op == CT_REDUCE_NANSUM && is_complex(ind))
             return ct_set_error(CT_ERR_RUNTIME, "nansum does not support complex inputs");
         if (op == CT_REDUCE_NANMEAN && !is_float(ind))
@@ -169,9 +173,8 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
                                : ct_reduce(CT_REDUCE_SUM, in, dims, ndims, keepdim, dtype, result);
         if (dtype != CT_DTYPE_UNDEFINED && out != NULL && out->dtype != dtype)
             return ct_set_error(CT_ERR_RUNTIME,
-                                "Expected out tensor to have dtype %s, but got %s instead",
-                                ct_reduce_impl_meta_name(dtype),
-                                ct_reduce_impl_meta_name(out->dtype));
+                                "nansum: provided dtype must match dtype of result. Got %s and %s.",
+                                ct_dtype_impl_msg_name(out->dtype), ct_dtype_impl_msg_name(dtype));
         res = dtype != CT_DTYPE_UNDEFINED ? dtype : out != NULL ? out->dtype : ind;
         if (!float_kernel(res) || !float_kernel(ind))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"nansum_cpu\" not implemented for '%s'",
@@ -289,8 +292,8 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
                             name);
     ct_dtype ind = input->dtype;
     if (!is_float(ind) && !is_complex(ind))
-        return ct_set_error(CT_ERR_RUNTIME,
-                            "std and var only support floating point and complex dtypes");
+        return ct_set_error(CT_ERR_RUNTIME, "%s only support floating point and complex dtypes",
+                            mean == NULL ? "std and var" : take_sqrt ? "std_mean" : "var_mean");
     bool cplx = is_complex(ind);
     if ((cplx && ind != CT_COMPLEX64 && ind != CT_COMPLEX128) || (!cplx && !float_kernel(ind)))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"std_var_cpu\" not implemented for '%s'",
@@ -506,9 +509,11 @@ ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim, c
         if (one.count == 0)
             return ct_set_error(CT_ERR_INDEX,
                                 "aminmax: Expected reduction dim %lld to have non-zero size.",
-                                (long long)*dim);
+                                (long long)one.first_empty);
     }
-    if (!ct_reduce_impl_has_kernel(ind) || ind == CT_FLOAT16 || ind == CT_BFLOAT16)
+    /* torch 1.13's whole-tensor kernel takes bfloat16, its per-dim one does not */
+    if (!ct_reduce_impl_has_kernel(ind) || ind == CT_FLOAT16 ||
+        (ind == CT_BFLOAT16 && dim != NULL))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"aminmax_cpu\" not implemented for '%s'",
                             ct_dtype_impl_msg_name(ind));
     ct_tensor *lo = NULL, *hi = NULL;
@@ -516,6 +521,23 @@ ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim, c
     ct_status st = ct_reduce(CT_REDUCE_AMIN, input, dim, n, keepdim, CT_DTYPE_UNDEFINED, &lo);
     if (st == CT_OK)
         st = ct_reduce(CT_REDUCE_AMAX, input, dim, n, keepdim, CT_DTYPE_UNDEFINED, &hi);
+    if (st == CT_OK && input->ndim == 0 && dim != NULL && keepdim) {
+        /* torch 1.13 keeps the dim of a 0-dim input as size 1: shape [1] */
+        int64_t one = 1;
+        ct_tensor *a = NULL, *b = NULL;
+        st = ct_tensor_view(lo, &one, 1, &a);
+        if (st == CT_OK)
+            st = ct_tensor_view(hi, &one, 1, &b);
+        ct_tensor_release(lo);
+        ct_tensor_release(hi);
+        lo = a;
+        hi = b;
+        if (st != CT_OK) {
+            ct_tensor_release(lo);
+            ct_tensor_release(hi);
+            return st;
+        }
+    }
     if (st == CT_OK && out_min != NULL)
         st = ct_reduce_impl_check_out(out_min, lo);
     if (st == CT_OK && out_max != NULL)
