@@ -7,9 +7,11 @@
  *    cut into fixed blocks of CT_REDUCE_BLOCK elements; a block is summed with many
  *    independent accumulators (SIMD lanes, ct_reduce_impl_block), and the block results are
  *    combined pairwise (a binary-counter cascade) for float sums, in order otherwise.
+ *    float32 sums accumulate in double lanes (CT_REDT_F32D).
  *  - I > 1 ("outer"): the R rows of I elements are added element-wise, vectorised across I,
  *    in tiles of CT_REDUCE_TILE columns (ct_reduce_impl_rows); float sums cascade over rows
- *    (leaves of CT_REDUCE_LEAF rows, combined pairwise).
+ *    (leaves of CT_REDUCE_LEAF rows, combined pairwise); float32 sums add the rows in
+ *    double, in order.
  * The blocks and tiles do not depend on the thread count, and the combination order is
  * fixed, so the result is the same bits for any ct_set_num_threads. */
 #ifndef CT_KERNELS_REDUCE_H
@@ -37,6 +39,9 @@ typedef enum ct_redt {
     CT_REDT_U8,      /* uint8 / bool in, uint8 (all / any) */
     CT_REDT_C64,     /* complex64 in and out (prod only: complex sums are float sums) */
     CT_REDT_C128,    /* complex128 (prod only) */
+    CT_REDT_F32D,    /* float in, double accumulators (sum only: float32, float16 and bfloat16
+                        sums are the exact sum's double rounded once, at least as accurate as
+                        any float32 summation) */
     CT_REDT_COUNT
 } ct_redt;
 
@@ -48,15 +53,23 @@ typedef enum ct_redt {
 static inline int ct_redt_acc_size(ct_redt t) {
     return t == CT_REDT_F32 ? 4 : t == CT_REDT_U8 ? 1 : t == CT_REDT_C128 ? 16 : 8;
 }
+/* The type of a kernel's accumulators read as elements (combining block results). */
+static inline ct_redt ct_redt_acc_type(ct_redt t) {
+    return t == CT_REDT_I32 ? CT_REDT_I64 : t == CT_REDT_F32D ? CT_REDT_F64 : t;
+}
 /* Bytes of one input element. */
 static inline int ct_redt_in_size(ct_redt t) {
-    return t == CT_REDT_F32 || t == CT_REDT_I32 ? 4 : t == CT_REDT_U8 ? 1 : t == CT_REDT_C128 ? 16 : 8;
+    return t == CT_REDT_F32 || t == CT_REDT_I32 || t == CT_REDT_F32D ? 4
+           : t == CT_REDT_U8                                          ? 1
+           : t == CT_REDT_C128                                        ? 16
+                                                                      : 8;
 }
 
 /* Per ISA level (reduce_loops.c): reduce n >= 0 contiguous elements at src into *acc (the
  * op's identity for n == 0). */
 typedef void (*ct_reduce_block_fn)(ct_redk op, ct_redt t, const void *src, int64_t n, void *acc);
-/* Per ISA level: reduce R >= 0 rows of w <= CT_REDUCE_TILE contiguous elements, row r
+/* Per ISA level: reduce R >= 0 rows of w contiguous elements (w <= CT_REDUCE_TILE, except
+ * for CT_REDT_F32D sums: any w), row r
  * starting at src + r * row_stride elements, into out[0 .. w) accumulators. */
 typedef void (*ct_reduce_rows_fn)(ct_redk op, ct_redt t, const void *src, int64_t R,
                                   int64_t row_stride, int64_t w, void *out);

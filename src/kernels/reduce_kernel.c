@@ -10,9 +10,9 @@
 int ct_reduce_impl_supported(ct_redk op, ct_redt t) {
     switch (op) {
     case CT_REDK_SUM:
-        return t != CT_REDT_U8 && t < CT_REDT_C64;
+        return (t != CT_REDT_U8 && t < CT_REDT_C64) || t == CT_REDT_F32D;
     case CT_REDK_PROD:
-        return t != CT_REDT_U8 && t < CT_REDT_COUNT;
+        return t != CT_REDT_U8 && t != CT_REDT_F32D && t < CT_REDT_COUNT;
     case CT_REDK_MAX:
     case CT_REDK_MIN:
         return t == CT_REDT_F32 || t == CT_REDT_F64 || t == CT_REDT_I64;
@@ -54,17 +54,42 @@ static ct_reduce_rows_fn rows_fn(void) {
     }
 }
 
-/* Combine nb block results (accumulators) into *out: pairwise (binary counter) for float
- * sums, in order for everything else, which is exact or order-free. */
+/* Pairwise sums of n >= 1 block results (runs of up to 8 in order at the leaves). */
+static double pairwise_f64(const double *a, int64_t n) {
+    if (n <= 8) {
+        double s = a[0];
+        for (int64_t i = 1; i < n; i++)
+            s += a[i];
+        return s;
+    }
+    return pairwise_f64(a, n / 2) + pairwise_f64(a + n / 2, n - n / 2);
+}
+static float pairwise_f32(const float *a, int64_t n) {
+    if (n <= 8) {
+        float s = a[0];
+        for (int64_t i = 1; i < n; i++)
+            s += a[i];
+        return s;
+    }
+    return pairwise_f32(a, n / 2) + pairwise_f32(a + n / 2, n - n / 2);
+}
+
+/* Combine nb >= 1 block results (accumulators) into *out: pairwise for float sums, in order
+ * for everything else, which is exact or order-free. */
 static void combine(ct_redk op, ct_redt t, const void *parts, int64_t nb, void *out) {
-    ct_reduce_rows_fn rows = rows_fn();
-    if (op == CT_REDK_SUM && (t == CT_REDT_F32 || t == CT_REDT_F64)) {
-        /* the blocks as nb rows of one element: the outer cascade combines them pairwise */
-        rows(op, t, parts, nb, 1, 1, out);
+    ct_redt at = ct_redt_acc_type(t);
+    if (op == CT_REDK_SUM && at == CT_REDT_F64) {
+        double r = pairwise_f64(parts, nb);
+        memcpy(out, &r, sizeof r);
         return;
     }
+    if (op == CT_REDK_SUM && at == CT_REDT_F32) {
+        float r = pairwise_f32(parts, nb);
+        memcpy(out, &r, sizeof r);
+        return;
+    }
+    ct_reduce_rows_fn rows = rows_fn();
     /* the accumulators as rows of one element of their own type */
-    ct_redt at = t == CT_REDT_I32 ? CT_REDT_I64 : t;
     rows(op, at, parts, nb, 1, 1, out);
 }
 
@@ -115,11 +140,15 @@ static void blocks_body(void *ctx, int64_t begin, int64_t end) {
     }
 }
 
+/* Columns of one outer tile: wider for float32 sums, whose rows add in order in double (the
+ * width does not change the bits), so each row is read in longer runs. */
+static int64_t tile_width(ct_redt t) { return t == CT_REDT_F32D ? 4 * CT_REDUCE_TILE : CT_REDUCE_TILE; }
+
 typedef struct outer_ctx {
     ct_redk op;
     ct_redt t;
     const char *src;
-    int64_t R, I, ntiles;
+    int64_t R, I, ntiles, tile;
     char *out;
     ct_reduce_rows_fn rows;
 } outer_ctx;
@@ -129,8 +158,8 @@ static void tiles_body(void *ctx, int64_t begin, int64_t end) {
     int in = ct_redt_in_size(c->t), acc = ct_redt_acc_size(c->t);
     for (int64_t k = begin; k < end; k++) {
         int64_t o = k / c->ntiles, tile = k % c->ntiles;
-        int64_t i0 = tile * CT_REDUCE_TILE;
-        int64_t w = c->I - i0 < CT_REDUCE_TILE ? c->I - i0 : CT_REDUCE_TILE;
+        int64_t i0 = tile * c->tile;
+        int64_t w = c->I - i0 < c->tile ? c->I - i0 : c->tile;
         c->rows(c->op, c->t, c->src + (o * c->R * c->I + i0) * in, c->R, c->I, w,
                 c->out + (o * c->I + i0) * acc);
     }
@@ -143,9 +172,10 @@ int ct_reduce_impl_run(ct_redk op, ct_redt t, const void *src, int64_t O, int64_
     int in = ct_redt_in_size(t), acc = ct_redt_acc_size(t);
     if (I > 1) {
         outer_ctx c = {.op = op, .t = t, .src = src, .R = R, .I = I, .out = out, .rows = rows_fn()};
-        c.ntiles = (I + CT_REDUCE_TILE - 1) / CT_REDUCE_TILE;
+        c.tile = tile_width(t);
+        c.ntiles = (I + c.tile - 1) / c.tile;
         /* a tile costs R * w reads: a grain of tiles worth about 64K elements */
-        int64_t per = R * (I < CT_REDUCE_TILE ? I : CT_REDUCE_TILE);
+        int64_t per = R * (I < c.tile ? I : c.tile);
         int64_t grain = per >= 65536 ? 1 : 65536 / (per > 0 ? per : 1);
         ct_parallel_for(0, O * c.ntiles, grain, tiles_body, &c);
         return 0;

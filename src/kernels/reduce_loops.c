@@ -7,6 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/reduce.h"
 
 #ifndef CT_ISA_SUFFIX
@@ -130,6 +134,47 @@ VEC_BLOCK(any_u8, uint8_t, vu8, vu8, 0, VOR, OR_OP)
 I32_BLOCK(sum_i32, 0, VIADD, IADD_OP)
 I32_BLOCK(prod_i32, 1, VIMUL, IMUL_OP)
 
+/* float in, double accumulators. 64 double lanes at every ISA level (lane j holds the
+ * elements i with i % 64 == j, folded pairwise at the end: the same bits everywhere); that is
+ * 8 AVX-512 or 16 AVX2 registers, enough independent adds to hide their latency. The
+ * widening loads are intrinsics: GCC's generic conversion splits them into 128-bit halves. */
+#define F32D_LANES 64
+static double sum_f32d(const float *restrict x, int64_t n) {
+    double t[F32D_LANES];
+    int64_t i = 0;
+#if defined(__AVX512F__)
+    __m512d a[8];
+    for (int u = 0; u < 8; u++)
+        a[u] = _mm512_setzero_pd();
+    for (; i + F32D_LANES <= n; i += F32D_LANES)
+        for (int u = 0; u < 8; u++)
+            a[u] = _mm512_add_pd(a[u], _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * u)));
+    for (int u = 0; u < 8; u++)
+        _mm512_storeu_pd(t + 8 * u, a[u]);
+#elif defined(__AVX2__)
+    __m256d a[16];
+    for (int u = 0; u < 16; u++)
+        a[u] = _mm256_setzero_pd();
+    for (; i + F32D_LANES <= n; i += F32D_LANES)
+        for (int u = 0; u < 16; u++)
+            a[u] = _mm256_add_pd(a[u], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * u)));
+    for (int u = 0; u < 16; u++)
+        _mm256_storeu_pd(t + 4 * u, a[u]);
+#else
+    for (int j = 0; j < F32D_LANES; j++)
+        t[j] = 0.0;
+    for (; i + F32D_LANES <= n; i += F32D_LANES)
+        for (int j = 0; j < F32D_LANES; j++)
+            t[j] += (double)x[i + j];
+#endif
+    for (int j = 0; i + j < n; j++)
+        t[j] += (double)x[i + j];
+    for (int s = F32D_LANES / 2; s >= 1; s /= 2)
+        for (int j = 0; j < s; j++)
+            t[j] += t[j + s];
+    return t[0];
+}
+
 /* complex products, in order: (a + bi)(c + di) = (ac - bd) + (ad + bc)i */
 #define CPROD(NAME, T)                                                                            \
     static void NAME(const T *restrict x, int64_t n, int64_t step, T *restrict acc) {            \
@@ -162,6 +207,7 @@ void CT_FN(ct_reduce_impl_block)(ct_redk op, ct_redt t, const void *src, int64_t
         return;                                                                                  \
     }
     CASE(CT_REDK_SUM, CT_REDT_F32, sum_f32, float)
+    CASE(CT_REDK_SUM, CT_REDT_F32D, sum_f32d, double)
     CASE(CT_REDK_SUM, CT_REDT_F64, sum_f64, double)
     CASE(CT_REDK_SUM, CT_REDT_I64, sum_i64, int64_t)
     CASE(CT_REDK_SUM, CT_REDT_I32, sum_i32, int64_t)
@@ -258,6 +304,7 @@ FOLD_ROWS(prod_rows_i64, int64_t, int64_t, 1, IMUL_OP)
 FOLD_ROWS(max_rows_i64, int64_t, int64_t, INT64_MIN, MAX_OP)
 FOLD_ROWS(min_rows_i64, int64_t, int64_t, INT64_MAX, MIN_OP)
 FOLD_ROWS(sum_rows_i32, int32_t, int64_t, 0, IADD_OP)
+FOLD_ROWS(sum_rows_f32d, float, double, 0.0, ADD_OP)
 FOLD_ROWS(prod_rows_i32, int32_t, int64_t, 1, IMUL_OP)
 FOLD_ROWS(all_rows_u8, uint8_t, uint8_t, 1, AND_OP)
 FOLD_ROWS(any_rows_u8, uint8_t, uint8_t, 0, OR_OP)
@@ -282,6 +329,7 @@ void CT_FN(ct_reduce_impl_rows)(ct_redk op, ct_redt t, const void *src, int64_t 
     CASE(CT_REDK_SUM, CT_REDT_F64, sum_rows_f64)
     CASE(CT_REDK_SUM, CT_REDT_I64, sum_rows_i64)
     CASE(CT_REDK_SUM, CT_REDT_I32, sum_rows_i32)
+    CASE(CT_REDK_SUM, CT_REDT_F32D, sum_rows_f32d)
     CASE(CT_REDK_PROD, CT_REDT_F32, prod_rows_f32)
     CASE(CT_REDK_PROD, CT_REDT_F64, prod_rows_f64)
     CASE(CT_REDK_PROD, CT_REDT_I64, prod_rows_i64)

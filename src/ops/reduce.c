@@ -143,8 +143,9 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
         /* a complex sum is the float sums of the real and imaginary parts: the kernel sees
          * pairs of floats, twice as many columns */
         *k = CT_REDK_SUM;
-        *t = c == CT_COMPLEX64 ? CT_REDT_F32 : CT_REDT_F64;
-        *conv = *acc = c;
+        *t = c == CT_COMPLEX64 ? CT_REDT_F32D : CT_REDT_F64;
+        *conv = c;
+        *acc = CT_COMPLEX128;
         *pairs = true;
         return CT_OK;
     }
@@ -172,7 +173,11 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
     if (!ct_reduce_impl_has_kernel(c) ||
         !(ct_reduce_impl_has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128))
         return CT_ERR_NOT_IMPLEMENTED;
-    if (c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) {
+    if ((c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) && *k == CT_REDK_SUM) {
+        *t = CT_REDT_F32D; /* float elements, double accumulators */
+        *conv = CT_FLOAT32;
+        *acc = CT_FLOAT64;
+    } else if (c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) {
         *t = CT_REDT_F32;
         *conv = *acc = CT_FLOAT32;
     } else if (c == CT_FLOAT64) {
