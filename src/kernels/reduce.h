@@ -95,8 +95,10 @@ int ct_reduce_impl_run(ct_redk op, ct_redt t, const void *src, int64_t O, int64_
  * dense O x R x I array `src` of type t (F32, F64 or I64), the index r of the largest
  * (is_max) or smallest element: the first one of equal ones, the first NaN where there is
  * one (PyTorch's rule). Writes the value into values[O * I] (when not NULL; t's type) and the
- * index into indices[O * I] (int64). Threads over O x I; R >= 1. */
-void ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
+ * index into indices[O * I] (int64). Threads over O x I (and over parts of long rows);
+ * R >= 1. Returns 0, or -1 when scratch memory could not be allocated (nothing set: the
+ * caller reports CT_ERR_NOMEM). */
+int ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
                         void *values, int64_t *indices);
 
 #endif /* CT_KERNELS_REDUCE_H */

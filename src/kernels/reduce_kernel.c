@@ -1,5 +1,6 @@
 /* The reduction driver: blocks, tiles, threads and the fixed combination order of
  * Note [Reduction kernels] (reduce.h); the loops are per ISA level (reduce_loops.c). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "base/alloc_impl.h"
@@ -246,10 +247,120 @@ static void arg_body(void *ctx, int64_t begin, int64_t end) {
     }
 }
 
-void ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
-                        void *values, int64_t *indices) {
+/* Contiguous rows (I == 1): blocks of ARG_BLOCK elements, each reduced by the vector max /
+ * min loop first; only a block whose extreme beats the best so far (strictly: the first of
+ * equal ones stays), or holds a NaN, is scanned for the index. The row's parts of
+ * ARG_CHUNK elements go to the threads, their (value, index) pairs are combined in order. */
+#define ARG_BLOCK 2048
+#define ARG_CHUNK (1 << 16)
+
+typedef struct arg_part {
+    double v; /* F32 / F64 values (exact in double), or int64 in i */
+    int64_t i, at;
+    int nan; /* the part holds a NaN, at its first */
+} arg_part;
+
+/* Whether value a beats the best b (strictly). */
+#define ARG_BEATS(is_max, a, b) ((is_max) ? (a) > (b) : (a) < (b))
+
+#define ARG_SCAN(T, KT)                                                                           \
+    static void arg_scan_##KT(int is_max, const T *x, int64_t n, int64_t base,                   \
+                              ct_reduce_block_fn block, arg_part *p) {                           \
+        T best = 0;                                                                              \
+        int64_t at = -1;                                                                         \
+        for (int64_t s = 0; s < n; s += ARG_BLOCK) {                                             \
+            int64_t m = n - s < ARG_BLOCK ? n - s : ARG_BLOCK;                                   \
+            T e;                                                                                 \
+            block(is_max ? CT_REDK_MAX : CT_REDK_MIN, CT_REDT_##KT, x + s, m, &e);              \
+            if (e != e) { /* the first NaN */                                                    \
+                int64_t j = 0;                                                                   \
+                while (x[s + j] == x[s + j])                                                     \
+                    j++;                                                                         \
+                p->nan = 1;                                                                      \
+                p->at = base + s + j;                                                            \
+                return;                                                                          \
+            }                                                                                    \
+            if (at < 0 || ARG_BEATS(is_max, e, best)) {                                          \
+                int64_t j = 0;                                                                   \
+                while (x[s + j] != e)                                                            \
+                    j++;                                                                         \
+                best = e;                                                                        \
+                at = base + s + j;                                                               \
+            }                                                                                    \
+        }                                                                                        \
+        p->nan = 0;                                                                              \
+        p->at = at;                                                                              \
+        p->v = (double)best;                                                                     \
+        p->i = (int64_t)best;                                                                    \
+    }
+ARG_SCAN(float, F32)
+ARG_SCAN(double, F64)
+ARG_SCAN(int64_t, I64)
+
+typedef struct arg_row_ctx {
+    int is_max;
+    ct_redt t;
+    const char *src;
+    int64_t R, nchunks;
+    arg_part *parts;
+    ct_reduce_block_fn block;
+} arg_row_ctx;
+
+static void arg_row_body(void *ctx, int64_t begin, int64_t end) {
+    const arg_row_ctx *c = ctx;
+    int in = ct_redt_in_size(c->t);
+    for (int64_t k = begin; k < end; k++) {
+        int64_t o = k / c->nchunks, ch = k % c->nchunks;
+        int64_t s = ch * ARG_CHUNK, n = c->R - s < ARG_CHUNK ? c->R - s : ARG_CHUNK;
+        const char *x = c->src + (o * c->R + s) * in;
+        if (c->t == CT_REDT_F32)
+            arg_scan_F32(c->is_max, (const float *)(const void *)x, n, s, c->block, &c->parts[k]);
+        else if (c->t == CT_REDT_F64)
+            arg_scan_F64(c->is_max, (const double *)(const void *)x, n, s, c->block,
+                         &c->parts[k]);
+        else
+            arg_scan_I64(c->is_max, (const int64_t *)(const void *)x, n, s, c->block,
+                         &c->parts[k]);
+    }
+}
+
+/* Row by row, the parts in order: the first NaN, else the first strictly better value. */
+static int arg_rows(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, void *values,
+                    int64_t *indices) {
+    int64_t nchunks = (R + ARG_CHUNK - 1) / ARG_CHUNK;
+    size_t bytes = (size_t)(O * nchunks) * sizeof(arg_part);
+    arg_part *parts = ct_alloc(bytes, 64);
+    if (parts == NULL)
+        return -1;
+    arg_row_ctx c = {.is_max = is_max, .t = t, .src = src, .R = R, .nchunks = nchunks,
+                     .parts = parts, .block = block_fn()};
+    ct_parallel_for(0, O * nchunks, 1, arg_row_body, &c);
+    int in = ct_redt_in_size(t);
+    for (int64_t o = 0; o < O; o++) {
+        const arg_part *best = &parts[o * nchunks];
+        for (int64_t ch = 1; ch < nchunks && !best->nan; ch++) {
+            const arg_part *p = &parts[o * nchunks + ch];
+            bool better = t == CT_REDT_I64 ? ARG_BEATS(is_max, p->i, best->i)
+                                           : ARG_BEATS(is_max, p->v, best->v);
+            if (p->nan || better)
+                best = p;
+        }
+        indices[o] = best->at;
+        if (values != NULL) /* the element itself (a NaN keeps its bits) */
+            memcpy((char *)values + o * in, (const char *)src + (o * R + best->at) * in,
+                   (size_t)in);
+    }
+    ct_free(parts, bytes, 64);
+    return 0;
+}
+
+int ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
+                       void *values, int64_t *indices) {
+    if (I == 1 && R >= ARG_BLOCK)
+        return arg_rows(is_max, t, src, O, R, values, indices);
     arg_ctx c = {.is_max = is_max, .t = t, .src = src, .R = R, .I = I, .values = values,
                  .indices = indices};
     int64_t grain = R >= 65536 ? 1 : 65536 / (R > 0 ? R : 1);
     ct_parallel_for(0, O * I, grain, arg_body, &c);
+    return 0;
 }

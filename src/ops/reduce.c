@@ -581,9 +581,10 @@ static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, co
             st = ct_tensor_empty(&n, 1, CT_INT64, &in->device, CT_LAYOUT_STRIDED,
                                  CT_MEMFMT_CONTIGUOUS, &acc_i);
         if (st == CT_OK) {
-            ct_reduce_impl_arg(is_max, t, ct_tensor_data_ptr(src), O, R, I,
-                               ct_tensor_data_ptr(acc_v), ct_tensor_data_ptr(acc_i));
-            if (with_values)
+            if (ct_reduce_impl_arg(is_max, t, ct_tensor_data_ptr(src), O, R, I,
+                                   ct_tensor_data_ptr(acc_v), ct_tensor_data_ptr(acc_i)) != 0)
+                st = ct_set_error(CT_ERR_NOMEM, "%s: out of memory", name);
+            if (st == CT_OK && with_values)
                 st = write_output(in, &p, perm, nperm, acc_v, v);
             if (st == CT_OK)
                 st = write_output(in, &p, perm, nperm, acc_i, ix);
