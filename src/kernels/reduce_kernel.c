@@ -94,6 +94,16 @@ static void combine(ct_redk op, ct_redt t, const void *parts, int64_t nb, void *
     rows(op, at, parts, nb, 1, 1, out);
 }
 
+/* Elements of one inner block: CT_REDUCE_BLOCK where the block is a float32 (or float64)
+ * cascade's leaf; 8 times more where the order does not matter (max, min, integers, all,
+ * any) or the lanes are double (float32 sums), so the per-block fold costs less. */
+static int64_t block_len(ct_redk op, ct_redt t) {
+    bool float_sum = (op == CT_REDK_SUM || op == CT_REDK_PROD) &&
+                     (t == CT_REDT_F32 || t == CT_REDT_F64 || t == CT_REDT_C64 ||
+                      t == CT_REDT_C128);
+    return float_sum ? CT_REDUCE_BLOCK : 8 * CT_REDUCE_BLOCK;
+}
+
 /* One row of R contiguous elements, serially: the same blocks and order as the threaded
  * path (row_blocks), so both give the same bits. */
 typedef struct inner_ctx {
@@ -103,12 +113,13 @@ typedef struct inner_ctx {
     int64_t R;
     char *out;
     char *parts; /* row_blocks: one accumulator per block */
+    int64_t blk; /* elements of a block (block_len) */
     ct_reduce_block_fn block;
 } inner_ctx;
 
 static void one_row(const inner_ctx *c, const char *row, char *out) {
     int in = ct_redt_in_size(c->t), acc = ct_redt_acc_size(c->t);
-    int64_t nb = (c->R + CT_REDUCE_BLOCK - 1) / CT_REDUCE_BLOCK;
+    int64_t nb = (c->R + c->blk - 1) / c->blk;
     if (nb <= 1) {
         c->block(c->op, c->t, row, c->R, out);
         return;
@@ -117,8 +128,8 @@ static void one_row(const inner_ctx *c, const char *row, char *out) {
      * of ct_reduce_impl_run, with the same blocks and combination) */
     char parts[64 * 16];
     for (int64_t b = 0; b < nb; b++) {
-        int64_t s = b * CT_REDUCE_BLOCK;
-        int64_t n = c->R - s < CT_REDUCE_BLOCK ? c->R - s : CT_REDUCE_BLOCK;
+        int64_t s = b * c->blk;
+        int64_t n = c->R - s < c->blk ? c->R - s : c->blk;
         c->block(c->op, c->t, row + s * in, n, parts + b * acc);
     }
     combine(c->op, c->t, parts, nb, out);
@@ -135,8 +146,8 @@ static void blocks_body(void *ctx, int64_t begin, int64_t end) {
     const inner_ctx *c = ctx;
     int in = ct_redt_in_size(c->t), acc = ct_redt_acc_size(c->t);
     for (int64_t b = begin; b < end; b++) {
-        int64_t s = b * CT_REDUCE_BLOCK;
-        int64_t n = c->R - s < CT_REDUCE_BLOCK ? c->R - s : CT_REDUCE_BLOCK;
+        int64_t s = b * c->blk;
+        int64_t n = c->R - s < c->blk ? c->R - s : c->blk;
         c->block(c->op, c->t, c->src + s * in, n, c->parts + b * acc);
     }
 }
@@ -181,8 +192,9 @@ int ct_reduce_impl_run(ct_redk op, ct_redt t, const void *src, int64_t O, int64_
         ct_parallel_for(0, O * c.ntiles, grain, tiles_body, &c);
         return 0;
     }
-    inner_ctx c = {.op = op, .t = t, .src = src, .R = R, .out = out, .block = block_fn()};
-    int64_t nb = (R + CT_REDUCE_BLOCK - 1) / CT_REDUCE_BLOCK;
+    inner_ctx c = {.op = op, .t = t, .src = src, .R = R, .out = out, .block = block_fn(),
+                   .blk = block_len(op, t)};
+    int64_t nb = (R + c.blk - 1) / c.blk;
     if (nb <= 64) { /* rows of at most 64 blocks: threads over rows */
         int64_t grain = R >= 65536 ? 1 : 65536 / (R > 0 ? R : 1);
         ct_parallel_for(0, O, grain, rows_body, &c);
