@@ -115,6 +115,10 @@ static ct_status run_stat(stat_kind kind, const ct_tensor *rows, int64_t O, int6
         ct_free(s, (size_t)(O > 0 ? O : 1) * sizeof(double), 64);
         return rc == 0 ? CT_OK : nomem(name);
     }
+    if (kind == STAT_NANSUM) /* the sum alone: no counts */
+        return ct_reduce_impl_pass(CT_RPASS_NANSUM, f64, x, O, R, 0, NULL, acc, NULL) == 0
+                   ? CT_OK
+                   : nomem(name);
     double *cnt = ct_alloc((size_t)(O > 0 ? O : 1) * sizeof(double), 64);
     if (cnt == NULL)
         return nomem(name);
