@@ -5,9 +5,9 @@
  *   std: as var; var_mean / std_mean: as var without out=, returning (var, mean)
  *   norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)   (torch.functional)
  *   aminmax(input, *, dim=None, keepdim=False, out=None) -> return_types.aminmax(min, max)
- *   cumsum(input, dim, *, dtype=None, out=None)   cumprod: as cumsum;  Tensor.cumsum_(dim, *, dtype)
- * nansum, nanmean, count_nonzero and logsumexp are ct_reduce ops (tensor_reduce.c). A `dim` of
- * int-list kind also takes one int (PyTorch's int[1]). Each call is one C call; this layer
+ *   cumsum(input, dim, *, dtype=None, out=None)   cumprod: as cumsum;  Tensor.cumsum_(dim, *,
+ * dtype) nansum, nanmean, count_nonzero and logsumexp are ct_reduce ops (tensor_reduce.c). A `dim`
+ * of int-list kind also takes one int (PyTorch's int[1]). Each call is one C call; this layer
  * decides nothing. */
 #include <math.h>
 #include <string.h>
@@ -97,15 +97,31 @@ static int raise_if_named(const ctp_signature *sig, PyObject *input, PyObject *d
 /* ---- var / std (and _mean) --------------------------------------------------------------- */
 
 static const ctp_signature f_var_sigs[] = {
-    {5, {{TEN, "input"}, {ILS, "dim?"}, {I64, "*correction=None"}, {BOO, "keepdim=False"},
-         {TEN, "out=None"}}},
-    {5, {{TEN, "input"}, {ILS, "dim?"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"},
-         {TEN, "*out=None"}}},
+    {5,
+     {{TEN, "input"},
+      {ILS, "dim?"},
+      {I64, "*correction=None"},
+      {BOO, "keepdim=False"},
+      {TEN, "out=None"}}},
+    {5,
+     {{TEN, "input"},
+      {ILS, "dim?"},
+      {BOO, "unbiased=True"},
+      {BOO, "keepdim=False"},
+      {TEN, "*out=None"}}},
     {2, {{TEN, "input"}, {BOO, "unbiased=True"}}},
-    {5, {{TEN, "input"}, {NLS, "dim"}, {I64, "*correction=None"}, {BOO, "keepdim=False"},
-         {TEN, "out=None"}}},
-    {5, {{TEN, "input"}, {NLS, "dim"}, {BOO, "unbiased=True"}, {BOO, "keepdim=False"},
-         {TEN, "*out=None"}}},
+    {5,
+     {{TEN, "input"},
+      {NLS, "dim"},
+      {I64, "*correction=None"},
+      {BOO, "keepdim=False"},
+      {TEN, "out=None"}}},
+    {5,
+     {{TEN, "input"},
+      {NLS, "dim"},
+      {BOO, "unbiased=True"},
+      {BOO, "keepdim=False"},
+      {TEN, "*out=None"}}},
 };
 static const ctp_signature m_var_sigs[] = {
     {3, {{ILS, "dim?"}, {I64, "*correction=None"}, {BOO, "keepdim=False"}}},
@@ -164,9 +180,9 @@ static PyObject *var_call(const var_entry *e, PyObject *self, PyObject *args, Py
         corr = (double)c;
     }
     ct_tensor *res = NULL, *mean = NULL;
-    ct_status st = ct_std_var(ctp_tensor_get(input), dims_ptr, ndims, corr, keep != 0,
-                              e->take_sqrt != 0, out != NULL ? ctp_tensor_get(out) : NULL, &res,
-                              e->with_mean ? &mean : NULL);
+    ct_status st =
+        ct_std_var(ctp_tensor_get(input), dims_ptr, ndims, corr, keep != 0, e->take_sqrt != 0,
+                   out != NULL ? ctp_tensor_get(out) : NULL, &res, e->with_mean ? &mean : NULL);
     if (st != CT_OK) {
         r = ctp_raise_status(st);
         goto done;
@@ -190,8 +206,9 @@ done:
 
 #define NSIGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define VAR_FUNCTION(cname, name, take_sqrt, with_mean, method, sigs)                              \
-    static const var_entry cname##_entry = {name, take_sqrt, with_mean, method, sigs, NSIGS(sigs)}; \
-    PyObject *ctp_reduce2_##cname(PyObject *self, PyObject *args, PyObject *kwargs) {             \
+    static const var_entry cname##_entry = {                                                       \
+        name, take_sqrt, with_mean, method, sigs, NSIGS(sigs)};                                    \
+    PyObject *ctp_reduce2_##cname(PyObject *self, PyObject *args, PyObject *kwargs) {              \
         return var_call(&cname##_entry, self, args, kwargs);                                       \
     }
 VAR_FUNCTION(f_var, "var", 0, 0, 0, f_var_sigs)
@@ -359,8 +376,8 @@ static PyObject *aminmax_call(int method, PyObject *self, PyObject *args, PyObje
     ct_tensor *omin = NULL, *omax = NULL, *lo = NULL, *hi = NULL;
     if (out != NULL && out_pair("aminmax", out, &omin, &omax) < 0)
         return NULL;
-    ct_status st = ct_aminmax(ctp_tensor_get(input), dim != NULL ? &d : NULL, keep != 0, omin,
-                              omax, &lo, &hi);
+    ct_status st =
+        ct_aminmax(ctp_tensor_get(input), dim != NULL ? &d : NULL, keep != 0, omin, omax, &lo, &hi);
     if (st != CT_OK)
         return ctp_raise_status(st);
     return pair_result(&aminmax_type, &desc, lo, hi);
@@ -438,8 +455,8 @@ int ctp_reduce2_max_out(int is_max, PyObject *input, int64_t dim, int keepdim, P
     ct_tensor *v = NULL, *ix = NULL;
     if (out_pair(is_max ? "max" : "min", out, &v, &ix) < 0)
         return -1;
-    ct_status st = (is_max ? ct_max_dim_out : ct_min_dim_out)(ctp_tensor_get(input), dim,
-                                                               keepdim != 0, v, ix);
+    ct_status st =
+        (is_max ? ct_max_dim_out : ct_min_dim_out)(ctp_tensor_get(input), dim, keepdim != 0, v, ix);
     if (st != CT_OK) {
         ctp_raise_status(st);
         return -1;

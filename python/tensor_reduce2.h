@@ -6,7 +6,7 @@
 #include <Python.h>
 #include <stdint.h>
 
-#define CTP_REDUCE2_DECLARE(name)                                                                 \
+#define CTP_REDUCE2_DECLARE(name)                                                                  \
     PyObject *ctp_reduce2_##name(PyObject *self, PyObject *args, PyObject *kwargs);
 CTP_REDUCE2_DECLARE(f_var)
 CTP_REDUCE2_DECLARE(f_std)

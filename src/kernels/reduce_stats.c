@@ -6,106 +6,39 @@
 
 #include "base/alloc_impl.h"
 #include "base/parallel.h"
-
-#define NACC 8
+#include "ctensor/cpu.h"
 
 /* NaN-propagating max / min of doubles */
 static inline double max_nan(double a, double v) { return (v > a || v != v) ? v : a; }
 static inline double min_nan(double a, double v) { return (v < a || v != v) ? v : a; }
 
-/* Sum f(x[i]) over one chunk with NACC accumulators (the loop vectorises: no reassociation
- * is needed, the lanes are the accumulators), then fold them pairwise. */
-#define SUM_CHUNK(NAME, T, EXPR)                                                                  \
-    static double NAME(const T *restrict x, int64_t n, double c, double p) {                     \
-        double a[NACC] = {0};                                                                    \
-        (void)c;                                                                                 \
-        (void)p;                                                                                 \
-        int64_t i = 0;                                                                           \
-        for (; i + NACC <= n; i += NACC)                                                         \
-            for (int j = 0; j < NACC; j++) {                                                     \
-                double v = (double)x[i + j];                                                     \
-                a[j] += (EXPR);                                                                  \
-            }                                                                                    \
-        for (int j = 0; i + j < n; j++) {                                                        \
-            double v = (double)x[i + j];                                                         \
-            a[j] += (EXPR);                                                                      \
-        }                                                                                        \
-        for (int s = NACC / 2; s >= 1; s /= 2)                                                   \
-            for (int j = 0; j < s; j++)                                                          \
-                a[j] += a[j + s];                                                                \
-        return a[0];                                                                             \
+static ct_rchunk_fn chunk_fn(void) {
+    switch ((int)ct_cpu_isa_active()) {
+#if defined(CT_HAVE_ISA_AVX2)
+    case CT_ISA_AVX2:
+        return ct_reduce_impl_chunk_avx2;
+#endif
+#if defined(CT_HAVE_ISA_AVX512)
+    case CT_ISA_AVX512:
+        return ct_reduce_impl_chunk_avx512;
+#endif
+    default:
+        return ct_reduce_impl_chunk_baseline;
     }
+}
 
-#define FOLD_CHUNK(NAME, T, INIT, OP, EXPR)                                                       \
-    static double NAME(const T *restrict x, int64_t n, double c, double p) {                     \
-        double a[NACC];                                                                          \
-        (void)c;                                                                                 \
-        (void)p;                                                                                 \
-        for (int j = 0; j < NACC; j++)                                                           \
-            a[j] = (INIT);                                                                       \
-        int64_t i = 0;                                                                           \
-        for (; i + NACC <= n; i += NACC)                                                         \
-            for (int j = 0; j < NACC; j++) {                                                     \
-                double v = (double)x[i + j];                                                     \
-                a[j] = OP(a[j], (EXPR));                                                         \
-            }                                                                                    \
-        for (int j = 0; i + j < n; j++) {                                                        \
-            double v = (double)x[i + j];                                                         \
-            a[j] = OP(a[j], (EXPR));                                                             \
-        }                                                                                        \
-        for (int j = 1; j < NACC; j++)                                                           \
-            a[0] = OP(a[0], a[j]);                                                               \
-        return a[0];                                                                             \
-    }
-
-#define CHUNKS(SUF, T)                                                                            \
-    SUM_CHUNK(sum_##SUF, T, v)                                                                   \
-    SUM_CHUNK(nansum_##SUF, T, v != v ? 0.0 : v)                                                 \
-    SUM_CHUNK(nancount_##SUF, T, v != v ? 0.0 : 1.0)                                             \
-    SUM_CHUNK(dev2_##SUF, T, (v - c) * (v - c))                                                  \
-    SUM_CHUNK(dev_##SUF, T, v - c)                                                               \
-    SUM_CHUNK(sq_##SUF, T, v *v)                                                                 \
-    SUM_CHUNK(sqscaled_##SUF, T, (v / c) * (v / c))                                              \
-    SUM_CHUNK(abs_##SUF, T, fabs(v))                                                             \
-    SUM_CHUNK(abspow_##SUF, T, pow(fabs(v), p))                                                  \
-    SUM_CHUNK(nonzero_##SUF, T, v != 0.0 ? 1.0 : 0.0)                                            \
-    SUM_CHUNK(expsum_##SUF, T, exp(v - c))                                                       \
-    FOLD_CHUNK(absmax_##SUF, T, 0.0, max_nan, fabs(v))                                           \
-    FOLD_CHUNK(absmin_##SUF, T, INFINITY, min_nan, fabs(v))                                      \
-    FOLD_CHUNK(max_##SUF, T, -INFINITY, max_nan, v)
-CHUNKS(f32, float)
-CHUNKS(f64, double)
-
-typedef double (*chunk_fn)(const void *x, int64_t n, double c, double p);
-
-/* The pass's chunk functions: its first and second sum (NULL: none). */
-static void chunk_fns(ct_rpass pass, bool f64, chunk_fn *f0, chunk_fn *f1) {
-#define PICK(A, B)                                                                                \
-    do {                                                                                         \
-        *f0 = f64 ? (chunk_fn)A##_f64 : (chunk_fn)A##_f32;                                       \
-        *f1 = B;                                                                                 \
-    } while (0)
-#define PICK2(A, B)                                                                               \
-    do {                                                                                         \
-        *f0 = f64 ? (chunk_fn)A##_f64 : (chunk_fn)A##_f32;                                       \
-        *f1 = f64 ? (chunk_fn)B##_f64 : (chunk_fn)B##_f32;                                       \
-    } while (0)
-    switch (pass) {
-    case CT_RPASS_SUM: PICK(sum, NULL); break;
-    case CT_RPASS_NANSUM: PICK2(nansum, nancount); break;
-    case CT_RPASS_DEV: PICK2(dev2, dev); break;
-    case CT_RPASS_SQ: PICK(sq, NULL); break;
-    case CT_RPASS_SQSCALED: PICK(sqscaled, NULL); break;
-    case CT_RPASS_ABS: PICK(abs, NULL); break;
-    case CT_RPASS_ABSPOW: PICK(abspow, NULL); break;
-    case CT_RPASS_NONZERO: PICK(nonzero, NULL); break;
-    case CT_RPASS_ABSMAX: PICK(absmax, NULL); break;
-    case CT_RPASS_ABSMIN: PICK(absmin, NULL); break;
-    case CT_RPASS_MAX: PICK(max, NULL); break;
-    default: PICK(expsum, NULL); break;
-    }
-#undef PICK
-#undef PICK2
+/* The pass's chunk sums: its first and second (-1: none). */
+static void chunk_ids(ct_rpass pass, int *f0, int *f1) {
+    static const int first[] = {
+        [CT_RPASS_SUM] = CT_RCHUNK_SUM,          [CT_RPASS_NANSUM] = CT_RCHUNK_NANSUM,
+        [CT_RPASS_DEV] = CT_RCHUNK_DEV2,         [CT_RPASS_SQ] = CT_RCHUNK_SQ,
+        [CT_RPASS_SQSCALED] = CT_RCHUNK_SQSCALED, [CT_RPASS_ABS] = CT_RCHUNK_ABS,
+        [CT_RPASS_ABSPOW] = CT_RCHUNK_ABSPOW,    [CT_RPASS_NONZERO] = CT_RCHUNK_NONZERO,
+        [CT_RPASS_ABSMAX] = CT_RCHUNK_ABSMAX,    [CT_RPASS_ABSMIN] = CT_RCHUNK_ABSMIN,
+        [CT_RPASS_MAX] = CT_RCHUNK_MAX,          [CT_RPASS_EXPSUM] = CT_RCHUNK_EXPSUM,
+    };
+    *f0 = first[pass];
+    *f1 = pass == CT_RPASS_NANSUM ? CT_RCHUNK_NANCOUNT : pass == CT_RPASS_DEV ? CT_RCHUNK_DEV : -1;
 }
 
 /* How a pass's chunk results combine: by addition, or max / min. */
@@ -128,7 +61,9 @@ static double identity(ct_rpass pass) {
 
 typedef struct pass_ctx {
     ct_rpass pass;
-    chunk_fn f0, f1;
+    ct_rchunk_fn chunk;
+    bool f64;
+    int f0, f1;
     const char *src;
     int esize;
     int64_t R, nchunks;
@@ -145,9 +80,9 @@ static void pass_body(void *ctx, int64_t begin, int64_t end) {
         int64_t n = k->R - s < CT_RSTAT_CHUNK ? k->R - s : CT_RSTAT_CHUNK;
         const char *x = k->src + (o * k->R + s) * k->esize;
         double c = k->c != NULL ? k->c[o] : 0.0;
-        k->r0[t] = k->f0(x, n, c, k->p);
-        if (k->f1 != NULL)
-            k->r1[t] = k->f1(x, n, c, k->p);
+        k->r0[t] = k->chunk((ct_rchunk)k->f0, k->f64, x, n, c, k->p);
+        if (k->f1 >= 0)
+            k->r1[t] = k->chunk((ct_rchunk)k->f1, k->f64, x, n, c, k->p);
     }
 }
 
@@ -155,11 +90,11 @@ int ct_reduce_impl_pass(ct_rpass pass, bool f64, const void *src, int64_t O, int
                         const double *c, double *s0, double *s1) {
     if (O <= 0)
         return 0;
-    chunk_fn f0, f1;
-    chunk_fns(pass, f64, &f0, &f1);
+    int f0, f1;
+    chunk_ids(pass, &f0, &f1);
     if (s1 == NULL)
-        f1 = NULL;
-    if (f1 == NULL)
+        f1 = -1;
+    if (f1 < 0)
         s1 = NULL;
     int64_t nchunks = (R + CT_RSTAT_CHUNK - 1) / CT_RSTAT_CHUNK;
     if (nchunks == 0) {
@@ -170,7 +105,8 @@ int ct_reduce_impl_pass(ct_rpass pass, bool f64, const void *src, int64_t O, int
         }
         return 0;
     }
-    pass_ctx k = {.pass = pass, .f0 = f0, .f1 = f1, .src = src, .esize = f64 ? 8 : 4, .R = R,
+    pass_ctx k = {.pass = pass, .chunk = chunk_fn(), .f64 = f64, .f0 = f0, .f1 = f1,
+                  .src = src, .esize = f64 ? 8 : 4, .R = R,
                   .nchunks = nchunks, .p = p, .c = c, .r0 = s0, .r1 = s1};
     int64_t tasks = O * nchunks;
     size_t bytes = 0;
@@ -188,10 +124,10 @@ int ct_reduce_impl_pass(ct_rpass pass, bool f64, const void *src, int64_t O, int
     ct_parallel_for(0, tasks, grain, pass_body, &k);
     if (scratch != NULL) {
         for (int64_t o = 0; o < O; o++) {
-            double a = k.r0[o * nchunks], b = f1 != NULL ? k.r1[o * nchunks] : 0.0;
+            double a = k.r0[o * nchunks], b = f1 >= 0 ? k.r1[o * nchunks] : 0.0;
             for (int64_t ch = 1; ch < nchunks; ch++) {
                 a = combine(pass, a, k.r0[o * nchunks + ch]);
-                if (f1 != NULL)
+                if (f1 >= 0)
                     b += k.r1[o * nchunks + ch];
             }
             s0[o] = a;

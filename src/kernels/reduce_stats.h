@@ -7,14 +7,15 @@
  * fixed chunks of CT_RSTAT_CHUNK elements, the chunks of all rows are spread over the threads,
  * and each row's chunk results are added in chunk order, so the result is the same bits for
  * any thread count. Inside a chunk, 8 independent double accumulators (the loop vectorises)
- * keep the error small: float32 data are summed in double, as torch's float32 cumsum is. */
+ * keep the error small: float32 data are summed in double, as torch's float32 cumsum is.
+ * The chunk loops are compiled per ISA level (reduce_stats_loops.c). */
 #ifndef CT_KERNELS_REDUCE_STATS_H
 #define CT_KERNELS_REDUCE_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CT_RSTAT_CHUNK 32768
+#define CT_RSTAT_CHUNK 32768 /* elements of one chunk */
 
 /* What a pass sums over a row (c: the row's parameter, p: the op's). */
 typedef enum ct_rpass {
@@ -31,6 +32,33 @@ typedef enum ct_rpass {
     CT_RPASS_MAX,      /* s0 = max x (NaN propagates; -inf for no elements) */
     CT_RPASS_EXPSUM,   /* s0 = sum exp(x - c) */
 } ct_rpass;
+
+/* The sums a chunk loop computes (reduce_stats_loops.c, per ISA level). */
+typedef enum ct_rchunk {
+    CT_RCHUNK_SUM = 0,
+    CT_RCHUNK_NANSUM,
+    CT_RCHUNK_NANCOUNT,
+    CT_RCHUNK_DEV2,
+    CT_RCHUNK_DEV,
+    CT_RCHUNK_SQ,
+    CT_RCHUNK_SQSCALED,
+    CT_RCHUNK_ABS,
+    CT_RCHUNK_ABSPOW,
+    CT_RCHUNK_NONZERO,
+    CT_RCHUNK_EXPSUM,
+    CT_RCHUNK_ABSMAX,
+    CT_RCHUNK_ABSMIN,
+    CT_RCHUNK_MAX,
+} ct_rchunk;
+
+/* f over n contiguous elements at x (double when f64, else float), with parameters c, p. */
+typedef double (*ct_rchunk_fn)(ct_rchunk f, bool f64, const void *x, int64_t n, double c, double p);
+double ct_reduce_impl_chunk_baseline(ct_rchunk f, bool f64, const void *x, int64_t n, double c,
+                                     double p);
+double ct_reduce_impl_chunk_avx2(ct_rchunk f, bool f64, const void *x, int64_t n, double c,
+                                 double p);
+double ct_reduce_impl_chunk_avx512(ct_rchunk f, bool f64, const void *x, int64_t n, double c,
+                                   double p);
 
 /* Run one pass over O rows of R >= 0 contiguous elements at src (double when f64, else
  * float): row o's parameter is c[o] (c may be NULL when the pass takes none), its sums go to

@@ -16,8 +16,8 @@
 
 /* The result dtypes with a scan kernel (torch 1.13's cumsum_out_cpu: no float16, no bool). */
 static bool scan_kernel(ct_dtype d) {
-    return (ct_reduce_impl_has_kernel(d) && d != CT_FLOAT16 && d != CT_BOOL) ||
-           d == CT_COMPLEX64 || d == CT_COMPLEX128;
+    return (ct_reduce_impl_has_kernel(d) && d != CT_FLOAT16 && d != CT_BOOL) || d == CT_COMPLEX64 ||
+           d == CT_COMPLEX128;
 }
 
 static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype dtype,
@@ -35,10 +35,9 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
     ct_dtype res;
     if (dtype != CT_DTYPE_UNDEFINED) {
         if (out != NULL && out->dtype != dtype)
-            return ct_set_error(CT_ERR_RUNTIME,
-                                "Expected out tensor to have dtype %s, but got %s instead",
-                                ct_reduce_impl_meta_name(dtype),
-                                ct_reduce_impl_meta_name(out->dtype));
+            return ct_set_error(
+                CT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                ct_reduce_impl_meta_name(dtype), ct_reduce_impl_meta_name(out->dtype));
         res = dtype;
     } else if (out != NULL) {
         res = out->dtype;

@@ -95,8 +95,8 @@ static ct_status nomem(const char *name) {
 /* The statistic of each row into acc (doubles, O of them; R elements a row). */
 typedef enum stat_kind { STAT_NANSUM, STAT_NANMEAN, STAT_LOGSUMEXP } stat_kind;
 
-static ct_status run_stat(stat_kind kind, const ct_tensor *rows, int64_t O, int64_t R,
-                          double *acc, const char *name) {
+static ct_status run_stat(stat_kind kind, const ct_tensor *rows, int64_t O, int64_t R, double *acc,
+                          const char *name) {
     bool f64 = rows->dtype == CT_FLOAT64;
     const void *x = ct_tensor_data_ptr(rows);
     if (kind == STAT_LOGSUMEXP) {
@@ -203,7 +203,7 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
     default: /* logsumexp */
         if (dtype != CT_DTYPE_UNDEFINED)
             return ct_set_error(CT_ERR_MISUSE, "%s: takes no dtype", name);
-        res = out != NULL ? out->dtype
+        res = out != NULL                       ? out->dtype
               : ct_dtype_is_integral(ind, true) ? ct_get_default_dtype()
                                                 : ind;
         if (!is_float(res))
@@ -250,8 +250,8 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
 
 /* var (and mean) of the rows into v[O] (and m[O], may be NULL): the corrected two-pass
  * algorithm, sum (x - mean)^2 - (sum (x - mean))^2 / N, which cancels the mean's rounding. */
-static ct_status var_rows(const ct_tensor *rows, int64_t O, int64_t R, double correction,
-                          double *v, double *m) {
+static ct_status var_rows(const ct_tensor *rows, int64_t O, int64_t R, double correction, double *v,
+                          double *m) {
     bool f64 = rows->dtype == CT_FLOAT64;
     const void *x = ct_tensor_data_ptr(rows);
     size_t bytes = (size_t)(O > 0 ? O : 1) * sizeof(double);
@@ -292,12 +292,13 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
     if (mean != NULL)
         *mean = NULL;
     if (input->layout != CT_LAYOUT_STRIDED)
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: only strided tensors are supported",
-                            name);
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: only strided tensors are supported", name);
     ct_dtype ind = input->dtype;
     if (!is_float(ind) && !is_complex(ind))
         return ct_set_error(CT_ERR_RUNTIME, "%s only support floating point and complex dtypes",
-                            mean == NULL ? "std and var" : take_sqrt ? "std_mean" : "var_mean");
+                            mean == NULL ? "std and var"
+                            : take_sqrt  ? "std_mean"
+                                         : "var_mean");
     bool cplx = is_complex(ind);
     if ((cplx && ind != CT_COMPLEX64 && ind != CT_COMPLEX128) || (!cplx && !float_kernel(ind)))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"std_var_cpu\" not implemented for '%s'",
@@ -516,8 +517,7 @@ ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim, c
                                 (long long)one.first_empty);
     }
     /* torch 1.13's whole-tensor kernel takes bfloat16, its per-dim one does not */
-    if (!ct_reduce_impl_has_kernel(ind) || ind == CT_FLOAT16 ||
-        (ind == CT_BFLOAT16 && dim != NULL))
+    if (!ct_reduce_impl_has_kernel(ind) || ind == CT_FLOAT16 || (ind == CT_BFLOAT16 && dim != NULL))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"aminmax_cpu\" not implemented for '%s'",
                             ct_dtype_impl_msg_name(ind));
     ct_tensor *lo = NULL, *hi = NULL;
