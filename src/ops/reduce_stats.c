@@ -93,7 +93,7 @@ static ct_status nomem(const char *name) {
 }
 
 /* The statistic of each row into acc (doubles, O of them; R elements a row). */
-typedef enum stat_kind { STAT_NANSUM, STAT_NANMEAN, STAT_LOGSUMEXP } stat_kind;
+typedef enum stat_kind { STAT_NANSUM, STAT_NANMEAN, STAT_LOGSUMEXP, STAT_COUNT } stat_kind;
 
 static ct_status run_stat(stat_kind kind, const ct_tensor *rows, int64_t O, int64_t R, double *acc,
                           const char *name) {
@@ -115,6 +115,10 @@ static ct_status run_stat(stat_kind kind, const ct_tensor *rows, int64_t O, int6
         ct_free(s, (size_t)(O > 0 ? O : 1) * sizeof(double), 64);
         return rc == 0 ? CT_OK : nomem(name);
     }
+    if (kind == STAT_COUNT)
+        return ct_reduce_impl_pass(CT_RPASS_NONZERO, f64, x, O, R, 0, NULL, acc, NULL) == 0
+                   ? CT_OK
+                   : nomem(name);
     if (kind == STAT_NANSUM) /* the sum alone: no counts */
         return ct_reduce_impl_pass(CT_RPASS_NANSUM, f64, x, O, R, 0, NULL, acc, NULL) == 0
                    ? CT_OK
@@ -193,6 +197,13 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
                                 "\"count_nonzero_cpu\" not implemented for '%s'",
                                 ct_dtype_impl_msg_name(ind));
         CT_TRY(check_device(in, name));
+        if (!is_complex(ind) && in->device.type != CT_DEVICE_META) {
+            /* one pass counting x != 0 over the values as floats (a nonzero integer stays
+             * nonzero); the counts are exact in double */
+            res = CT_INT64;
+            kind = STAT_COUNT;
+            break;
+        }
         CT_TRY(ct_tensor_to_dtype(in, CT_BOOL, &tmp));
         ct_status st = out != NULL
                            ? ct_reduce_out(CT_REDUCE_SUM, tmp, dims, ndims, keepdim, CT_INT64, out)
