@@ -215,3 +215,37 @@ void ct_reduce_impl_scan(bool prod, ct_scan_type t, void *x, int64_t O, int64_t 
     int64_t grain = R >= 65536 ? 1 : 65536 / R;
     ct_parallel_for(0, O * I, grain, scan_body, &k);
 }
+
+typedef struct scan_f32_ctx {
+    bool prod;
+    const float *x;
+    float *y;
+    int64_t R;
+} scan_f32_ctx;
+
+static void scan_f32_body(void *ctx, int64_t begin, int64_t end) {
+    const scan_f32_ctx *k = ctx;
+    for (int64_t o = begin; o < end; o++) {
+        const float *x = k->x + o * k->R;
+        float *y = k->y + o * k->R;
+        double acc = k->prod ? 1.0 : 0.0;
+        if (k->prod)
+            for (int64_t r = 0; r < k->R; r++) {
+                acc *= (double)x[r];
+                y[r] = (float)acc;
+            }
+        else
+            for (int64_t r = 0; r < k->R; r++) {
+                acc += (double)x[r];
+                y[r] = (float)acc;
+            }
+    }
+}
+
+void ct_reduce_impl_scan_f32(bool prod, const float *x, float *y, int64_t O, int64_t R) {
+    if (O <= 0 || R <= 0)
+        return;
+    scan_f32_ctx k = {.prod = prod, .x = x, .y = y, .R = R};
+    int64_t grain = R >= 65536 ? 1 : 65536 / R;
+    ct_parallel_for(0, O, grain, scan_f32_body, &k);
+}

@@ -77,4 +77,9 @@ typedef enum ct_scan_type {
 /* x[o, r, i] = x[o, r - 1, i] (+ or *) x[o, r, i] for r = 1 .. R-1; threads over O x I. */
 void ct_reduce_impl_scan(bool prod, ct_scan_type t, void *x, int64_t O, int64_t R, int64_t I);
 
+/* float32 rows scanned straight into float32 rows (y may be x): O rows of R contiguous
+ * elements, each step accumulated in double and rounded, as the general scan does; threads
+ * over rows. */
+void ct_reduce_impl_scan_f32(bool prod, const float *x, float *y, int64_t O, int64_t R);
+
 #endif /* CT_KERNELS_REDUCE_STATS_H */

@@ -68,6 +68,21 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
             st = ct_tensor_copy_(r, in);
             goto done;
         }
+        int64_t d0 = in->ndim == 0 ? 0 : (dim < 0 ? dim + in->ndim : dim);
+        int64_t inner = 1;
+        for (int64_t k = d0 + 1; k < in->ndim; k++)
+            inner *= in->sizes[k];
+        if (res == CT_FLOAT32 && in->dtype == CT_FLOAT32 && inner == 1 &&
+            ct_tensor_is_contiguous(in, CT_MEMFMT_CONTIGUOUS) &&
+            ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS) &&
+            (r == in || r->storage != in->storage)) {
+            /* float32 rows along the last dim: straight from input to output (no buffers);
+             * in place (cumsum_) too, as each element is read before it is written */
+            int64_t R = in->ndim == 0 ? 1 : in->sizes[d0];
+            ct_reduce_impl_scan_f32(prod, ct_tensor_data_ptr(in), ct_tensor_data_ptr(r),
+                                    in->numel / R, R);
+            goto done;
+        }
         if (ct_dtype_is_complex(res)) {
             t = CT_SCAN_C128;
             acc = CT_COMPLEX128;
