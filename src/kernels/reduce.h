@@ -101,4 +101,10 @@ int ct_reduce_impl_run(ct_redk op, ct_redt t, const void *src, int64_t O, int64_
 int ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
                         void *values, int64_t *indices);
 
+/* min and max together (aminmax) of O contiguous rows of R >= 1 elements of type t (F32 or
+ * F64), NaN-propagating, into lo[O] and hi[O]: each block is read twice while it is in cache,
+ * so the memory is read once. Threads over rows and parts of rows. Returns 0, or -1 when
+ * scratch memory could not be allocated (nothing set: the caller reports CT_ERR_NOMEM). */
+int ct_reduce_impl_minmax(ct_redt t, const void *src, int64_t O, int64_t R, void *lo, void *hi);
+
 #endif /* CT_KERNELS_REDUCE_H */

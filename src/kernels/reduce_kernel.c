@@ -1,5 +1,6 @@
 /* The reduction driver: blocks, tiles, threads and the fixed combination order of
  * Note [Reduction kernels] (reduce.h); the loops are per ISA level (reduce_loops.c). */
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -374,5 +375,76 @@ int ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_
                  .indices = indices};
     int64_t grain = R >= 65536 ? 1 : 65536 / (R > 0 ? R : 1);
     ct_parallel_for(0, O * I, grain, arg_body, &c);
+    return 0;
+}
+
+/* ---- min and max together ------------------------------------------------------------------ */
+
+#define MM_BLOCK 8192 /* elements read twice from cache */
+
+typedef struct mm_ctx {
+    ct_redt t;
+    const char *src;
+    int64_t R, nchunks;
+    double *lo, *hi; /* per (row, chunk): float and double values are exact in double */
+    ct_reduce_block_fn block;
+} mm_ctx;
+
+static double nan_max(double a, double v) { return (v > a || v != v) ? v : a; }
+static double nan_min(double a, double v) { return (v < a || v != v) ? v : a; }
+
+static void mm_body(void *ctx, int64_t begin, int64_t end) {
+    const mm_ctx *c = ctx;
+    int in = ct_redt_in_size(c->t);
+    for (int64_t k = begin; k < end; k++) {
+        int64_t o = k / c->nchunks, ch = k % c->nchunks;
+        int64_t s0 = ch * ARG_CHUNK, n = c->R - s0 < ARG_CHUNK ? c->R - s0 : ARG_CHUNK;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int64_t s = 0; s < n; s += MM_BLOCK) {
+            int64_t m = n - s < MM_BLOCK ? n - s : MM_BLOCK;
+            const char *x = c->src + (o * c->R + s0 + s) * in;
+            double a, b;
+            if (c->t == CT_REDT_F32) {
+                float fa, fb;
+                c->block(CT_REDK_MIN, CT_REDT_F32, x, m, &fa);
+                c->block(CT_REDK_MAX, CT_REDT_F32, x, m, &fb);
+                a = fa;
+                b = fb;
+            } else {
+                c->block(CT_REDK_MIN, CT_REDT_F64, x, m, &a);
+                c->block(CT_REDK_MAX, CT_REDT_F64, x, m, &b);
+            }
+            lo = nan_min(lo, a);
+            hi = nan_max(hi, b);
+        }
+        c->lo[k] = lo;
+        c->hi[k] = hi;
+    }
+}
+
+int ct_reduce_impl_minmax(ct_redt t, const void *src, int64_t O, int64_t R, void *lo, void *hi) {
+    int64_t nchunks = (R + ARG_CHUNK - 1) / ARG_CHUNK;
+    size_t bytes = (size_t)(O * nchunks) * 2 * sizeof(double);
+    double *parts = ct_alloc(bytes, 64);
+    if (parts == NULL)
+        return -1;
+    mm_ctx c = {.t = t, .src = src, .R = R, .nchunks = nchunks, .lo = parts,
+                .hi = parts + O * nchunks, .block = block_fn()};
+    ct_parallel_for(0, O * nchunks, 1, mm_body, &c);
+    for (int64_t o = 0; o < O; o++) {
+        double a = c.lo[o * nchunks], b = c.hi[o * nchunks];
+        for (int64_t ch = 1; ch < nchunks; ch++) {
+            a = nan_min(a, c.lo[o * nchunks + ch]);
+            b = nan_max(b, c.hi[o * nchunks + ch]);
+        }
+        if (t == CT_REDT_F32) {
+            ((float *)lo)[o] = (float)a;
+            ((float *)hi)[o] = (float)b;
+        } else {
+            ((double *)lo)[o] = a;
+            ((double *)hi)[o] = b;
+        }
+    }
+    ct_free(parts, bytes, 64);
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "device/device_impl.h"
 #include "dtype/table_impl.h"
 #include "iter/reduce_plan.h"
+#include "kernels/reduce.h"
 #include "kernels/reduce_stats.h"
 #include "ops/reduce_impl.h"
 #include "tensor/tensor_impl.h"
@@ -533,9 +534,27 @@ ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim, c
                             ct_dtype_impl_msg_name(ind));
     ct_tensor *lo = NULL, *hi = NULL;
     int64_t n = dim != NULL ? 1 : 0;
-    ct_status st = ct_reduce(CT_REDUCE_AMIN, input, dim, n, keepdim, CT_DTYPE_UNDEFINED, &lo);
-    if (st == CT_OK)
-        st = ct_reduce(CT_REDUCE_AMAX, input, dim, n, keepdim, CT_DTYPE_UNDEFINED, &hi);
+    ct_status st;
+    bool last = dim == NULL || input->ndim == 0 || *dim == -1 || *dim == input->ndim - 1;
+    if ((ind == CT_FLOAT32 || ind == CT_FLOAT64) && last && input->numel > 0 &&
+        input->device.type != CT_DEVICE_META && ct_device_impl_host_accessible(input->device.type) &&
+        ct_tensor_is_contiguous(input, CT_MEMFMT_CONTIGUOUS)) {
+        /* contiguous float rows: min and max in one read of the memory */
+        ct_reduce_plan p;
+        CT_TRY(ct_reduce_impl_plan(input, dim, n, keepdim, &p));
+        st = ct_reduce_impl_output(input, &p, ind, NULL, &lo);
+        if (st == CT_OK)
+            st = ct_reduce_impl_output(input, &p, ind, NULL, &hi);
+        if (st == CT_OK && ct_reduce_impl_minmax(ind == CT_FLOAT32 ? CT_REDT_F32 : CT_REDT_F64,
+                                                 ct_tensor_data_ptr(input), p.out_numel, p.count,
+                                                 ct_tensor_data_ptr(lo),
+                                                 ct_tensor_data_ptr(hi)) != 0)
+            st = nomem("aminmax");
+    } else {
+        st = ct_reduce(CT_REDUCE_AMIN, input, dim, n, keepdim, CT_DTYPE_UNDEFINED, &lo);
+        if (st == CT_OK)
+            st = ct_reduce(CT_REDUCE_AMAX, input, dim, n, keepdim, CT_DTYPE_UNDEFINED, &hi);
+    }
     if (st == CT_OK && input->ndim == 0 && dim != NULL && keepdim) {
         /* torch 1.13 keeps the dim of a 0-dim input as size 1: shape [1] */
         int64_t one = 1;
