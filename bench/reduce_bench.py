@@ -1,7 +1,7 @@
 """Reductions: ctensor vs torch 1.13 in the same run, with 1 and 2 threads, and a
 read-bandwidth probe.
 
-Run: PYTHONPATH=build/python /usr/bin/python3 bench/reduce_bench.py
+Run: PYTHONPATH=build/python /usr/bin/python3 bench/reduce_bench.py [name substrings...]
 Each line: the median time of each library and the ratio torch / ctensor (>= 1.0: ctensor
 as fast or faster). The probe is numpy's bitwise_or.reduce over the float32 10^8 array read
 as uint64 words: a plain streaming read (one integer OR per 8 bytes, single-threaded); the
@@ -45,7 +45,19 @@ def main():
         ("mean float32 1e7", f7, lambda a: a.mean(), None),
         ("amax float32 1e7", f7, lambda a: a.amax(), None),
         ("argmax float32 1e7", f7, lambda a: a.argmax(), None),
+        ("std float32 1e7", f7, lambda a: a.std(), None),
+        ("var float32 1e3x1e4 dim=1", sq[:1000], lambda a: a.var(1), None),
+        ("nansum float32 1e7", f7, lambda a: a.nansum(), None),
+        ("norm float32 1e7", f7, lambda a: a.norm(), None),
+        ("logsumexp float32 1e7", f7, lambda a: a.logsumexp(0), None),
+        ("cumsum float32 1e7", f7, lambda a: a.cumsum(0), None),
+        ("cumsum float32 1e3x1e4 dim=0", sq[:1000], lambda a: a.cumsum(0), None),
+        ("aminmax float32 1e7", f7, lambda a: a.aminmax(), None),
+        ("count_nonzero float32 1e7", f7, lambda a: a.count_nonzero(), None),
     ]
+    only = sys.argv[1:]  # optional substrings: run only the cases whose name has one
+    if only:
+        cases = [c for c in cases if any(o in c[0] for o in only)]
     for threads in (1, 2):
         ctensor.set_num_threads(threads)
         torch.set_num_threads(threads)
@@ -58,6 +70,8 @@ def main():
             if nbytes:
                 line += f"  {nbytes / tc / probe * 100:5.1f}% of the probe"
             print(line, flush=True)
+    if only and not any("1e8" in o for o in only):
+        return 0
     ref = float(big.double().sum())
     ec = abs(ctensor.from_dlpack(big).sum().item() - ref)
     et = abs(big.sum().item() - ref)

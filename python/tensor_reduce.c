@@ -7,7 +7,10 @@
  *   all(input, *, out=None)                   all(input, dim: int, keepdim=False, *, out=None)
  *   max(input)   max(input, dim, keepdim=False) -> return_types.max(values, indices)   (min)
  *   argmax(input, dim=None, keepdim=False)    (argmin)
- * max(input, other) (the element-wise maximum) and max/min's out= are not provided yet.
+ * max(input, other) (the element-wise maximum) is not provided here.
+ *   nansum(input, dim=None, keepdim=False, *, dtype=None, out=None)    nanmean: as nansum
+ *   count_nonzero(input, dim=None)            logsumexp(input, dim, keepdim=False, *, out=None)
+ * The statistics, norm, aminmax and the scans are in tensor_reduce2.c.
  * A `dim` of int-list kind also takes one int (PyTorch's int[1]), and `axis=` / `keepdims=`
  * are NumPy's names for dim / keepdim, as PyTorch's parser accepts them. Every call is one C
  * call, ct_reduce or ct_reduce_out; this layer decides nothing. */
@@ -15,6 +18,7 @@
 
 #include "ctensor/reduce.h"
 #include "ctensor_py.h"
+#include "tensor_reduce2.h"
 #ifdef CT_HAVE_DIST
 #include "ctensor_dist_py.h" /* the global path of the functions */
 #endif
@@ -70,6 +74,28 @@ static const ctp_signature m_all_sigs[] = {
     {2, {{NAM, "dim"}, {BOO, "keepdim=False"}}},
 };
 
+static const ctp_signature f_nansum_sigs[] = {
+    {5, {{TEN, "input"}, {ILS, "dim=None"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"},
+         {TEN, "out=None"}}},
+};
+static const ctp_signature m_nansum_sigs[] = {
+    {3, {{ILS, "dim=None"}, {BOO, "keepdim=False"}, {DTY, "*dtype=None"}}},
+};
+static const ctp_signature f_count_sigs[] = {
+    {2, {{TEN, "input"}, {ILS, "dim=None"}}},
+};
+static const ctp_signature m_count_sigs[] = {
+    {1, {{ILS, "dim=None"}}},
+};
+static const ctp_signature f_lse_sigs[] = {
+    {4, {{TEN, "input"}, {ILS, "dim"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
+    {4, {{TEN, "input"}, {NLS, "dim"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
+};
+static const ctp_signature m_lse_sigs[] = {
+    {2, {{ILS, "dim"}, {BOO, "keepdim=False"}}},
+    {2, {{NLS, "dim"}, {BOO, "keepdim=False"}}},
+};
+
 typedef struct reduce_entry {
     ct_reduce_op op;
     const char *name;
@@ -83,8 +109,10 @@ typedef struct reduce_entry {
  * *kwargs_out), or -1. */
 static int normalise(const reduce_entry *e, PyObject *args, PyObject *kwargs,
                      PyObject **args_out, PyObject **kwargs_out) {
-    const ctp_signature *dsig = &e->sigs[e->nsigs > 1 ? 1 : 0];
-    int int_list = dsig->params[e->method ? 0 : 1].kind == ILS;
+    int int_list = 0; /* some signature takes an int-list dim */
+    for (int k = 0; k < e->nsigs; k++)
+        int_list |= e->sigs[k].nparams > (e->method ? 0 : 1) &&
+                    e->sigs[k].params[e->method ? 0 : 1].kind == ILS;
     Py_ssize_t dim_pos = e->method ? 0 : 1;
     *args_out = Py_NewRef(args);
     *kwargs_out = kwargs != NULL ? PyDict_Copy(kwargs) : NULL;
@@ -229,13 +257,21 @@ REDUCE_FUNCTION(m_amax, CT_REDUCE_AMAX, "amax", m_amax_sigs, 1)
 REDUCE_FUNCTION(m_amin, CT_REDUCE_AMIN, "amin", m_amax_sigs, 1)
 REDUCE_FUNCTION(m_all, CT_REDUCE_ALL, "all", m_all_sigs, 1)
 REDUCE_FUNCTION(m_any, CT_REDUCE_ANY, "any", m_all_sigs, 1)
+REDUCE_FUNCTION(f_nansum, CT_REDUCE_NANSUM, "nansum", f_nansum_sigs, 0)
+REDUCE_FUNCTION(f_nanmean, CT_REDUCE_NANMEAN, "nanmean", f_nansum_sigs, 0)
+REDUCE_FUNCTION(f_count_nonzero, CT_REDUCE_COUNT_NONZERO, "count_nonzero", f_count_sigs, 0)
+REDUCE_FUNCTION(f_logsumexp, CT_REDUCE_LOGSUMEXP, "logsumexp", f_lse_sigs, 0)
+REDUCE_FUNCTION(m_nansum, CT_REDUCE_NANSUM, "nansum", m_nansum_sigs, 1)
+REDUCE_FUNCTION(m_nanmean, CT_REDUCE_NANMEAN, "nanmean", m_nansum_sigs, 1)
+REDUCE_FUNCTION(m_count_nonzero, CT_REDUCE_COUNT_NONZERO, "count_nonzero", m_count_sigs, 1)
+REDUCE_FUNCTION(m_logsumexp, CT_REDUCE_LOGSUMEXP, "logsumexp", m_lse_sigs, 1)
 
 /* ---- max / min (whole, or with a dim: values and indices) and argmax / argmin ------------ */
 
 static const ctp_signature f_max_sigs[] = {
     {1, {{TEN, "input"}}},
-    {3, {{TEN, "input"}, {I64, "dim"}, {BOO, "keepdim=False"}}},
-    {3, {{TEN, "input"}, {NAM, "dim"}, {BOO, "keepdim=False"}}},
+    {4, {{TEN, "input"}, {I64, "dim"}, {BOO, "keepdim=False"}, {CTP_PARAM_OBJECT, "*out=None"}}},
+    {4, {{TEN, "input"}, {NAM, "dim"}, {BOO, "keepdim=False"}, {CTP_PARAM_OBJECT, "*out=None"}}},
 };
 static const ctp_signature m_max_sigs[] = {
     {0, {{TEN, ""}}},
@@ -307,12 +343,20 @@ static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, Py
         st = (e->is_max ? ct_argmax : ct_argmin)(t, dim != NULL ? &d : NULL, keep != 0, &r);
         return st == CT_OK ? ctp_tensor_wrap(r) : ctp_raise_status(st);
     }
-    ct_tensor *v = NULL, *ix = NULL;
-    st = (e->is_max ? ct_max_dim : ct_min_dim)(t, d, keep != 0, &v, &ix);
-    if (st != CT_OK)
-        return ctp_raise_status(st);
+    PyObject *out = ctp_arg(sig, parsed, "out");
+    PyObject *pv = NULL, *pi = NULL;
+    if (out != NULL) {
+        if (ctp_reduce2_max_out(e->is_max, input, d, keep, out, &pv, &pi) < 0)
+            return NULL;
+    } else {
+        ct_tensor *v = NULL, *ix = NULL;
+        st = (e->is_max ? ct_max_dim : ct_min_dim)(t, d, keep != 0, &v, &ix);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+        pv = ctp_tensor_wrap(v);
+        pi = ctp_tensor_wrap(ix);
+    }
     PyTypeObject *type = return_type(e->is_max);
-    PyObject *pv = ctp_tensor_wrap(v), *pi = ctp_tensor_wrap(ix);
     PyObject *r = (type != NULL && pv != NULL && pi != NULL) ? PyStructSequence_New(type) : NULL;
     if (r == NULL) {
         Py_XDECREF(pv);
@@ -352,6 +396,27 @@ PyMethodDef ctp_reduce_functions[] = {
     {"min", CTP_KW_FUNC(f_min), KW, "min(input) / min(input, dim, keepdim=False) -> (values, indices)"},
     {"argmax", CTP_KW_FUNC(f_argmax), KW, "argmax(input, dim=None, keepdim=False)"},
     {"argmin", CTP_KW_FUNC(f_argmin), KW, "argmin(input, dim=None, keepdim=False)"},
+    {"nansum", CTP_KW_FUNC(f_nansum), KW,
+     "nansum(input, dim=None, keepdim=False, *, dtype=None, out=None)"},
+    {"nanmean", CTP_KW_FUNC(f_nanmean), KW,
+     "nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None)"},
+    {"count_nonzero", CTP_KW_FUNC(f_count_nonzero), KW, "count_nonzero(input, dim=None)"},
+    {"logsumexp", CTP_KW_FUNC(f_logsumexp), KW, "logsumexp(input, dim, keepdim=False, *, out=None)"},
+    {"var", CTP_KW_FUNC(ctp_reduce2_f_var), KW,
+     "var(input, dim, *, correction=1, keepdim=False, out=None)"},
+    {"std", CTP_KW_FUNC(ctp_reduce2_f_std), KW,
+     "std(input, dim, *, correction=1, keepdim=False, out=None)"},
+    {"var_mean", CTP_KW_FUNC(ctp_reduce2_f_var_mean), KW,
+     "var_mean(input, dim, *, correction=1, keepdim=False) -> (var, mean)"},
+    {"std_mean", CTP_KW_FUNC(ctp_reduce2_f_std_mean), KW,
+     "std_mean(input, dim, *, correction=1, keepdim=False) -> (std, mean)"},
+    {"norm", CTP_KW_FUNC(ctp_reduce2_f_norm), KW,
+     "norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)"},
+    {"aminmax", CTP_KW_FUNC(ctp_reduce2_f_aminmax), KW,
+     "aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)"},
+    {"cumsum", CTP_KW_FUNC(ctp_reduce2_f_cumsum), KW, "cumsum(input, dim, *, dtype=None, out=None)"},
+    {"cumprod", CTP_KW_FUNC(ctp_reduce2_f_cumprod), KW,
+     "cumprod(input, dim, *, dtype=None, out=None)"},
     {NULL, NULL, 0, NULL},
 };
 PyMethodDef ctp_tensor_reduce_methods[] = {
@@ -366,5 +431,18 @@ PyMethodDef ctp_tensor_reduce_methods[] = {
     {"min", CTP_KW_FUNC(m_min), KW, "min() / min(dim, keepdim=False) -> (values, indices)"},
     {"argmax", CTP_KW_FUNC(m_argmax), KW, "argmax(dim=None, keepdim=False)"},
     {"argmin", CTP_KW_FUNC(m_argmin), KW, "argmin(dim=None, keepdim=False)"},
+    {"nansum", CTP_KW_FUNC(m_nansum), KW, "nansum(dim=None, keepdim=False, *, dtype=None)"},
+    {"nanmean", CTP_KW_FUNC(m_nanmean), KW, "nanmean(dim=None, keepdim=False, *, dtype=None)"},
+    {"count_nonzero", CTP_KW_FUNC(m_count_nonzero), KW, "count_nonzero(dim=None)"},
+    {"logsumexp", CTP_KW_FUNC(m_logsumexp), KW, "logsumexp(dim, keepdim=False)"},
+    {"var", CTP_KW_FUNC(ctp_reduce2_m_var), KW, "var(dim, *, correction=1, keepdim=False)"},
+    {"std", CTP_KW_FUNC(ctp_reduce2_m_std), KW, "std(dim, *, correction=1, keepdim=False)"},
+    {"norm", CTP_KW_FUNC(ctp_reduce2_m_norm), KW,
+     "norm(p='fro', dim=None, keepdim=False, dtype=None)"},
+    {"aminmax", CTP_KW_FUNC(ctp_reduce2_m_aminmax), KW, "aminmax(*, dim=None, keepdim=False)"},
+    {"cumsum", CTP_KW_FUNC(ctp_reduce2_m_cumsum), KW, "cumsum(dim, *, dtype=None)"},
+    {"cumprod", CTP_KW_FUNC(ctp_reduce2_m_cumprod), KW, "cumprod(dim, *, dtype=None)"},
+    {"cumsum_", CTP_KW_FUNC(ctp_reduce2_m_cumsum_), KW, "cumsum_(dim, *, dtype=None)"},
+    {"cumprod_", CTP_KW_FUNC(ctp_reduce2_m_cumprod_), KW, "cumprod_(dim, *, dtype=None)"},
     {NULL, NULL, 0, NULL},
 };

@@ -64,6 +64,10 @@ typedef enum ct_reduce_op {
     CT_REDUCE_ANY = 6,
     CT_REDUCE_MAX = 7, /**< torch.max(input): amax over every dim, under max's name */
     CT_REDUCE_MIN = 8, /**< torch.min(input) */
+    CT_REDUCE_NANSUM = 9,         /**< sum of the non-NaN elements (see "more reductions") */
+    CT_REDUCE_NANMEAN = 10,       /**< mean of the non-NaN elements */
+    CT_REDUCE_COUNT_NONZERO = 11, /**< how many elements are != 0 (int64) */
+    CT_REDUCE_LOGSUMEXP = 12,     /**< log(sum(exp(x))), computed stably */
     CT_NUM_REDUCE_OPS
 } ct_reduce_op;
 
@@ -94,7 +98,7 @@ CT_API ct_status ct_mean(const ct_tensor *input, const int64_t *dims, int64_t nd
  * input.numel() == 0."; complex inputs: CT_ERR_RUNTIME "max(): does not support complex
  * input", CT_ERR_NOT_IMPLEMENTED "\"argmax_cpu\" not implemented for 'ComplexFloat'"
  * (and for 'Bool'); other dtypes without kernels likewise. Devices as ct_reduce. out= forms
- * are not provided yet. New references in *values, *indices, *out. */
+ * (ct_max_dim_out): see below. New references in *values, *indices, *out. */
 
 /** torch.max(input, dim, keepdim): (values, indices). */
 CT_API ct_status ct_max_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
@@ -108,6 +112,91 @@ CT_API ct_status ct_argmax(const ct_tensor *input, const int64_t *dim, bool keep
 /** torch.argmin(input, dim, keepdim); dim NULL: the flattened input. */
 CT_API ct_status ct_argmin(const ct_tensor *input, const int64_t *dim, bool keepdim,
                            ct_tensor **out);
+
+/** torch.max(input, dim, keepdim, out=(values, indices)): values must have the input's dtype
+ *  (CT_ERR_RUNTIME "Expected out tensor to have dtype float, but got double instead"),
+ *  indices int64 ("... dtype long int, but got int instead"); both are resized as reduction
+ *  outputs are. Errors of ct_max_dim first. */
+CT_API ct_status ct_max_dim_out(const ct_tensor *input, int64_t dim, bool keepdim,
+                                ct_tensor *values, ct_tensor *indices);
+/** torch.min(input, dim, keepdim, out=(values, indices)). */
+CT_API ct_status ct_min_dim_out(const ct_tensor *input, int64_t dim, bool keepdim,
+                                ct_tensor *values, ct_tensor *indices);
+
+/* ---- more reductions (src/ops/reduce_stats.c, src/ops/reduce_scan.c) ------------------------
+ * The ops of ct_reduce / ct_reduce_out (dims, keepdim, out= and devices as above):
+ *  - CT_REDUCE_NANSUM: bool and integer inputs are sum; floating ones add the non-NaN
+ *    elements. The result dtype (`dtype`, else out's, else the input's) must be floating:
+ *    CT_ERR_NOT_IMPLEMENTED "\"nansum_cpu\" not implemented for 'Long'"; complex input:
+ *    CT_ERR_RUNTIME "nansum does not support complex inputs".
+ *  - CT_REDUCE_NANMEAN: nansum / the count of non-NaN elements (none: nan). Input must be
+ *    floating: CT_ERR_RUNTIME "nanmean(): expected input to have floating point dtype but
+ *    got Long".
+ *  - CT_REDUCE_COUNT_NONZERO: int64 counts (NaN counts as nonzero); `dtype` must be UNDEFINED.
+ *  - CT_REDUCE_LOGSUMEXP: max + log(sum(exp(x - max))) (an infinite max shifts by 0). bool and
+ *    integer inputs compute in the default dtype; the result dtype (out's, else that) must be
+ *    floating: CT_ERR_RUNTIME "logsumexp(): Expected floating point type for result tensor,
+ *    but got: Long"; float16: CT_ERR_NOT_IMPLEMENTED "\"exp_vml_cpu\" not implemented for
+ *    'Half'". `dtype` must be UNDEFINED.
+ * Float sums here accumulate in double in fixed chunks (the same bits for any thread count). */
+
+/** torch.var / torch.std (take_sqrt) over dims (NULL or ndims 0: all) with `correction`
+ *  (unbiased=True is 1, False is 0): sum((x - mean)^2) / max(0, N - correction), so N <=
+ *  correction gives inf (or nan for 0 / 0), as torch 1.13 does (without a warning). Input
+ *  must be floating or complex (CT_ERR_RUNTIME "std and var only support floating point and
+ *  complex dtypes"); a complex input's variance is the real and imaginary parts' summed, in
+ *  the real dtype. The result: `out` (resized; its dtype) when not NULL, else a new tensor.
+ *  `mean` (not NULL: torch.var_mean) gets a new tensor of the mean in the input's dtype. The
+ *  result is a new reference in *result (out retained when given). */
+CT_API ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
+                            double correction, bool keepdim, bool take_sqrt, ct_tensor *out,
+                            ct_tensor **result, ct_tensor **mean);
+
+/** torch.norm(input, p, dim, keepdim, out=out, dtype=dtype) for a number p: the vector norm
+ *  of the elements over dims (NULL: all): p = 2 (computed without overflow or underflow in
+ *  the squares), 1, inf (max |x|), -inf (min |x|), 0 (the count of nonzeros), other p
+ *  (sum |x|^p)^(1/p). No elements: 0. The input is cast to `dtype` first when given; complex
+ *  values use |x|. Result dtype: `dtype`, else out's, else the input's (real for complex).
+ *  Errors: CT_ERR_RUNTIME "norm(): input dtype should be either floating point or complex.
+ *  Got Long instead.", "norm(): the desired output dtype should be either floating point or
+ *  complex. Got Long instead."; dims as ct_reduce. New reference in *result. */
+CT_API ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t ndims,
+                         bool keepdim, ct_dtype dtype, ct_tensor *out, ct_tensor **result);
+/** torch.norm(input, p_str, ...) for p given as a string: "fro" (the 2-norm over dims; at
+ *  most 2 of them: CT_ERR_RUNTIME "Expected at most 2 dimensions, but got 3 dimensions
+ *  instead."; `dtype` given: CT_ERR_VALUE "dtype argument is not supported in frobenius
+ *  norm"; dims NULL with out NULL: every dim, else dims NULL means every dim as a list, as
+ *  torch.norm passes them); "nuc": CT_ERR_NOT_IMPLEMENTED; other strings: CT_ERR_RUNTIME
+ *  "only valid string values are 'fro' and 'nuc', found foo". */
+CT_API ct_status ct_norm_str(const ct_tensor *input, const char *p, const int64_t *dims,
+                             int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
+                             ct_tensor **result);
+
+/** torch.aminmax(input, dim=dim, keepdim=keepdim, out=(out_min, out_max)): min and max over
+ *  dim (NULL: every element). Errors: nothing to reduce with dim NULL: CT_ERR_RUNTIME
+ *  "aminmax(): cannot compute aminmax over an empty dimension as the operation has no
+ *  identity."; a dim of size 0: CT_ERR_INDEX "aminmax: Expected reduction dim 0 to have
+ *  non-zero size."; float16, bfloat16, complex: CT_ERR_NOT_IMPLEMENTED "\"aminmax_cpu\" not
+ *  implemented for 'Half'". out_min / out_max may be NULL (new tensors) or tensors of the
+ *  input's dtype (ct_max_dim_out's checks). New references in *min and *max. */
+CT_API ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                            ct_tensor *out_min, ct_tensor *out_max, ct_tensor **min,
+                            ct_tensor **max);
+
+/** torch.cumsum / torch.cumprod (prod) along dim, out= (out, or NULL for a new tensor).
+ *  Result dtype: `dtype`, else out's, else int64 for bool and integer inputs, else the
+ *  input's; the input is cast to it first, then accumulated in double (floating), int64
+ *  (integers, wrapping) or complex double, each step rounded to the result dtype. Errors:
+ *  dim out of range (CT_ERR_INDEX, as ct_reduce); float16 and bool results:
+ *  CT_ERR_NOT_IMPLEMENTED "\"cumsum_out_cpu\" not implemented for 'Half'"; dtype and out
+ *  disagreeing: CT_ERR_RUNTIME "Expected out tensor to have dtype float, but got double
+ *  instead". New reference in *result. */
+CT_API ct_status ct_cumulative(bool prod, const ct_tensor *input, int64_t dim, ct_dtype dtype,
+                               ct_tensor *out, ct_tensor **result);
+/** Tensor.cumsum_(dim, dtype=dtype) / cumprod_: in place; dtype must be self's
+ *  (CT_ERR_RUNTIME "Bad in-place call: input tensor dtype long int and output tensor dtype
+ *  float should match"). */
+CT_API ct_status ct_cumulative_(bool prod, ct_tensor *self, int64_t dim, ct_dtype dtype);
 
 CT_EXTERN_C_END
 

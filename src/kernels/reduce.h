@@ -7,9 +7,11 @@
  *    cut into fixed blocks of CT_REDUCE_BLOCK elements; a block is summed with many
  *    independent accumulators (SIMD lanes, ct_reduce_impl_block), and the block results are
  *    combined pairwise (a binary-counter cascade) for float sums, in order otherwise.
+ *    float32 sums accumulate in double lanes (CT_REDT_F32D).
  *  - I > 1 ("outer"): the R rows of I elements are added element-wise, vectorised across I,
  *    in tiles of CT_REDUCE_TILE columns (ct_reduce_impl_rows); float sums cascade over rows
- *    (leaves of CT_REDUCE_LEAF rows, combined pairwise).
+ *    (leaves of CT_REDUCE_LEAF rows, combined pairwise); float32 sums add the rows in
+ *    double, in order.
  * The blocks and tiles do not depend on the thread count, and the combination order is
  * fixed, so the result is the same bits for any ct_set_num_threads. */
 #ifndef CT_KERNELS_REDUCE_H
@@ -37,6 +39,9 @@ typedef enum ct_redt {
     CT_REDT_U8,      /* uint8 / bool in, uint8 (all / any) */
     CT_REDT_C64,     /* complex64 in and out (prod only: complex sums are float sums) */
     CT_REDT_C128,    /* complex128 (prod only) */
+    CT_REDT_F32D,    /* float in, double accumulators (sum only: float32, float16 and bfloat16
+                        sums are the exact sum's double rounded once, at least as accurate as
+                        any float32 summation) */
     CT_REDT_COUNT
 } ct_redt;
 
@@ -48,15 +53,23 @@ typedef enum ct_redt {
 static inline int ct_redt_acc_size(ct_redt t) {
     return t == CT_REDT_F32 ? 4 : t == CT_REDT_U8 ? 1 : t == CT_REDT_C128 ? 16 : 8;
 }
+/* The type of a kernel's accumulators read as elements (combining block results). */
+static inline ct_redt ct_redt_acc_type(ct_redt t) {
+    return t == CT_REDT_I32 ? CT_REDT_I64 : t == CT_REDT_F32D ? CT_REDT_F64 : t;
+}
 /* Bytes of one input element. */
 static inline int ct_redt_in_size(ct_redt t) {
-    return t == CT_REDT_F32 || t == CT_REDT_I32 ? 4 : t == CT_REDT_U8 ? 1 : t == CT_REDT_C128 ? 16 : 8;
+    return t == CT_REDT_F32 || t == CT_REDT_I32 || t == CT_REDT_F32D ? 4
+           : t == CT_REDT_U8                                          ? 1
+           : t == CT_REDT_C128                                        ? 16
+                                                                      : 8;
 }
 
 /* Per ISA level (reduce_loops.c): reduce n >= 0 contiguous elements at src into *acc (the
  * op's identity for n == 0). */
 typedef void (*ct_reduce_block_fn)(ct_redk op, ct_redt t, const void *src, int64_t n, void *acc);
-/* Per ISA level: reduce R >= 0 rows of w <= CT_REDUCE_TILE contiguous elements, row r
+/* Per ISA level: reduce R >= 0 rows of w contiguous elements (w <= CT_REDUCE_TILE, except
+ * for CT_REDT_F32D sums: any w), row r
  * starting at src + r * row_stride elements, into out[0 .. w) accumulators. */
 typedef void (*ct_reduce_rows_fn)(ct_redk op, ct_redt t, const void *src, int64_t R,
                                   int64_t row_stride, int64_t w, void *out);
@@ -82,8 +95,16 @@ int ct_reduce_impl_run(ct_redk op, ct_redt t, const void *src, int64_t O, int64_
  * dense O x R x I array `src` of type t (F32, F64 or I64), the index r of the largest
  * (is_max) or smallest element: the first one of equal ones, the first NaN where there is
  * one (PyTorch's rule). Writes the value into values[O * I] (when not NULL; t's type) and the
- * index into indices[O * I] (int64). Threads over O x I; R >= 1. */
-void ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
+ * index into indices[O * I] (int64). Threads over O x I (and over parts of long rows);
+ * R >= 1. Returns 0, or -1 when scratch memory could not be allocated (nothing set: the
+ * caller reports CT_ERR_NOMEM). */
+int ct_reduce_impl_arg(int is_max, ct_redt t, const void *src, int64_t O, int64_t R, int64_t I,
                         void *values, int64_t *indices);
+
+/* min and max together (aminmax) of O contiguous rows of R >= 1 elements of type t (F32 or
+ * F64), NaN-propagating, into lo[O] and hi[O]: each block is read twice while it is in cache,
+ * so the memory is read once. Threads over rows and parts of rows. Returns 0, or -1 when
+ * scratch memory could not be allocated (nothing set: the caller reports CT_ERR_NOMEM). */
+int ct_reduce_impl_minmax(ct_redt t, const void *src, int64_t O, int64_t R, void *lo, void *hi);
 
 #endif /* CT_KERNELS_REDUCE_H */

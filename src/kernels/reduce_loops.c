@@ -7,6 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/reduce.h"
 
 #ifndef CT_ISA_SUFFIX
@@ -91,10 +95,121 @@ VEC_BLOCK(sum_f32, float, vf32, vi32, 0.0f, VADD, ADD_OP)
 VEC_BLOCK(sum_f64, double, vf64, vi64, 0.0, VADD, ADD_OP)
 VEC_BLOCK(prod_f32, float, vf32, vi32, 1.0f, VMUL, MUL_OP)
 VEC_BLOCK(prod_f64, double, vf64, vi64, 1.0, VMUL, MUL_OP)
+#if defined(__AVX2__) || defined(__AVX512F__)
+/* Float max / min on x86: the instruction (one op; it keeps the accumulator on ties and when
+ * the element is a NaN) with NaNs caught apart, one unordered compare per two vectors; a
+ * block that holds a NaN gives its first NaN. The same lanes as VEC_BLOCK (256 bytes), so the
+ * same result at AVX2 and AVX-512. */
+#if defined(__AVX512F__)
+#define FMM_BLOCK(NAME, T, VT, NV, LOADU, SET1, MAXMIN, STOREU, UNORD)                            \
+    static T NAME(const T *restrict x, int64_t n, T init) {                                      \
+        enum { L = 64 / (int)sizeof(T), LANES = ACC_BYTES / (int)sizeof(T) };                    \
+        VT a[NV];                                                                                \
+        for (int u = 0; u < NV; u++)                                                             \
+            a[u] = SET1(init);                                                                   \
+        __mmask16 nan = 0;                                                                       \
+        int64_t i = 0;                                                                           \
+        for (; i + LANES <= n; i += LANES)                                                       \
+            for (int u = 0; u < NV; u += 2) {                                                    \
+                VT v0 = LOADU(x + i + u * L), v1 = LOADU(x + i + (u + 1) * L);                   \
+                nan |= (__mmask16)UNORD(v0, v1);                                                 \
+                a[u] = MAXMIN(v0, a[u]);                                                         \
+                a[u + 1] = MAXMIN(v1, a[u + 1]);                                                 \
+            }                                                                                    \
+        T t[LANES];                                                                              \
+        for (int u = 0; u < NV; u++)                                                             \
+            STOREU(t + u * L, a[u]);                                                             \
+        return fmm_finish(t, LANES, x, i, n, nan != 0);                                          \
+    }
+#define UNORD_PS(a, b) _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q)
+#define UNORD_PD(a, b) _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q)
+#define FMM_ARGS_F32 float, __m512, 4, _mm512_loadu_ps, _mm512_set1_ps
+#define FMM_ARGS_F64 double, __m512d, 4, _mm512_loadu_pd, _mm512_set1_pd
+#define STORE_PS _mm512_storeu_ps
+#define STORE_PD _mm512_storeu_pd
+#define MAX_PS _mm512_max_ps
+#define MIN_PS _mm512_min_ps
+#define MAX_PD _mm512_max_pd
+#define MIN_PD _mm512_min_pd
+#else
+#define FMM_BLOCK(NAME, T, VT, NV, LOADU, SET1, MAXMIN, STOREU, UNORD)                            \
+    static T NAME(const T *restrict x, int64_t n, T init) {                                      \
+        enum { L = 32 / (int)sizeof(T), LANES = ACC_BYTES / (int)sizeof(T) };                    \
+        VT a[NV];                                                                                \
+        for (int u = 0; u < NV; u++)                                                             \
+            a[u] = SET1(init);                                                                   \
+        VT nan = SET1(0);                                                                        \
+        int64_t i = 0;                                                                           \
+        for (; i + LANES <= n; i += LANES)                                                       \
+            for (int u = 0; u < NV; u += 2) {                                                    \
+                VT v0 = LOADU(x + i + u * L), v1 = LOADU(x + i + (u + 1) * L);                   \
+                nan = UNORD(nan, v0, v1);                                                        \
+                a[u] = MAXMIN(v0, a[u]);                                                         \
+                a[u + 1] = MAXMIN(v1, a[u + 1]);                                                 \
+            }                                                                                    \
+        T t[LANES];                                                                              \
+        for (int u = 0; u < NV; u++)                                                             \
+            STOREU(t + u * L, a[u]);                                                             \
+        T f[L];                                                                                  \
+        STOREU(f, nan);                                                                          \
+        int any = 0;                                                                             \
+        for (int j = 0; j < L; j++)                                                              \
+            any |= f[j] != 0;                                                                    \
+        return fmm_finish(t, LANES, x, i, n, any);                                               \
+    }
+#define UNORD_PS(n, a, b) _mm256_or_ps(n, _mm256_cmp_ps(a, b, _CMP_UNORD_Q))
+#define UNORD_PD(n, a, b) _mm256_or_pd(n, _mm256_cmp_pd(a, b, _CMP_UNORD_Q))
+#define FMM_ARGS_F32 float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps
+#define FMM_ARGS_F64 double, __m256d, 8, _mm256_loadu_pd, _mm256_set1_pd
+#define STORE_PS _mm256_storeu_ps
+#define STORE_PD _mm256_storeu_pd
+#define MAX_PS _mm256_max_ps
+#define MIN_PS _mm256_min_ps
+#define MAX_PD _mm256_max_pd
+#define MIN_PD _mm256_min_pd
+#endif
+/* The lanes folded (ties keep the first), the tail, and the first NaN of a block that has one
+ * (its bits kept). */
+#define FMM_FINISH(NAME, T, OP)                                                                   \
+    static T NAME(T *t, int lanes, const T *x, int64_t i, int64_t n, int nan) {                  \
+        if (nan)                                                                                 \
+            for (int64_t k = 0; k < i; k++)                                                      \
+                if (x[k] != x[k])                                                                \
+                    return x[k];                                                                 \
+        for (int j = 0; i + j < n; j++)                                                          \
+            t[j] = OP(t[j], x[i + j]);                                                           \
+        for (int s = lanes / 2; s >= 1; s /= 2)                                                  \
+            for (int j = 0; j < s; j++)                                                          \
+                t[j] = OP(t[j], t[j + s]);                                                       \
+        return t[0];                                                                             \
+    }
+#define FMM_BLOCK_(...) FMM_BLOCK(__VA_ARGS__) /* expands the argument lists first */
+FMM_FINISH(fmm_max_f32_finish, float, MAX_OP)
+FMM_FINISH(fmm_min_f32_finish, float, MIN_OP)
+FMM_FINISH(fmm_max_f64_finish, double, MAX_OP)
+FMM_FINISH(fmm_min_f64_finish, double, MIN_OP)
+#define fmm_finish fmm_max_f32_finish
+FMM_BLOCK_(fmm_max_f32, FMM_ARGS_F32, MAX_PS, STORE_PS, UNORD_PS)
+#undef fmm_finish
+#define fmm_finish fmm_min_f32_finish
+FMM_BLOCK_(fmm_min_f32, FMM_ARGS_F32, MIN_PS, STORE_PS, UNORD_PS)
+#undef fmm_finish
+#define fmm_finish fmm_max_f64_finish
+FMM_BLOCK_(fmm_max_f64, FMM_ARGS_F64, MAX_PD, STORE_PD, UNORD_PD)
+#undef fmm_finish
+#define fmm_finish fmm_min_f64_finish
+FMM_BLOCK_(fmm_min_f64, FMM_ARGS_F64, MIN_PD, STORE_PD, UNORD_PD)
+#undef fmm_finish
+static float max_f32(const float *restrict x, int64_t n) { return fmm_max_f32(x, n, -INFINITY); }
+static float min_f32(const float *restrict x, int64_t n) { return fmm_min_f32(x, n, INFINITY); }
+static double max_f64(const double *restrict x, int64_t n) { return fmm_max_f64(x, n, -INFINITY); }
+static double min_f64(const double *restrict x, int64_t n) { return fmm_min_f64(x, n, INFINITY); }
+#else
 VEC_BLOCK(max_f32, float, vf32, vi32, -INFINITY, VFMAX, MAX_OP)
 VEC_BLOCK(max_f64, double, vf64, vi64, -INFINITY, VFMAX, MAX_OP)
 VEC_BLOCK(min_f32, float, vf32, vi32, INFINITY, VFMIN, MIN_OP)
 VEC_BLOCK(min_f64, double, vf64, vi64, INFINITY, VFMIN, MIN_OP)
+#endif
 VEC_BLOCK(sum_i64, int64_t, vi64, vi64, 0, VIADD, IADD_OP)
 VEC_BLOCK(prod_i64, int64_t, vi64, vi64, 1, VIMUL, IMUL_OP)
 VEC_BLOCK(max_i64, int64_t, vi64, vi64, INT64_MIN, VIMAX, MAX_OP)
@@ -130,6 +245,47 @@ VEC_BLOCK(any_u8, uint8_t, vu8, vu8, 0, VOR, OR_OP)
 I32_BLOCK(sum_i32, 0, VIADD, IADD_OP)
 I32_BLOCK(prod_i32, 1, VIMUL, IMUL_OP)
 
+/* float in, double accumulators. 64 double lanes at every ISA level (lane j holds the
+ * elements i with i % 64 == j, folded pairwise at the end: the same bits everywhere); that is
+ * 8 AVX-512 or 16 AVX2 registers, enough independent adds to hide their latency. The
+ * widening loads are intrinsics: GCC's generic conversion splits them into 128-bit halves. */
+#define F32D_LANES 64
+static double sum_f32d(const float *restrict x, int64_t n) {
+    double t[F32D_LANES];
+    int64_t i = 0;
+#if defined(__AVX512F__)
+    __m512d a[8];
+    for (int u = 0; u < 8; u++)
+        a[u] = _mm512_setzero_pd();
+    for (; i + F32D_LANES <= n; i += F32D_LANES)
+        for (int u = 0; u < 8; u++)
+            a[u] = _mm512_add_pd(a[u], _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8 * u)));
+    for (int u = 0; u < 8; u++)
+        _mm512_storeu_pd(t + 8 * u, a[u]);
+#elif defined(__AVX2__)
+    __m256d a[16];
+    for (int u = 0; u < 16; u++)
+        a[u] = _mm256_setzero_pd();
+    for (; i + F32D_LANES <= n; i += F32D_LANES)
+        for (int u = 0; u < 16; u++)
+            a[u] = _mm256_add_pd(a[u], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * u)));
+    for (int u = 0; u < 16; u++)
+        _mm256_storeu_pd(t + 4 * u, a[u]);
+#else
+    for (int j = 0; j < F32D_LANES; j++)
+        t[j] = 0.0;
+    for (; i + F32D_LANES <= n; i += F32D_LANES)
+        for (int j = 0; j < F32D_LANES; j++)
+            t[j] += (double)x[i + j];
+#endif
+    for (int j = 0; i + j < n; j++)
+        t[j] += (double)x[i + j];
+    for (int s = F32D_LANES / 2; s >= 1; s /= 2)
+        for (int j = 0; j < s; j++)
+            t[j] += t[j + s];
+    return t[0];
+}
+
 /* complex products, in order: (a + bi)(c + di) = (ac - bd) + (ad + bc)i */
 #define CPROD(NAME, T)                                                                            \
     static void NAME(const T *restrict x, int64_t n, int64_t step, T *restrict acc) {            \
@@ -162,6 +318,7 @@ void CT_FN(ct_reduce_impl_block)(ct_redk op, ct_redt t, const void *src, int64_t
         return;                                                                                  \
     }
     CASE(CT_REDK_SUM, CT_REDT_F32, sum_f32, float)
+    CASE(CT_REDK_SUM, CT_REDT_F32D, sum_f32d, double)
     CASE(CT_REDK_SUM, CT_REDT_F64, sum_f64, double)
     CASE(CT_REDK_SUM, CT_REDT_I64, sum_i64, int64_t)
     CASE(CT_REDK_SUM, CT_REDT_I32, sum_i32, int64_t)
@@ -258,6 +415,7 @@ FOLD_ROWS(prod_rows_i64, int64_t, int64_t, 1, IMUL_OP)
 FOLD_ROWS(max_rows_i64, int64_t, int64_t, INT64_MIN, MAX_OP)
 FOLD_ROWS(min_rows_i64, int64_t, int64_t, INT64_MAX, MIN_OP)
 FOLD_ROWS(sum_rows_i32, int32_t, int64_t, 0, IADD_OP)
+FOLD_ROWS(sum_rows_f32d, float, double, 0.0, ADD_OP)
 FOLD_ROWS(prod_rows_i32, int32_t, int64_t, 1, IMUL_OP)
 FOLD_ROWS(all_rows_u8, uint8_t, uint8_t, 1, AND_OP)
 FOLD_ROWS(any_rows_u8, uint8_t, uint8_t, 0, OR_OP)
@@ -282,6 +440,7 @@ void CT_FN(ct_reduce_impl_rows)(ct_redk op, ct_redt t, const void *src, int64_t 
     CASE(CT_REDK_SUM, CT_REDT_F64, sum_rows_f64)
     CASE(CT_REDK_SUM, CT_REDT_I64, sum_rows_i64)
     CASE(CT_REDK_SUM, CT_REDT_I32, sum_rows_i32)
+    CASE(CT_REDK_SUM, CT_REDT_F32D, sum_rows_f32d)
     CASE(CT_REDK_PROD, CT_REDT_F32, prod_rows_f32)
     CASE(CT_REDK_PROD, CT_REDT_F64, prod_rows_f64)
     CASE(CT_REDK_PROD, CT_REDT_I64, prod_rows_i64)

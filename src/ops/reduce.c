@@ -20,12 +20,15 @@
 #include "dtype/table_impl.h"
 #include "iter/reduce_plan.h"
 #include "kernels/reduce.h"
+#include "ops/reduce_impl.h"
 #include "tensor/tensor_impl.h"
 
 static const char *const NAMES[CT_NUM_REDUCE_OPS] = {
     [CT_REDUCE_SUM] = "sum",   [CT_REDUCE_PROD] = "prod", [CT_REDUCE_MEAN] = "mean",
     [CT_REDUCE_AMAX] = "amax", [CT_REDUCE_AMIN] = "amin", [CT_REDUCE_ALL] = "all",
     [CT_REDUCE_ANY] = "any",   [CT_REDUCE_MAX] = "max",   [CT_REDUCE_MIN] = "min",
+    [CT_REDUCE_NANSUM] = "nansum", [CT_REDUCE_NANMEAN] = "nanmean",
+    [CT_REDUCE_COUNT_NONZERO] = "count_nonzero", [CT_REDUCE_LOGSUMEXP] = "logsumexp",
 };
 /* PyTorch's CPU kernel names, for "not implemented for" errors */
 static const char *const KERNEL_NAMES[CT_NUM_REDUCE_OPS] = {
@@ -43,7 +46,7 @@ const char *ct_reduce_op_name(ct_reduce_op op) {
 static bool is_int_or_bool(ct_dtype d) { return ct_dtype_is_integral(d, true); }
 
 /* The dtypes the CPU reductions take (PyTorch's CPU kernels); complex ones are left out. */
-static bool has_kernel(ct_dtype d) {
+bool ct_reduce_impl_has_kernel(ct_dtype d) {
     switch (d) {
     case CT_BOOL: case CT_UINT8: case CT_INT8: case CT_INT16: case CT_INT32: case CT_INT64:
     case CT_FLOAT16: case CT_BFLOAT16: case CT_FLOAT32: case CT_FLOAT64:
@@ -54,7 +57,7 @@ static bool has_kernel(ct_dtype d) {
 }
 
 /* caffe2's TypeMeta names, as "Expected out tensor to have dtype double" prints them */
-static const char *meta_name(ct_dtype d) {
+const char *ct_reduce_impl_meta_name(ct_dtype d) {
     switch (d) {
     case CT_FLOAT32: return "float";
     case CT_FLOAT64: return "double";
@@ -94,7 +97,7 @@ static ct_status result_dtype(ct_reduce_op op, const ct_tensor *in, ct_dtype dty
             if (out != NULL && out->dtype != dtype)
                 return ct_set_error(CT_ERR_RUNTIME,
                                     "Expected out tensor to have dtype %s, but got %s instead",
-                                    meta_name(dtype), meta_name(out->dtype));
+                                    ct_reduce_impl_meta_name(dtype), ct_reduce_impl_meta_name(out->dtype));
             *res = dtype;
         } else if (out != NULL) {
             *res = out->dtype;
@@ -136,17 +139,18 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
     *pairs = false;
     if ((op == CT_REDUCE_SUM || op == CT_REDUCE_MEAN) &&
         (c == CT_COMPLEX64 || c == CT_COMPLEX128) &&
-        (has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128)) {
+        (ct_reduce_impl_has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128)) {
         /* a complex sum is the float sums of the real and imaginary parts: the kernel sees
          * pairs of floats, twice as many columns */
         *k = CT_REDK_SUM;
-        *t = c == CT_COMPLEX64 ? CT_REDT_F32 : CT_REDT_F64;
-        *conv = *acc = c;
+        *t = c == CT_COMPLEX64 ? CT_REDT_F32D : CT_REDT_F64;
+        *conv = c;
+        *acc = CT_COMPLEX128;
         *pairs = true;
         return CT_OK;
     }
     if (op == CT_REDUCE_PROD && (c == CT_COMPLEX64 || c == CT_COMPLEX128) &&
-        (has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128)) {
+        (ct_reduce_impl_has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128)) {
         *k = CT_REDK_PROD;
         *t = c == CT_COMPLEX64 ? CT_REDT_C64 : CT_REDT_C128;
         *conv = *acc = c;
@@ -157,7 +161,7 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
         *t = CT_REDT_U8;
         *conv = (in_dtype == CT_UINT8 || in_dtype == CT_BOOL) ? in_dtype : CT_BOOL;
         *acc = CT_BOOL;
-        return has_kernel(in_dtype) || in_dtype == CT_COMPLEX32 || in_dtype == CT_COMPLEX64 ||
+        return ct_reduce_impl_has_kernel(in_dtype) || in_dtype == CT_COMPLEX32 || in_dtype == CT_COMPLEX64 ||
                        in_dtype == CT_COMPLEX128
                    ? CT_OK
                    : CT_ERR_NOT_IMPLEMENTED;
@@ -166,10 +170,14 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
          : (op == CT_REDUCE_AMAX || op == CT_REDUCE_MAX) ? CT_REDK_MAX
          : (op == CT_REDUCE_AMIN || op == CT_REDUCE_MIN) ? CT_REDK_MIN
                                 : CT_REDK_SUM;
-    if (!has_kernel(c) ||
-        !(has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128))
+    if (!ct_reduce_impl_has_kernel(c) ||
+        !(ct_reduce_impl_has_kernel(in_dtype) || in_dtype == CT_COMPLEX64 || in_dtype == CT_COMPLEX128))
         return CT_ERR_NOT_IMPLEMENTED;
-    if (c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) {
+    if ((c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) && *k == CT_REDK_SUM) {
+        *t = CT_REDT_F32D; /* float elements, double accumulators */
+        *conv = CT_FLOAT32;
+        *acc = CT_FLOAT64;
+    } else if (c == CT_FLOAT32 || c == CT_FLOAT16 || c == CT_BFLOAT16) {
         *t = CT_REDT_F32;
         *conv = *acc = CT_FLOAT32;
     } else if (c == CT_FLOAT64) {
@@ -224,8 +232,8 @@ static ct_status kernel_input(const ct_tensor *in, ct_dtype res, ct_dtype conv, 
 }
 
 /* The output: a new contiguous tensor, or `out` checked and resized. */
-static ct_status make_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dtype res,
-                             ct_tensor *out, ct_tensor **result) {
+ct_status ct_reduce_impl_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dtype res,
+                               ct_tensor *out, ct_tensor **result) {
     if (out == NULL)
         return ct_tensor_empty(p->out_sizes, p->out_ndim, res, &in->device, CT_LAYOUT_STRIDED,
                                CT_MEMFMT_CONTIGUOUS, result);
@@ -317,7 +325,7 @@ static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_p
     if (kernel_choice(op, in->dtype, res->dtype, &k, &t, &conv, &accd, &pairs) != CT_OK)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                             KERNEL_NAMES[op],
-                            ct_dtype_impl_msg_name(has_kernel(in->dtype) ? res->dtype : in->dtype));
+                            ct_dtype_impl_msg_name(ct_reduce_impl_has_kernel(in->dtype) ? res->dtype : in->dtype));
     if (p->out_numel == 0)
         return CT_OK;
     ct_tensor *src = NULL, *acc = NULL, *perm_src = NULL;
@@ -402,6 +410,8 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
     if (in->layout != CT_LAYOUT_STRIDED)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: only strided tensors are supported",
                             name);
+    if (op >= CT_REDUCE_NANSUM)
+        return ct_reduce_impl_stat(op, in, dims, ndims, keepdim, dtype, out, result);
     ct_dtype res = CT_DTYPE_UNDEFINED;
     CT_TRY(result_dtype(op, in, dtype, out, &res));
     if ((op == CT_REDUCE_AMAX || op == CT_REDUCE_AMIN) && dims != NULL) {
@@ -441,10 +451,10 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
         if (kernel_choice(op, in->dtype, res, &k, &t, &conv, &accd, &pairs) != CT_OK)
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                                 KERNEL_NAMES[op],
-                                ct_dtype_impl_msg_name(has_kernel(in->dtype) ? res : in->dtype));
+                                ct_dtype_impl_msg_name(ct_reduce_impl_has_kernel(in->dtype) ? res : in->dtype));
     }
     ct_tensor *r;
-    CT_TRY(make_output(in, &p, res, out, &r));
+    CT_TRY(ct_reduce_impl_output(in, &p, res, out, &r));
     ct_status st = CT_OK;
     if (!is_meta) {
         st = compute(op == CT_REDUCE_MEAN ? CT_REDUCE_SUM : op, in, &p, r,
@@ -511,7 +521,7 @@ static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, co
                                CT_LAYOUT_STRIDED, indices);
     if (with_values && (d == CT_COMPLEX32 || d == CT_COMPLEX64 || d == CT_COMPLEX128))
         return ct_set_error(CT_ERR_RUNTIME, "%s(): does not support complex input", name);
-    if (!has_kernel(d) || (!with_values && d == CT_BOOL))
+    if (!ct_reduce_impl_has_kernel(d) || (!with_values && d == CT_BOOL))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for '%s'", name,
                             ct_dtype_impl_msg_name(d));
     bool is_meta = in->device.type == CT_DEVICE_META;
@@ -571,9 +581,10 @@ static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, co
             st = ct_tensor_empty(&n, 1, CT_INT64, &in->device, CT_LAYOUT_STRIDED,
                                  CT_MEMFMT_CONTIGUOUS, &acc_i);
         if (st == CT_OK) {
-            ct_reduce_impl_arg(is_max, t, ct_tensor_data_ptr(src), O, R, I,
-                               ct_tensor_data_ptr(acc_v), ct_tensor_data_ptr(acc_i));
-            if (with_values)
+            if (ct_reduce_impl_arg(is_max, t, ct_tensor_data_ptr(src), O, R, I,
+                                   ct_tensor_data_ptr(acc_v), ct_tensor_data_ptr(acc_i)) != 0)
+                st = ct_set_error(CT_ERR_NOMEM, "%s: out of memory", name);
+            if (st == CT_OK && with_values)
                 st = write_output(in, &p, perm, nperm, acc_v, v);
             if (st == CT_OK)
                 st = write_output(in, &p, perm, nperm, acc_i, ix);
@@ -615,4 +626,65 @@ ct_status ct_argmax(const ct_tensor *input, const int64_t *dim, bool keepdim, ct
 }
 ct_status ct_argmin(const ct_tensor *input, const int64_t *dim, bool keepdim, ct_tensor **out) {
     return arg_entry(false, false, input, dim, keepdim, NULL, out);
+}
+
+ct_status ct_reduce_impl_check_out(const ct_tensor *out, const ct_tensor *src) {
+    if (out->dtype != src->dtype)
+        return ct_set_error(CT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                            ct_reduce_impl_meta_name(src->dtype),
+                            ct_reduce_impl_meta_name(out->dtype));
+    if (out->layout != CT_LAYOUT_STRIDED)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: out= must be a strided tensor", "reduce");
+    if (out->device.type != src->device.type || out->device.index != src->device.index)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Expected all tensors to be on the same device, but found at least "
+                            "two devices, %s and %s!",
+                            ct_device_type_name(out->device.type),
+                            ct_device_type_name(src->device.type));
+    return CT_OK;
+}
+
+ct_status ct_reduce_impl_fill_out(ct_tensor *out, const ct_tensor *src) {
+    CT_TRY(ct_reduce_impl_check_out(out, src));
+    bool same = out->ndim == src->ndim;
+    for (int32_t d = 0; same && d < src->ndim; d++)
+        same = out->sizes[d] == src->sizes[d];
+    if (!same) {
+        int64_t old_numel = out->numel, old[CT_MAX_DIMS];
+        int32_t old_ndim = out->ndim;
+        memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
+        CT_TRY(ct_tensor_impl_resize(out, src->sizes, src->ndim, NULL));
+        if (old_numel > 0)
+            ct_tensor_impl_warn_out_resized(old, old_ndim, src->sizes, src->ndim);
+    }
+    if (src->device.type == CT_DEVICE_META)
+        return CT_OK;
+    return ct_tensor_copy_(out, src);
+}
+
+static ct_status arg_out(bool is_max, const ct_tensor *input, int64_t dim, bool keepdim,
+                         ct_tensor *values, ct_tensor *indices) {
+    if (values == NULL || indices == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", is_max ? "max" : "min");
+    ct_tensor *v = NULL, *ix = NULL;
+    CT_TRY(arg_entry(is_max, true, input, &dim, keepdim, &v, &ix));
+    ct_status st = ct_reduce_impl_check_out(values, v);
+    if (st == CT_OK)
+        st = ct_reduce_impl_check_out(indices, ix);
+    if (st == CT_OK)
+        st = ct_reduce_impl_fill_out(values, v);
+    if (st == CT_OK)
+        st = ct_reduce_impl_fill_out(indices, ix);
+    ct_tensor_release(v);
+    ct_tensor_release(ix);
+    return st;
+}
+
+ct_status ct_max_dim_out(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor *values,
+                         ct_tensor *indices) {
+    return arg_out(true, input, dim, keepdim, values, indices);
+}
+ct_status ct_min_dim_out(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor *values,
+                         ct_tensor *indices) {
+    return arg_out(false, input, dim, keepdim, values, indices);
 }

@@ -3,7 +3,8 @@
  * empty tensors, NaN propagation, layouts (transposed, permuted, expanded: the same values),
  * out= (dtype checks, resize with its warning), devices (meta, a host-emulated device, a
  * device without host access), the same bits for every thread count, the cascade sum's
- * accuracy, and allocation failures. Expected values and messages were checked against
+ * accuracy, and allocation failures; the statistics (nansum, nanmean, count_nonzero,
+ * logsumexp, var/std, norm, aminmax), the scans (cumsum, cumprod) and max/min's out=. Expected values and messages were checked against
  * torch 1.13. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -347,10 +348,339 @@ static void test_threads_and_accuracy(void **state) {
     ct_tensor_release(x);
 }
 
+
+/* ---- more reductions: nansum, nanmean, count_nonzero, logsumexp, var/std, norm, aminmax,
+ * cumsum/cumprod, max/min out= (expected values and messages checked against torch 1.13) */
+
+static void test_nan_and_counts(void **state) {
+    (void)state;
+    ct_tensor *x = mk(CT_FLOAT32, SHAPE(2, 3), VALS(1, NAN, 2, NAN, NAN, NAN)), *r = NULL;
+    OK(ct_reduce(CT_REDUCE_NANSUM, x, DIMS(1), 1, false, U, &r));
+    EXPECT(r, CT_FLOAT32, 3, 0);
+    ct_tensor_release(r);
+    OK(ct_reduce(CT_REDUCE_NANMEAN, x, DIMS(-1), 1, true, U, &r));
+    assert_sizes(r, 2, 1);
+    EXPECT(r, CT_FLOAT32, 1.5, NAN);
+    ct_tensor_release(r);
+    OK(ct_reduce(CT_REDUCE_NANSUM, x, NULL, 0, false, CT_FLOAT64, &r));
+    EXPECT(r, CT_FLOAT64, 3);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_reduce(CT_REDUCE_NANSUM, x, NULL, 0, false, CT_INT64, &r),
+               CT_ERR_NOT_IMPLEMENTED, "\"nansum_cpu\" not implemented for 'Long'");
+    OK(ct_reduce(CT_REDUCE_COUNT_NONZERO, x, DIMS(0), 1, false, U, &r));
+    EXPECT(r, CT_INT64, 2, 2, 2); /* NaN counts */
+    ct_tensor_release(r);
+    ct_tensor *i = ar(CT_INT32, SHAPE(2, 3)), *c = NULL;
+    OK(ct_reduce(CT_REDUCE_NANSUM, i, NULL, 0, false, U, &r)); /* integers: a sum */
+    EXPECT(r, CT_INT64, 15);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_reduce(CT_REDUCE_NANMEAN, i, NULL, 0, false, U, &r), CT_ERR_RUNTIME,
+               "nanmean(): expected input to have floating point dtype but got Int");
+    OK(ct_reduce(CT_REDUCE_COUNT_NONZERO, i, DIMS(0, 1), 2, false, U, &r));
+    EXPECT(r, CT_INT64, 5);
+    ct_tensor_release(r);
+    OK(ct_tensor_to_dtype(x, CT_COMPLEX64, &c));
+    EXPECT_ERR(ct_reduce(CT_REDUCE_NANSUM, c, NULL, 0, false, U, &r), CT_ERR_RUNTIME,
+               "nansum does not support complex inputs");
+    ct_tensor_release(c);
+    /* logsumexp: stable, integers in the default dtype, infinities */
+    ct_tensor *big = mk(CT_FLOAT64, SHAPE(2, 2), VALS(1000, 1000, -INFINITY, -INFINITY));
+    OK(ct_reduce(CT_REDUCE_LOGSUMEXP, big, DIMS(1), 1, false, U, &r));
+    double want0 = 1000 + log(2.0);
+    EXPECT(r, CT_FLOAT64, want0, -INFINITY);
+    ct_tensor_release(r);
+    OK(ct_reduce(CT_REDUCE_LOGSUMEXP, i, DIMS(0), 1, false, U, &r));
+    assert_int_equal(ct_tensor_dtype(r), CT_FLOAT32);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_reduce(CT_REDUCE_LOGSUMEXP, x, DIMS(0), 1, false, CT_FLOAT64, &r), CT_ERR_MISUSE,
+               "logsumexp: takes no dtype");
+    ct_tensor *h = NULL;
+    OK(ct_tensor_to_dtype(x, CT_FLOAT16, &h));
+    EXPECT_ERR(ct_reduce(CT_REDUCE_LOGSUMEXP, h, DIMS(0), 1, false, U, &r),
+               CT_ERR_NOT_IMPLEMENTED, "\"exp_vml_cpu\" not implemented for 'Half'");
+    ct_tensor *o = NULL;
+    OK(ct_tensor_zeros(SHAPE(2), CT_INT64, &CPU, CT_LAYOUT_STRIDED, &o));
+    EXPECT_ERR(ct_reduce_out(CT_REDUCE_LOGSUMEXP, big, DIMS(1), 1, false, U, o), CT_ERR_RUNTIME,
+               "logsumexp(): Expected floating point type for result tensor, but got: Long");
+    ct_tensor_release(o);
+    ct_tensor_release(h);
+    ct_tensor_release(big);
+    ct_tensor_release(i);
+    ct_tensor_release(x);
+}
+
+static void test_var_std(void **state) {
+    (void)state;
+    ct_tensor *x = ar(CT_FLOAT64, SHAPE(2, 3)), *r = NULL, *m = NULL;
+    OK(ct_std_var(x, DIMS(0), 1, 1, false, false, NULL, &r, NULL));
+    EXPECT(r, CT_FLOAT64, 4.5, 4.5, 4.5);
+    ct_tensor_release(r);
+    OK(ct_std_var(x, DIMS(1), 1, 0, true, false, NULL, &r, &m));
+    assert_sizes(r, 2, 1);
+    EXPECT(r, CT_FLOAT64, 2.0 / 3, 2.0 / 3);
+    EXPECT(m, CT_FLOAT64, 1, 4);
+    ct_tensor_release(r);
+    ct_tensor_release(m);
+    OK(ct_std_var(x, NULL, 0, 1, false, true, NULL, &r, NULL));
+    EXPECT(r, CT_FLOAT64, sqrt(3.5));
+    ct_tensor_release(r);
+    /* degrees of freedom <= 0: inf, or nan for 0 / 0 (torch 1.13, no warning) */
+    ct_tensor *two = mk(CT_FLOAT32, SHAPE(2), VALS(1, 2)), *same = mk(CT_FLOAT32, SHAPE(2), VALS(1, 1));
+    OK(ct_std_var(two, NULL, 0, 3, false, false, NULL, &r, NULL));
+    EXPECT(r, CT_FLOAT32, INFINITY);
+    ct_tensor_release(r);
+    OK(ct_std_var(same, NULL, 0, 2, false, false, NULL, &r, NULL));
+    EXPECT(r, CT_FLOAT32, NAN);
+    ct_tensor_release(r);
+    /* complex: the parts' variances summed, in the real dtype */
+    ct_tensor *c = NULL;
+    OK(ct_tensor_to_dtype(x, CT_COMPLEX64, &c));
+    OK(ct_std_var(c, DIMS(1), 1, 1, false, false, NULL, &r, NULL));
+    EXPECT(r, CT_FLOAT32, 1, 1);
+    ct_tensor_release(r);
+    ct_tensor *i = ar(CT_INT64, SHAPE(3));
+    EXPECT_ERR(ct_std_var(i, NULL, 0, 1, false, false, NULL, &r, NULL), CT_ERR_RUNTIME,
+               "std and var only support floating point and complex dtypes");
+    EXPECT_ERR(ct_std_var(i, NULL, 0, 1, false, true, NULL, &r, &m), CT_ERR_RUNTIME,
+               "std_mean only support floating point and complex dtypes");
+    assert_null(r);
+    assert_null(m);
+    /* out= of another dtype, empty inputs */
+    ct_tensor *o = NULL, *e = NULL;
+    OK(ct_tensor_zeros(SHAPE(0), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &o));
+    OK(ct_std_var(x, DIMS(0), 1, 1, false, false, o, &r, NULL));
+    assert_ptr_equal(r, o);
+    EXPECT(o, CT_FLOAT32, 4.5, 4.5, 4.5);
+    ct_tensor_release(r);
+    OK(ct_tensor_zeros(SHAPE(0, 3), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &e));
+    OK(ct_std_var(e, DIMS(0), 1, 1, false, false, NULL, &r, &m));
+    EXPECT(r, CT_FLOAT32, NAN, NAN, NAN);
+    EXPECT(m, CT_FLOAT32, NAN, NAN, NAN);
+    ct_tensor_release(r);
+    ct_tensor_release(m);
+    ct_tensor_release(e);
+    ct_tensor_release(o);
+    ct_tensor_release(i);
+    ct_tensor_release(c);
+    ct_tensor_release(same);
+    ct_tensor_release(two);
+    ct_tensor_release(x);
+}
+
+static void test_norm(void **state) {
+    (void)state;
+    ct_tensor *x = mk(CT_FLOAT32, SHAPE(2, 2), VALS(3, -4, 0, 1)), *r = NULL;
+    OK(ct_norm(x, 2, NULL, 0, false, U, NULL, &r));
+    EXPECT(r, CT_FLOAT32, (float)sqrt(26.0));
+    ct_tensor_release(r);
+    OK(ct_norm(x, 1, DIMS(1), 1, true, U, NULL, &r));
+    assert_sizes(r, 2, 1);
+    EXPECT(r, CT_FLOAT32, 7, 1);
+    ct_tensor_release(r);
+    OK(ct_norm(x, INFINITY, DIMS(0), 1, false, U, NULL, &r));
+    EXPECT(r, CT_FLOAT32, 3, 4);
+    ct_tensor_release(r);
+    OK(ct_norm(x, -INFINITY, NULL, 0, false, CT_FLOAT64, NULL, &r));
+    EXPECT(r, CT_FLOAT64, 0);
+    ct_tensor_release(r);
+    OK(ct_norm(x, 0, NULL, 0, false, U, NULL, &r));
+    EXPECT(r, CT_FLOAT32, 3);
+    ct_tensor_release(r);
+    OK(ct_norm_str(x, "fro", DIMS(0, 1), 2, false, U, NULL, &r));
+    EXPECT(r, CT_FLOAT32, (float)sqrt(26.0));
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_norm_str(x, "fro", NULL, 0, false, CT_FLOAT64, NULL, &r), CT_ERR_VALUE,
+               "dtype argument is not supported in frobenius norm");
+    EXPECT_ERR(ct_norm_str(x, "abc", NULL, 0, false, U, NULL, &r), CT_ERR_RUNTIME,
+               "only valid string values are 'fro' and 'nuc', found abc");
+    EXPECT_ERR(ct_norm(x, 2, NULL, 0, false, CT_INT64, NULL, &r), CT_ERR_RUNTIME,
+               "norm(): the desired output dtype should be either floating point or complex. "
+               "Got Long instead.");
+    ct_tensor *i = ar(CT_INT64, SHAPE(3));
+    EXPECT_ERR(ct_norm(i, 2, NULL, 0, false, U, NULL, &r), CT_ERR_RUNTIME,
+               "norm(): input dtype should be either floating point or complex. Got Long "
+               "instead.");
+    /* careful: float64 squares that overflow or underflow */
+    ct_tensor *big = mk(CT_FLOAT64, SHAPE(2), VALS(3e200, 4e200));
+    ct_tensor *small = mk(CT_FLOAT64, SHAPE(2), VALS(3e-200, 4e-200));
+    OK(ct_norm(big, 2, NULL, 0, false, U, NULL, &r));
+    double v = *(const double *)ct_tensor_data_ptr(r);
+    assert_true(fabs(v - 5e200) <= 5e200 * 1e-15);
+    ct_tensor_release(r);
+    OK(ct_norm(small, 2, NULL, 0, false, U, NULL, &r));
+    v = *(const double *)ct_tensor_data_ptr(r);
+    assert_true(fabs(v - 5e-200) <= 5e-200 * 1e-15);
+    ct_tensor_release(r);
+    ct_tensor_release(small);
+    ct_tensor_release(big);
+    ct_tensor_release(i);
+    ct_tensor_release(x);
+}
+
+static void test_aminmax_and_max_out(void **state) {
+    (void)state;
+    ct_tensor *x = mk(CT_FLOAT32, SHAPE(2, 2), VALS(1, -2, 3, 0.5)), *lo = NULL, *hi = NULL;
+    OK(ct_aminmax(x, NULL, false, NULL, NULL, &lo, &hi));
+    EXPECT(lo, CT_FLOAT32, -2);
+    EXPECT(hi, CT_FLOAT32, 3);
+    ct_tensor_release(lo);
+    ct_tensor_release(hi);
+    OK(ct_aminmax(x, DIMS(1), true, NULL, NULL, &lo, &hi));
+    assert_sizes(lo, 2, 1);
+    EXPECT(lo, CT_FLOAT32, -2, 0.5);
+    EXPECT(hi, CT_FLOAT32, 1, 3);
+    ct_tensor_release(lo);
+    ct_tensor_release(hi);
+    ct_tensor *e = NULL;
+    OK(ct_tensor_zeros(SHAPE(0, 3), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &e));
+    EXPECT_ERR(ct_aminmax(e, NULL, false, NULL, NULL, &lo, &hi), CT_ERR_RUNTIME,
+               "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+               "no identity.");
+    EXPECT_ERR(ct_aminmax(e, DIMS(-2), false, NULL, NULL, &lo, &hi), CT_ERR_INDEX,
+               "aminmax: Expected reduction dim 0 to have non-zero size.");
+    /* max(dim, out=(values, indices)): dtype checks before anything is written, resize */
+    ct_tensor *v = NULL, *ix = NULL, *bad = NULL;
+    OK(ct_tensor_zeros(SHAPE(0), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &v));
+    OK(ct_tensor_zeros(SHAPE(0), CT_INT64, &CPU, CT_LAYOUT_STRIDED, &ix));
+    OK(ct_tensor_zeros(SHAPE(0), CT_INT32, &CPU, CT_LAYOUT_STRIDED, &bad));
+    EXPECT_ERR(ct_max_dim_out(x, 1, false, v, bad), CT_ERR_RUNTIME,
+               "Expected out tensor to have dtype long int, but got int instead");
+    assert_sizes(v, 0);
+    EXPECT_ERR(ct_min_dim_out(x, 1, false, bad, ix), CT_ERR_RUNTIME,
+               "Expected out tensor to have dtype float, but got int instead");
+    OK(ct_max_dim_out(x, 1, false, v, ix));
+    EXPECT(v, CT_FLOAT32, 1, 3);
+    EXPECT(ix, CT_INT64, 0, 0);
+    OK(ct_min_dim_out(x, 0, true, v, ix));
+    assert_sizes(v, 1, 2);
+    EXPECT(v, CT_FLOAT32, 1, -2);
+    EXPECT(ix, CT_INT64, 0, 0);
+    ct_tensor_release(bad);
+    ct_tensor_release(ix);
+    ct_tensor_release(v);
+    ct_tensor_release(e);
+    ct_tensor_release(x);
+}
+
+static void test_scan(void **state) {
+    (void)state;
+    ct_tensor *x = ar(CT_INT32, SHAPE(2, 3)), *r = NULL, *t = NULL;
+    OK(ct_cumulative(false, x, 1, U, NULL, &r));
+    EXPECT(r, CT_INT64, 0, 1, 3, 3, 7, 12);
+    ct_tensor_release(r);
+    OK(ct_cumulative(true, x, 0, CT_FLOAT64, NULL, &r));
+    EXPECT(r, CT_FLOAT64, 0, 1, 2, 0, 4, 10);
+    ct_tensor_release(r);
+    /* a transposed input scans along its logical dim */
+    OK(ct_tensor_transpose(x, 0, 1, &t));
+    OK(ct_cumulative(false, t, 0, CT_INT32, NULL, &r));
+    assert_sizes(r, 3, 2);
+    EXPECT(r, CT_INT32, 0, 3, 1, 7, 3, 12);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_cumulative(false, x, 2, U, NULL, &r), CT_ERR_INDEX,
+               "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    EXPECT_ERR(ct_cumulative(false, x, 0, CT_FLOAT16, NULL, &r), CT_ERR_NOT_IMPLEMENTED,
+               "\"cumsum_out_cpu\" not implemented for 'Half'");
+    EXPECT_ERR(ct_cumulative(true, x, 0, CT_BOOL, NULL, &r), CT_ERR_NOT_IMPLEMENTED,
+               "\"cumprod_out_cpu\" not implemented for 'Bool'");
+    /* in place: the dtype must be self's */
+    EXPECT_ERR(ct_cumulative_(false, x, 1, CT_FLOAT32), CT_ERR_RUNTIME,
+               "Bad in-place call: input tensor dtype int and output tensor dtype float should "
+               "match");
+    OK(ct_cumulative_(false, x, 1, U));
+    EXPECT(x, CT_INT32, 0, 1, 3, 3, 7, 12);
+    /* float32 accumulates in double: 0.1 added 1000 times */
+    int64_t n = 1000;
+    ct_tensor *f = NULL;
+    OK(ct_tensor_full(&n, 1, ct_scalar_float(0.1), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &f));
+    OK(ct_cumulative(false, f, 0, U, NULL, &r));
+    float last = ((const float *)ct_tensor_data_ptr(r))[999];
+    assert_true(last == (float)(1000 * (double)0.1f));
+    ct_tensor_release(r);
+    /* out= */
+    ct_tensor *o = NULL;
+    OK(ct_tensor_zeros(SHAPE(0), CT_FLOAT64, &CPU, CT_LAYOUT_STRIDED, &o));
+    EXPECT_ERR(ct_cumulative(false, f, 0, CT_FLOAT32, o, &r), CT_ERR_RUNTIME,
+               "Expected out tensor to have dtype float, but got double instead");
+    OK(ct_cumulative(false, f, 0, U, o, &r));
+    assert_ptr_equal(r, o);
+    assert_sizes(o, 1000);
+    ct_tensor_release(r);
+    ct_tensor_release(o);
+    ct_tensor_release(f);
+    ct_tensor_release(t);
+    ct_tensor_release(x);
+}
+
+/* The statistics over long rows: the same bits for 1 and 2 threads. */
+static void test_stats_threads(void **state) {
+    (void)state;
+    int64_t n = 300013;
+    ct_tensor *x = NULL, *x2 = NULL;
+    OK(ct_tensor_empty(&n, 1, CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &x));
+    float *v = ct_tensor_data_ptr(x);
+    uint32_t s = 777;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        v[i] = (float)((s >> 8) * (1.0 / 16777216.0)) * 4.0f - 1.0f;
+    }
+    int64_t shape2[2] = {7, 42859};
+    OK(ct_tensor_view(x, shape2, 2, &x2));
+    int saved = ct_get_num_threads();
+    double got[2][6];
+    for (int th = 1; th <= 2; th++) {
+        OK(ct_set_num_threads(th));
+        ct_tensor *r[6] = {NULL};
+        OK(ct_std_var(x, NULL, 0, 1, false, false, NULL, &r[0], NULL));
+        OK(ct_norm(x, 2, NULL, 0, false, CT_FLOAT64, NULL, &r[1]));
+        OK(ct_reduce(CT_REDUCE_LOGSUMEXP, x, DIMS(0), 1, false, CT_DTYPE_UNDEFINED, &r[2]));
+        OK(ct_reduce(CT_REDUCE_NANSUM, x2, DIMS(1), 1, false, CT_FLOAT64, &r[3]));
+        OK(ct_cumulative(false, x2, 1, CT_FLOAT64, NULL, &r[4]));
+        OK(ct_argmax(x, NULL, false, &r[5]));
+        for (int k = 0; k < 6; k++) {
+            ct_tensor *d = NULL;
+            OK(ct_tensor_to_dtype(r[k], CT_FLOAT64, &d));
+            const double *dv = ct_tensor_data_ptr(d);
+            got[th - 1][k] = dv[ct_tensor_numel(d) - 1];
+            ct_tensor_release(d);
+            ct_tensor_release(r[k]);
+        }
+    }
+    OK(ct_set_num_threads(saved));
+    assert_memory_equal(got[0], got[1], sizeof got[0]);
+    assert_true(fabs(got[0][0] - 4.0 / 3) < 1e-2); /* uniform on [-1, 3): variance 4/3 */
+    ct_tensor_release(x2);
+    ct_tensor_release(x);
+}
+
 static ct_tensor *fx;
 static ct_status f_sum(ct_tensor **out) { return ct_sum(fx, DIMS(1), 1, false, U, out); }
 static ct_status f_mean(ct_tensor **out) { return ct_mean(fx, DIMS(0, 2), 2, true, U, out); }
 static ct_status f_all(ct_tensor **out) { return ct_reduce(CT_REDUCE_ALL, fx, NULL, 0, false, U, out); }
+static ct_status f_var(ct_tensor **out) {
+    ct_tensor *m = NULL;
+    ct_status st = ct_std_var(fx, DIMS(0, 2), 2, 1, false, true, NULL, out, &m);
+    ct_tensor_release(m);
+    return st;
+}
+static ct_status f_norm(ct_tensor **out) { return ct_norm(fx, 3, DIMS(1), 1, true, U, NULL, out); }
+static ct_status f_lse(ct_tensor **out) {
+    return ct_reduce(CT_REDUCE_LOGSUMEXP, fx, DIMS(2), 1, false, U, out);
+}
+static ct_status f_nanmean(ct_tensor **out) {
+    return ct_reduce(CT_REDUCE_NANMEAN, fx, DIMS(0), 1, false, U, out);
+}
+static ct_status f_count(ct_tensor **out) {
+    return ct_reduce(CT_REDUCE_COUNT_NONZERO, fx, NULL, 0, false, U, out);
+}
+static ct_status f_cumsum(ct_tensor **out) { return ct_cumulative(false, fx, 1, U, NULL, out); }
+static ct_status f_aminmax(ct_tensor **out) {
+    ct_tensor *lo = NULL;
+    ct_status st = ct_aminmax(fx, DIMS(1), false, NULL, NULL, &lo, out);
+    ct_tensor_release(lo);
+    return st;
+}
+static ct_status f_argmax(ct_tensor **out) { return ct_argmax(fx, NULL, false, out); }
 
 static void test_fault_injection(void **state) {
     (void)state;
@@ -362,6 +692,21 @@ static void test_fault_injection(void **state) {
     assert_true(fault_loop("sum", f_sum) > 0);
     assert_true(fault_loop("mean", f_mean) > 0);
     assert_true(fault_loop("all", f_all) > 0);
+    assert_true(fault_loop("std_mean", f_var) > 0);
+    assert_true(fault_loop("norm", f_norm) > 0);
+    assert_true(fault_loop("nanmean", f_nanmean) > 0);
+    assert_true(fault_loop("count_nonzero", f_count) > 0);
+    OK(ct_set_allocator(&prev));
+    ct_tensor_release(fx);
+    ct_tensor_release(x);
+    /* float32 inputs (aminmax has no float16 kernel) */
+    x = ar(CT_FLOAT32, SHAPE(3, 4, 5));
+    OK(ct_tensor_permute(x, DIMS(1, 0, 2), 3, &fx));
+    OK(ct_set_allocator(&fail));
+    assert_true(fault_loop("aminmax", f_aminmax) > 0);
+    assert_true(fault_loop("argmax", f_argmax) > 0);
+    assert_true(fault_loop("logsumexp", f_lse) > 0);
+    assert_true(fault_loop("cumsum", f_cumsum) > 0);
     OK(ct_set_allocator(&prev));
     ct_tensor_release(fx);
     ct_tensor_release(x);
@@ -373,6 +718,9 @@ int main(void) {
         cmocka_unit_test(test_empty_and_nan),     cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_out),               cmocka_unit_test(test_devices),
         cmocka_unit_test(test_threads_and_accuracy), cmocka_unit_test(test_fault_injection),
+        cmocka_unit_test(test_nan_and_counts),    cmocka_unit_test(test_var_std),
+        cmocka_unit_test(test_norm),              cmocka_unit_test(test_aminmax_and_max_out),
+        cmocka_unit_test(test_scan),              cmocka_unit_test(test_stats_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

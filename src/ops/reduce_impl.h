@@ -1,0 +1,37 @@
+/* What the reduction files of src/ops share (reduce.c, reduce_stats.c, reduce_scan.c).
+ * Layering: ops. */
+#ifndef CT_OPS_REDUCE_IMPL_H
+#define CT_OPS_REDUCE_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctensor/reduce.h"
+#include "iter/reduce_plan.h"
+
+/* caffe2's TypeMeta names, as "Expected out tensor to have dtype double" prints them. */
+const char *ct_reduce_impl_meta_name(ct_dtype d);
+
+/* Whether the CPU reductions take dtype d (PyTorch's CPU kernels; complex ones are left out). */
+bool ct_reduce_impl_has_kernel(ct_dtype d);
+
+/* The output of plan p: a new contiguous tensor of dtype res, or `out` checked (layout,
+ * device) and resized to the plan's shape (with PyTorch's warning). New reference. */
+ct_status ct_reduce_impl_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dtype res,
+                                ct_tensor *out, ct_tensor **result);
+
+/* nansum, nanmean, count_nonzero, logsumexp: ct_reduce's work for those ops (reduce_stats.c;
+ * out NULL: a new tensor in *result). */
+ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,
+                              int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
+                              ct_tensor **result);
+
+/* Write src into an out= tensor of a tuple result (max(dim, out=), aminmax(out=)): out's dtype
+ * must be src's (CT_ERR_RUNTIME "Expected out tensor to have dtype float, but got double
+ * instead"), its device src's; resized to src's shape as reductions resize. */
+ct_status ct_reduce_impl_fill_out(ct_tensor *out, const ct_tensor *src);
+/* fill_out's checks alone (dtype, layout, device), so a tuple's outs are checked before any
+ * is written. */
+ct_status ct_reduce_impl_check_out(const ct_tensor *out, const ct_tensor *src);
+
+#endif /* CT_OPS_REDUCE_IMPL_H */
