@@ -11,8 +11,8 @@
  *  - tiles: when an input's own fastest dim is another one (contiguous + channels_last: the
  *    channels_last input steps C elements along W), a row walk would read a new cache line
  *    of it per element, one dependent miss after another. Then the innermost dim and that
- *    input's fastest dim are walked in tiles of TILE_B rows (the copy loop's Note [Copy
- *    loop order] does the same for transposes): each such input's tile is first gathered,
+ *    input's fastest dim are walked in tiles of TILE_B rows (copy_ takes the same tiles
+ *    for transposes, Note [Copy loop order]): each such input's tile is first gathered,
  *    reading its memory in its own order (4 x 4 register transposes for 4-byte elements),
  *    into a small buffer laid out like the output, and the kernel then runs on contiguous
  *    rows. Threads take strips of TILE_B rows. A plain move (a same-dtype copy: transpose,
@@ -234,8 +234,8 @@ static void tiles_body(void *p, int64_t begin, int64_t end) {
     int n = it->ndim, nt = it->nops, kd = r->tile_k;
     /* a library must not keep big thread-local blocks (dlopen'd TLS): the tile buffers are
      * this call's, on the heap when a long dim 0 pays for them, else on the stack */
-    _Alignas(
-        64) char stack_bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1][TILE_BYTES_STACK + TILE_B * TILE_PAD];
+    enum { STACK_BUF = TILE_BYTES_STACK + TILE_B * TILE_PAD };
+    _Alignas(64) char stack_bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1][STACK_BUF];
     char *bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1] = {stack_bufs[0], stack_bufs[1]};
     int64_t ta = r->tile_a_stack;
     char *heap = NULL;
