@@ -32,6 +32,8 @@
  *   bf16+bf16  bfloat16 + bfloat16 -> bfloat16
  *   contig+cl  float32, 4-D (10, 64, 125, 125) at n = 10^7: a contiguous, b channels_last;
  *              the result follows a (contiguous)
+ *   contig+t   float32, r x r (r = round(sqrt(n)), 3162 at n = 10^7): a contiguous, b the
+ *              transpose (a view) of a contiguous r x r tensor; the result follows a
  * GB/s = (bytes read + bytes written, with the dtypes' element sizes) / the best of R runs;
  * the allocating form counts the same bytes. */
 #define _POSIX_C_SOURCE 200809L
@@ -232,16 +234,33 @@ typedef struct arith_case {
     ct_dtype a, b, out;
     int channels_last; /* b channels_last, 4-D */
     int large;         /* also at --n-large (out= only) */
+    int transposed;    /* b a transposed view, 2-D */
 } arith_case;
 
 static const arith_case cases[] = {
-    {"f32+f32", CT_FLOAT32, CT_FLOAT32, CT_FLOAT32, 0, 1},
-    {"i32+f32", CT_INT32, CT_FLOAT32, CT_FLOAT32, 0, 0},
-    {"f16+f32", CT_FLOAT16, CT_FLOAT32, CT_FLOAT32, 0, 0},
-    {"f16+f16", CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, 0, 0},
-    {"bf16+bf16", CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, 0, 0},
-    {"contig+cl", CT_FLOAT32, CT_FLOAT32, CT_FLOAT32, 1, 0},
+    {.name = "f32+f32", .a = CT_FLOAT32, .b = CT_FLOAT32, .out = CT_FLOAT32, .large = 1},
+    {.name = "i32+f32", .a = CT_INT32, .b = CT_FLOAT32, .out = CT_FLOAT32},
+    {.name = "f16+f32", .a = CT_FLOAT16, .b = CT_FLOAT32, .out = CT_FLOAT32},
+    {.name = "f16+f16", .a = CT_FLOAT16, .b = CT_FLOAT16, .out = CT_FLOAT16},
+    {.name = "bf16+bf16", .a = CT_BFLOAT16, .b = CT_BFLOAT16, .out = CT_BFLOAT16},
+    {.name = "contig+cl", .a = CT_FLOAT32, .b = CT_FLOAT32, .out = CT_FLOAT32, .channels_last = 1},
+    {.name = "contig+t", .a = CT_FLOAT32, .b = CT_FLOAT32, .out = CT_FLOAT32, .transposed = 1},
 };
+
+/* Operand b of case k with `sizes`: contiguous, channels_last, or the transpose of a
+ * contiguous tensor of the swapped 2-D sizes. */
+static ct_tensor *operand_b(const arith_case *k, const int64_t *sizes, int64_t ndim) {
+    if (!k->transposed)
+        return random_tensor(k->b, sizes, ndim,
+                             k->channels_last ? CT_MEMFMT_CHANNELS_LAST : CT_MEMFMT_CONTIGUOUS);
+    int64_t swapped[2] = {sizes[1], sizes[0]};
+    ct_tensor *x = random_tensor(k->b, swapped, 2, CT_MEMFMT_CONTIGUOUS), *t = NULL;
+    if (x == NULL)
+        return NULL;
+    ct_status st = ct_tensor_t(x, &t);
+    ct_tensor_release(x); /* the view keeps the storage */
+    return check(st, "t") ? NULL : t;
+}
 
 /* Best seconds of `reps` runs after one warm-up; negative on failure. out == NULL: the
  * allocating form. */
@@ -281,10 +300,12 @@ static int run_case(const arith_case *k, int64_t n, int reps, int threads, int w
     if (k->channels_last) {
         cl_shape(n, sizes);
         ndim = 4;
+    } else if (k->transposed) {
+        sizes[0] = sizes[1] = (int64_t)llround(sqrt((double)n));
+        ndim = 2;
     }
     ct_tensor *a = random_tensor(k->a, sizes, ndim, CT_MEMFMT_CONTIGUOUS);
-    ct_tensor *b = random_tensor(k->b, sizes, ndim,
-                                 k->channels_last ? CT_MEMFMT_CHANNELS_LAST : CT_MEMFMT_CONTIGUOUS);
+    ct_tensor *b = operand_b(k, sizes, ndim);
     ct_tensor *c = NULL;
     int bad = a == NULL || b == NULL ||
               check(ct_tensor_empty(sizes, ndim, k->out, NULL, CT_LAYOUT_STRIDED,
@@ -384,10 +405,12 @@ static int verify(void) {
             int64_t s[4] = {2, 3, 4, 5};
             memcpy(sizes, s, sizeof s);
             ndim = 4;
+        } else if (k->transposed) {
+            sizes[0] = 37, sizes[1] = 29;
+            ndim = 2;
         }
         ct_tensor *a = random_tensor(k->a, sizes, ndim, CT_MEMFMT_CONTIGUOUS);
-        ct_tensor *b = random_tensor(
-            k->b, sizes, ndim, k->channels_last ? CT_MEMFMT_CHANNELS_LAST : CT_MEMFMT_CONTIGUOUS);
+        ct_tensor *b = operand_b(k, sizes, ndim);
         ct_tensor *c = NULL, *a32 = NULL, *b32 = NULL, *c32 = NULL, *bc = NULL;
         bad = a == NULL || b == NULL || check(ct_add(a, b, ct_scalar_int(1), &c), "ct_add") ||
               check(ct_tensor_to_dtype(a, CT_FLOAT32, &a32), "to") ||

@@ -9,10 +9,14 @@
  *   int32->float32      the same
  *   float32-transpose   an r x r matrix (r = round(sqrt(n)), 3162 for 10^7) read through its
  *                       transpose: into (dst.copy_(x.t())), alloc (x.t().contiguous())
+ *   float32-to-cl       a contiguous float32 (10, 64, 125, 125) (n = 10^7; other n: the
+ *                       batch scales) into channels_last: into (dst channels_last,
+ *                       dst.copy_(x)), alloc (x.contiguous(memory_format=channels_last))
  * "into" writes a preallocated output; "alloc" makes (and frees) a new output every call, as
  * PyTorch's .to() and .contiguous() do, so its time includes the page faults of fresh memory.
  *
- * Output, one line per case and mode, then a memcpy of the float32 array as yardstick:
+ * Output, one line per case and mode, then a memcpy of the float32 array as yardstick (split
+ * over CT_NUM_THREADS threads with OpenMP when built with it, as the copies are):
  *   RESULT <case> <into|alloc> <threads> <n> <best ms> <GB/s>
  *   REFERENCE memcpy <threads> <n> <best ms> <GB/s>
  * GB/s = (bytes read + bytes written) / the best of R timed runs (after one warm-up run). */
@@ -138,6 +142,42 @@ static int bench_transpose(int64_t r, int reps, const char *threads) {
     return t1 < 0 || t2 < 0;
 }
 
+static int bench_to_channels_last(int64_t n, int reps, const char *threads) {
+    int64_t batch = n / (64 * 125 * 125) > 0 ? n / (64 * 125 * 125) : 1;
+    int64_t sizes[4] = {batch, 64, 125, 125};
+    ct_tensor *x = random_tensor(CT_FLOAT32, sizes, 4), *dst = NULL;
+    if (x == NULL || check(ct_tensor_empty(sizes, 4, CT_FLOAT32, NULL, CT_LAYOUT_STRIDED,
+                                           CT_MEMFMT_CHANNELS_LAST, &dst),
+                           "empty"))
+        return 1;
+    if (check(ct_tensor_copy_(dst, x), "copy")) /* first touch outside the timing */
+        return 1;
+    int64_t count = ct_tensor_numel(x);
+    double bytes = (double)count * 8.0;
+    job into = {MODE_INTO, dst, x, CT_DTYPE_UNDEFINED};
+    double t1 = time_job(&into, reps), t2 = -1;
+    if (t1 >= 0) { /* alloc: contiguous(channels_last) */
+        t2 = 1e30;
+        for (int r = 0; r <= reps && t2 >= 0; r++) {
+            ct_tensor *out = NULL;
+            double t0 = now_seconds();
+            if (check(ct_tensor_contiguous(x, CT_MEMFMT_CHANNELS_LAST, &out), "contiguous"))
+                t2 = -1;
+            ct_tensor_release(out);
+            double dt = now_seconds() - t0;
+            if (t2 >= 0 && r > 0 && dt < t2)
+                t2 = dt;
+        }
+    }
+    if (t1 >= 0)
+        report("float32-to-cl", "into", threads, count, t1, bytes);
+    if (t2 >= 0)
+        report("float32-to-cl", "alloc", threads, count, t2, bytes);
+    ct_tensor_release(x);
+    ct_tensor_release(dst);
+    return t1 < 0 || t2 < 0;
+}
+
 static int bench_memcpy(int64_t n, int reps, const char *threads) {
     size_t bytes = (size_t)n * 4;
     char *a = malloc(bytes), *b = malloc(bytes);
@@ -147,10 +187,18 @@ static int bench_memcpy(int64_t n, int reps, const char *threads) {
     }
     memset(a, 1, bytes);
     memset(b, 0, bytes);
+    int nt = atoi(threads) > 0 ? atoi(threads) : 1;
     double best = 1e30;
     for (int r = 0; r <= reps; r++) {
         double t0 = now_seconds();
-        memcpy(b, a, bytes);
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+        for (int k = 0; k < nt; k++) { /* one static chunk per thread */
+            size_t lo = bytes / (size_t)nt * (size_t)k;
+            size_t hi = k == nt - 1 ? bytes : bytes / (size_t)nt * (size_t)(k + 1);
+            memcpy(b + lo, a + lo, hi - lo);
+        }
         double dt = now_seconds() - t0;
         if (r > 0 && dt < best)
             best = dt;
@@ -186,6 +234,7 @@ int main(int argc, char **argv) {
     int bad = bench_cast("float32->bfloat16", CT_FLOAT32, CT_BFLOAT16, n, reps, threads);
     bad |= bench_cast("int32->float32", CT_INT32, CT_FLOAT32, n, reps, threads);
     bad |= bench_transpose(r, reps, threads);
+    bad |= bench_to_channels_last(n, reps, threads);
     bad |= bench_memcpy(n, reps, threads);
     return bad;
 }

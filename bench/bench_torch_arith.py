@@ -23,19 +23,22 @@ import timeit
 
 from bench_timing import best_seconds
 
-# (case, dtype of a, dtype of b, dtype of the result, b channels_last, also at --n-large)
+# (case, dtype of a, dtype of b, dtype of the result, layout of b, also at --n-large);
+# layouts: None (contiguous), "cl" (channels_last, 4-D), "t" (a transposed r x r view)
 CASES = [
-    ("f32+f32", "float32", "float32", "float32", False, True),
-    ("i32+f32", "int32", "float32", "float32", False, False),
-    ("f16+f32", "float16", "float32", "float32", False, False),
-    ("f16+f16", "float16", "float16", "float16", False, False),
-    ("bf16+bf16", "bfloat16", "bfloat16", "bfloat16", False, False),
-    ("contig+cl", "float32", "float32", "float32", True, False),
+    ("f32+f32", "float32", "float32", "float32", None, True),
+    ("i32+f32", "int32", "float32", "float32", None, False),
+    ("f16+f32", "float16", "float32", "float32", None, False),
+    ("f16+f16", "float16", "float16", "float16", None, False),
+    ("bf16+bf16", "bfloat16", "bfloat16", "bfloat16", None, False),
+    ("contig+cl", "float32", "float32", "float32", "cl", False),
+    ("contig+t", "float32", "float32", "float32", "t", False),
 ]
 ITEMSIZE = {"float32": 4, "int32": 4, "float16": 2, "bfloat16": 2}
 
 # Speed targets: (case, mode, size) -> (kind, value); kinds:
-#   "probe+torch": ctensor >= value x the STREAM probe and >= torch; "torch": >= value x torch
+#   "probe+torch": ctensor >= value x the STREAM probe and >= torch; "torch": >= value x torch;
+#   "probe": ctensor >= value x the STREAM probe
 TARGETS = {
     ("f32+f32", "out", "n"): ("probe+torch", 0.95),
     ("f32+f32", "out", "n_large"): ("probe+torch", 0.95),
@@ -50,9 +53,26 @@ TARGETS = {
     ("bf16+bf16", "alloc", "n"): ("torch", 1.0),
     ("contig+cl", "out", "n"): ("torch", 5.0),
     ("contig+cl", "alloc", "n"): ("torch", 5.0),
+    # issue 14: mixed layouts at 70% of the probe
+    ("contig+t", "out", "n"): ("probe", 0.70),
+    ("contig+t", "alloc", "n"): ("probe", 0.70),
 }
 C_LATENCY_TARGET_NS = 100.0
 PY_LATENCY_TARGET_NS = 500.0
+
+
+def t_shape(n):
+    """The 2-D shape of the transposed case: r x r, r = round(sqrt(n)) as bench_arith.c."""
+    r = int(round(math.sqrt(n)))
+    return (r, r)
+
+
+def shape_of(layout, n):
+    if layout == "cl":
+        return cl_shape(n)
+    if layout == "t":
+        return t_shape(n)
+    return (n,)
 
 
 def cl_shape(n):
@@ -71,18 +91,20 @@ def measure(args):
     t = torch.get_num_threads()
     gen = torch.Generator().manual_seed(0)
 
-    def make(dtype, shape, channels_last):
+    def make(dtype, shape, layout):
         # uniform in [-100, 100), as bench_arith.c
+        if layout == "t":
+            return make(dtype, shape[::-1], None).t()
         x = torch.rand(shape, generator=gen) * 200 - 100
         x = x.to(getattr(torch, dtype))
-        if channels_last:
+        if layout == "cl":
             x = x.contiguous(memory_format=torch.channels_last)
         return x
 
-    def run(case, da, db, dc, cl, n, modes):
-        shape = cl_shape(n) if cl else (n,)
-        a = make(da, shape, False)
-        b = make(db, shape, cl)
+    def run(case, da, db, dc, layout, n, modes):
+        shape = shape_of(layout, n)
+        a = make(da, shape, None)
+        b = make(db, shape, layout)
         c = torch.empty(shape, dtype=getattr(torch, dc))
         numel = c.numel()
         nbytes = numel * (ITEMSIZE[da] + ITEMSIZE[db] + ITEMSIZE[dc])
@@ -97,12 +119,12 @@ def measure(args):
             print(f"TORCH {case} {mode} {t} {numel} {s * 1e3:.3f} {nbytes / s / 1e9:.2f}",
                   flush=True)
 
-    for case, da, db, dc, cl, _ in CASES:
-        run(case, da, db, dc, cl, args.n, ("out", "alloc"))
+    for case, da, db, dc, layout, _ in CASES:
+        run(case, da, db, dc, layout, args.n, ("out", "alloc"))
     if args.n_large > 0:
-        for case, da, db, dc, cl, large in CASES:
+        for case, da, db, dc, layout, large in CASES:
             if large:
-                run(case, da, db, dc, cl, args.n_large, ("out",))
+                run(case, da, db, dc, layout, args.n_large, ("out",))
 
 
 def latency(args):
@@ -200,7 +222,8 @@ def table(args):
     print("|" + "---|" * 11)
     tally = {"met": 0, "NOT met": 0, "n/a": 0}
     rows = []
-    for case, _da, _db, _dc, _cl, large in CASES:
+    layouts = {c[0]: c[4] for c in CASES}
+    for case, _da, _db, _dc, _layout, large in CASES:
         for size_name, n in (("n", n_small), ("n_large", n_large)):
             if n is None or (size_name == "n_large" and not large):
                 continue
@@ -211,9 +234,8 @@ def table(args):
                     rows.append((case, mode, size_name, n, t))
     for case, mode, size_name, n, t in rows:
         n_key = n
-        if case == "contig+cl":  # its numel is the 4-D shape's
-            s = cl_shape(n)
-            n_key = s[0] * s[1] * s[2] * s[3]
+        if layouts[case] is not None:  # its numel is the 4-D or 2-D shape's
+            n_key = math.prod(shape_of(layouts[case], n))
         c = gbs.get(("RESULT", case, mode, t, n_key))
         p = gbs.get(("TORCH", case, mode, t, n_key))
         probe = stream.get((t, n))
@@ -227,6 +249,9 @@ def table(args):
             if kind == "probe+torch":
                 tstr = f">= {v:.0%} probe, >= torch"
                 ok = None if cpct is None or ratio is None else (cpct >= 100 * v and ratio >= 1.0)
+            elif kind == "probe":
+                tstr = f">= {v:.0%} probe"
+                ok = None if cpct is None else cpct >= 100 * v
             else:
                 tstr = f">= {v:g}x torch"
                 ok = None if ratio is None else ratio >= v

@@ -6,6 +6,8 @@
         float32->bfloat16   out.copy_(x)        x.to(torch.bfloat16)
         int32->float32      out.copy_(x)        x.to(torch.float32)
         float32-transpose   out.copy_(m.t())    m.t().contiguous()   (m is r x r, r = sqrt(n))
+        float32-to-cl       out.copy_(x)        x.contiguous(memory_format=torch.channels_last)
+                            (x contiguous (n / 10^6, 64, 125, 125), out channels_last)
   bench_torch_copy.py table --ct FILE --torch FILE
       the comparison table from bench_copy's "RESULT"/"REFERENCE" lines and the "TORCH"
       lines; when the files hold several rounds, each cell is its best round.
@@ -16,7 +18,7 @@ import sys
 
 from bench_timing import best_seconds
 
-CASES = ["float32->bfloat16", "int32->float32", "float32-transpose"]
+CASES = ["float32->bfloat16", "int32->float32", "float32-transpose", "float32-to-cl"]
 MODES = ["into", "alloc"]
 
 
@@ -51,6 +53,16 @@ def measure(args):
     emit("float32-transpose", "alloc", r * r,
          best_seconds(lambda: m.t().contiguous(), reps), nbytes)
 
+    batch = max(n // (64 * 125 * 125), 1)
+    x = torch.randn(batch, 64, 125, 125, generator=gen)
+    out = torch.empty_like(x, memory_format=torch.channels_last)
+    out.copy_(x)
+    count = x.numel()
+    nbytes = count * 8
+    emit("float32-to-cl", "into", count, best_seconds(lambda: out.copy_(x), reps), nbytes)
+    emit("float32-to-cl", "alloc", count,
+         best_seconds(lambda: x.contiguous(memory_format=torch.channels_last), reps), nbytes)
+
 
 def read_best(path, tag):
     """{(case, mode, threads): best GB/s} from lines starting with `tag`."""
@@ -72,15 +84,17 @@ def table(args):
     th = read_best(args.torch, "TORCH")
     threads = sorted({k[2] for k in ct} | {k[2] for k in th})
     print("GB/s = (bytes read + bytes written) / best time; ratio = ctensor / torch "
-          "(above 1: ctensor faster)")
+          "(above 1: ctensor faster); % memcpy = GB/s over the yardstick's at that thread "
+          "count")
     refs = ", ".join(f"{t} thread(s) {ct[('memcpy', 'ref', t)]:.1f} GB/s"
                      for t in threads if ('memcpy', 'ref', t) in ct)
     if refs:
         print(f"yardstick: memcpy of the float32 array: {refs}")
     print()
-    head = "| case | mode | threads | ctensor GB/s | torch GB/s | ctensor/torch |"
+    head = ("| case | mode | threads | ctensor GB/s | torch GB/s | ctensor/torch "
+            "| ctensor % memcpy | torch % memcpy |")
     print(head)
-    print("|" + "---|" * 6)
+    print("|" + "---|" * 8)
     for case in CASES:
         for mode in MODES:
             for t in threads:
@@ -88,7 +102,10 @@ def table(args):
                 cs = f"{c:.2f}" if c is not None else "n/a"
                 ps = f"{p:.2f}" if p is not None else "n/a"
                 rs = f"{c / p:.2f}" if c is not None and p else "n/a"
-                print(f"| {case} | {mode} | {t} | {cs} | {ps} | {rs} |")
+                ref = ct.get(("memcpy", "ref", t))
+                cp = f"{100 * c / ref:.0f}" if c is not None and ref else "n/a"
+                pp = f"{100 * p / ref:.0f}" if p is not None and ref else "n/a"
+                print(f"| {case} | {mode} | {t} | {cs} | {ps} | {rs} | {cp} | {pp} |")
 
 
 def main():

@@ -9,7 +9,7 @@
  * Operands are numbered outputs first: 0 is the output, 1.. are the inputs.
  * Files: build.c (the build in TensorIterator's order: checks, dtype, device, output),
  * overlap.c (overlap checks), strides.c (broadcasting, output strides, loop geometry),
- * run.c (threads and tiles).
+ * run.c (the run, through dtype/convert/walk.c: rows, tiles and threads, shared with copy_).
  * Layering: iter uses base, dtype, device and tensor; kernels and ops sit above it. */
 #ifndef CT_ITER_ITER_H
 #define CT_ITER_ITER_H

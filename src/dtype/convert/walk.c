@@ -1,0 +1,396 @@
+/* The strided walk (walk_impl.h): rows for the loop, cache-blocked tiles for locality,
+ * threads. The element-wise iterator (iter/run.c) and copy_'s host loop
+ * (tensor/copy_loop.c) both run through it.
+ *
+ * Note [Iterator run order]
+ * The geometry (strides.c; copy_loop.c for copies) puts the output's fastest dim innermost,
+ * so rows write memory in order. Two ways to walk it:
+ *  - rows: the flat index space [0, numel) in row-major order of the loop dims; a thread's
+ *    range becomes a partial first row, whole rows, and a partial last row. A contiguous
+ *    operation of any rank is one row per thread.
+ *  - tiles: when an input's own fastest dim is another one (contiguous + channels_last: the
+ *    channels_last input steps C elements along W), a row walk would read a new cache line
+ *    of it per element, one dependent miss after another. Then the innermost dim and that
+ *    input's fastest dim are walked in tiles of TILE_B rows (copy_ takes the same tiles
+ *    for transposes, Note [Copy loop order]): each such input's tile is first gathered,
+ *    reading its memory in its own order (4 x 4 register transposes for 4-byte elements),
+ *    into a small buffer laid out like the output, and the kernel then runs on contiguous
+ *    rows. Threads take strips of TILE_B rows. A plain move (a same-dtype copy: transpose,
+ *    permutation, NCHW <-> NHWC) needs no kernel: its tile is transposed straight into the
+ *    output. Copies between dtypes gather their source and convert rows like any kernel.
+ * Every row is one call of the kernel's loop with base pointers, byte strides and a count.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "base/parallel.h"
+#include "dtype/convert/walk_impl.h"
+
+/* Rows along the tiled dim, and bytes of one gathered tile (rows x TILE_BYTES / (rows x
+ * itemsize) elements). A whole channel block (64 rows) reads the gathered input strictly in
+ * memory order. The tile's length along dim 0 is a trade: its rows are the runs the output
+ * and the other input are read and written in, 64 of them at a channel's distance from each
+ * other, and short runs keep DRAM pages and prefetch streams switching; but the gathered
+ * tile has to stay in cache while the kernel reads it back.
+ * Measured on contiguous + channels_last float32 (10, 64, 125, 125), one thread:
+ *  - a 2-vCPU Intel VM (48 KB L1): 32 KB tiles (64 x 128) gathered about twice as fast as
+ *    64 KB ones, whose 16-byte transposed stores went to L2;
+ *  - a 2-vCPU AMD EPYC VM (32 KB L1, 1 MB L2 per core): 128 KB tiles (64 x 512, 2 KB runs)
+ *    ran the whole add at about 51% of the bandwidth probe against 36% with 32 KB tiles
+ *    (the gather is a small part of the time there; the runs are what counted).
+ * So large tiles gather into a heap block of TILE_BYTES (the stack of a thread the library
+ * does not own may be small); short dims, moves and a failed allocation use TILE_BYTES_STACK
+ * on the stack. */
+#define TILE_B 64
+#define TILE_BYTES 131072
+#define TILE_BYTES_STACK 32768
+#define TILE_PAD 16
+/* Note [Tile prefetch]
+ * With many short rows in flight (64 rows of the output and of the contiguous input per
+ * tile, at a channel's distance from each other) the hardware prefetchers keep up with
+ * neither the rows nor the gathered input, and loads wait for L3. So the tile loop asks for
+ * memory ahead of use: the gather, GATHER_AHEAD rows of dim 0 ahead of the rows it reads
+ * (into the next tile too, while the strip lasts); the row loop, before each kernel call,
+ * the same row of the next tile for every operand whose rows are dense (with write intent
+ * for the output). When dim 0 fits in one tile (NCHW -> NHWC: dim 0 is the 64 channels),
+ * the gather asks instead for the whole next unit's tile while it works on this one.
+ * Prefetches never fault, but their addresses are kept inside the operands anyway. Measured: about 15% (row prefetch) and 10-40% (gather prefetch) on the case
+ * above. */
+#define GATHER_AHEAD 16
+#define MAX_ITEM 16 /* bytes of the largest element (complex128) */
+/* A stride from which every element of a row is a new cache line. */
+#define LINE_BYTES 64
+
+typedef struct run_state {
+    const ct_convert_walk *it;
+    ct_convert_walk_loop loop;
+    void *ctx;
+    int tile_k;                                /* the dim tiled with dim 0, or -1 for rows */
+    int64_t tile_a;                            /* elements of dim 0 per tile (heap buffers) */
+    int64_t tile_a_stack;                      /* the same with the stack buffers, and for moves */
+    int64_t blocks_k;                          /* strips of TILE_B along tile_k */
+    bool gather[CT_CONVERT_WALK_MAX_OPERANDS]; /* inputs read through a tile buffer */
+    bool direct;                               /* a move whose tiles go straight to the output */
+    int64_t isz[CT_CONVERT_WALK_MAX_OPERANDS];
+    atomic_int result;
+} run_state;
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* Does operand k run faster along dim d than along dim 0? */
+static bool prefers(const ct_convert_walk *it, int k, int d) {
+    int64_t s0 = abs64(it->strides[k][0]), s = abs64(it->strides[k][d]);
+    return s0 > 0 && s > 0 && s < s0;
+}
+
+/* The dim to tile with dim 0, or -1: an input reads dim 0 a cache line per element while
+ * another dim of it is closer in memory (the permuted input of a pair). */
+static int choose_tile(const ct_convert_walk *it) {
+    if (it->ndim < 2 || it->shape[0] < 8)
+        return -1;
+    int best = -1;
+    int64_t worst = 0;
+    for (int k = 1; k < it->nops; k++) {
+        int64_t s0 = abs64(it->strides[k][0]);
+        if (s0 < LINE_BYTES || s0 <= worst)
+            continue;
+        int kd = -1;
+        for (int d = 1; d < it->ndim; d++)
+            if (prefers(it, k, d) && it->shape[d] >= 8 &&
+                (kd < 0 || abs64(it->strides[k][d]) < abs64(it->strides[k][kd])))
+                kd = d;
+        if (kd > 0) {
+            best = kd;
+            worst = s0;
+        }
+    }
+    return best;
+}
+
+static bool record(run_state *r, int code) {
+    if (code == 0)
+        return false;
+    int expected = 0;
+    atomic_compare_exchange_strong(&r->result, &expected, code);
+    return true;
+}
+
+static bool stopped(run_state *r) {
+    return atomic_load_explicit(&r->result, memory_order_relaxed) != 0;
+}
+
+/* ---- rows ------------------------------------------------------------------------------------ */
+
+/* Elements [begin, end) of the flat index space. Offsets are kept as integers so no pointer
+ * ever leaves its object between rows. */
+static void rows_body(void *p, int64_t begin, int64_t end) {
+    run_state *r = p;
+    const ct_convert_walk *it = r->it;
+    int n = it->ndim, nt = it->nops;
+    int64_t idx[CT_CONVERT_WALK_MAX_DIMS], off[CT_CONVERT_WALK_MAX_OPERANDS] = {0},
+                                           s0[CT_CONVERT_WALK_MAX_OPERANDS];
+    int64_t rem = begin;
+    for (int d = 0; d < n; d++) {
+        idx[d] = rem % it->shape[d];
+        rem /= it->shape[d];
+        for (int k = 0; k < nt; k++)
+            off[k] += idx[d] * it->strides[k][d];
+    }
+    for (int k = 0; k < nt; k++)
+        s0[k] = it->strides[k][0];
+    for (int64_t pos = begin; pos < end;) {
+        if (stopped(r))
+            return;
+        int64_t len = it->shape[0] - idx[0];
+        if (len > end - pos)
+            len = end - pos;
+        char *ptr[CT_CONVERT_WALK_MAX_OPERANDS];
+        for (int k = 0; k < nt; k++)
+            ptr[k] = it->data[k] + off[k];
+        if (record(r, r->loop(r->ctx, ptr, s0, len)))
+            return;
+        pos += len;
+        /* odometer: step past the row, carrying into outer dims */
+        idx[0] += len;
+        for (int k = 0; k < nt; k++)
+            off[k] += len * s0[k];
+        for (int d = 0; d + 1 < n && idx[d] == it->shape[d]; d++) {
+            idx[d] = 0;
+            idx[d + 1]++;
+            for (int k = 0; k < nt; k++)
+                off[k] += it->strides[k][d + 1] - it->shape[d] * it->strides[k][d];
+        }
+    }
+}
+
+/* ---- tiles ----------------------------------------------------------------------------------- */
+
+/* Gather an na x nb tile of `isz`-byte elements (src steps sa along the tile's rows, sb
+ * across them) into buf, row b at buf + b * row. `avail` (>= na) rows of dim 0 exist from
+ * src on, for the prefetch. */
+static void gather_tile(char *buf, int64_t row, const char *src, int64_t sa, int64_t sb, int64_t na,
+                        int64_t nb, int64_t isz, int64_t avail) {
+    int64_t b0 = 0;
+#if defined(__SSE2__)
+    if (isz == 4 && sb == 4) {
+        /* src is contiguous across rows: 4 x 4 blocks through registers, walking src in
+         * memory order (all rows of 4 elements of dim 0, then the next 4) */
+        int64_t a4 = na & ~(int64_t)3, b4 = nb & ~(int64_t)3;
+        int64_t span = (nb - 1) * 4 + 4; /* bytes of one row of dim 0 the tile reads */
+        for (int64_t a = 0; a < a4; a += 4) {
+            if (a + GATHER_AHEAD + 4 <= avail) /* Note [Tile prefetch] */
+                for (int64_t q = 0; q < 4; q++)
+                    for (int64_t x = 0; x < span; x += LINE_BYTES)
+                        __builtin_prefetch(src + (a + GATHER_AHEAD + q) * sa + x, 0, 3);
+            for (int64_t b = 0; b < b4; b += 4) {
+                const char *s = src + a * sa + b * 4;
+                __m128 r0 = _mm_loadu_ps((const float *)s);
+                __m128 r1 = _mm_loadu_ps((const float *)(s + sa));
+                __m128 r2 = _mm_loadu_ps((const float *)(s + 2 * sa));
+                __m128 r3 = _mm_loadu_ps((const float *)(s + 3 * sa));
+                _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+                char *d = buf + b * row + a * 4;
+                _mm_storeu_ps((float *)d, r0);
+                _mm_storeu_ps((float *)(d + row), r1);
+                _mm_storeu_ps((float *)(d + 2 * row), r2);
+                _mm_storeu_ps((float *)(d + 3 * row), r3);
+            }
+        }
+        for (int64_t a = a4; a < na; a++) /* the last rows of dim 0 */
+            for (int64_t b = 0; b < b4; b++)
+                memcpy(buf + b * row + a * 4, src + a * sa + b * 4, 4);
+        b0 = b4;
+    }
+#endif
+    /* the rest element by element, in the source's order (b fastest) */
+#define GATHER_REST(SZ)                                                                            \
+    for (int64_t a = 0; a < na; a++)                                                               \
+        for (int64_t b = b0; b < nb; b++)                                                          \
+            memcpy(buf + b * row + a * (SZ), src + a * sa + b * sb, SZ);
+    switch (isz) {
+    case 1:
+        GATHER_REST(1) break;
+    case 2:
+        GATHER_REST(2) break;
+    case 4:
+        GATHER_REST(4) break;
+    case 8:
+        GATHER_REST(8) break;
+    default:
+        GATHER_REST(16) break;
+    }
+#undef GATHER_REST
+}
+
+/* The byte offsets of unit u's first element into off[]; returns its rows of tile_k. */
+static int64_t unit_offsets(const run_state *r, int64_t u, int64_t *off) {
+    const ct_convert_walk *it = r->it;
+    int kd = r->tile_k;
+    int64_t strip = u % r->blocks_k, rem = u / r->blocks_k;
+    for (int k = 0; k < it->nops; k++)
+        off[k] = strip * TILE_B * it->strides[k][kd];
+    for (int d = 1; d < it->ndim; d++) {
+        if (d == kd)
+            continue;
+        int64_t i = rem % it->shape[d];
+        rem /= it->shape[d];
+        for (int k = 0; k < it->nops; k++)
+            off[k] += i * it->strides[k][d];
+    }
+    int64_t nb = it->shape[kd] - strip * TILE_B;
+    return nb < TILE_B ? nb : TILE_B;
+}
+
+/* Units [begin, end), each a strip of TILE_B rows of dim tile_k at one index of the other
+ * outer dims, walked across dim 0 in tiles. */
+static void tiles_body(void *p, int64_t begin, int64_t end) {
+    run_state *r = p;
+    const ct_convert_walk *it = r->it;
+    int nt = it->nops, kd = r->tile_k;
+    /* a library must not keep big thread-local blocks (dlopen'd TLS): the tile buffers are
+     * this call's, on the heap when a long dim 0 pays for them, else on the stack */
+    enum { STACK_BUF = TILE_BYTES_STACK + TILE_B * TILE_PAD };
+    _Alignas(64) char stack_bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1][STACK_BUF];
+    char *bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1] = {stack_bufs[0], stack_bufs[1]};
+    int64_t ta = r->tile_a_stack;
+    char *heap = NULL;
+    if (!r->direct && it->shape[0] > ta && r->tile_a > ta) {
+        size_t one = TILE_BYTES + TILE_B * TILE_PAD;
+        heap = malloc((size_t)(nt - 1) * one + 64);
+        if (heap != NULL) {
+            char *base = heap + ((64 - ((uintptr_t)heap & 63)) & 63);
+            for (int k = 0; k + 1 < nt; k++)
+                bufs[k] = base + (size_t)k * one;
+            ta = r->tile_a;
+        }
+    }
+    int64_t s0[CT_CONVERT_WALK_MAX_OPERANDS], sk[CT_CONVERT_WALK_MAX_OPERANDS],
+        rs[CT_CONVERT_WALK_MAX_OPERANDS];
+    int64_t pitch[CT_CONVERT_WALK_MAX_OPERANDS]; /* bytes between rows of a gathered tile */
+    bool ahead[CT_CONVERT_WALK_MAX_OPERANDS];    /* rows worth prefetching (Note [Tile prefetch]) */
+    for (int k = 0; k < nt; k++) {
+        s0[k] = it->strides[k][0];
+        sk[k] = it->strides[k][kd];
+        rs[k] = r->gather[k] ? r->isz[k] : s0[k]; /* the stride the loop sees */
+        pitch[k] = ta * r->isz[k] + TILE_PAD;
+        ahead[k] = !r->gather[k] && s0[k] > 0 && s0[k] <= MAX_ITEM;
+    }
+    for (int64_t u = begin; u < end; u++) {
+        int64_t off[CT_CONVERT_WALK_MAX_OPERANDS];
+        int64_t nb = unit_offsets(r, u, off);
+        if (it->shape[0] <= ta && u + 1 < end) { /* Note [Tile prefetch]: the next unit */
+            int64_t next_off[CT_CONVERT_WALK_MAX_OPERANDS];
+            int64_t next_nb = unit_offsets(r, u + 1, next_off);
+            for (int k = 1; k < nt; k++)
+                if (r->gather[k])
+                    for (int64_t a = 0; a < it->shape[0]; a++)
+                        for (int64_t x = 0; x < next_nb * r->isz[k]; x += LINE_BYTES)
+                            __builtin_prefetch(it->data[k] + next_off[k] + a * s0[k] + x, 0, 2);
+        }
+        for (int64_t a0 = 0; a0 < it->shape[0]; a0 += ta) {
+            int64_t na = it->shape[0] - a0;
+            if (na > ta)
+                na = ta;
+            if (stopped(r))
+                goto done;
+            if (r->direct) { /* the tile goes straight to the output */
+                /* its rows' next part, with write intent (Note [Tile prefetch]) */
+                int64_t ahead_n = it->shape[0] - a0 - na;
+                if (ahead_n > ta)
+                    ahead_n = ta;
+                for (int64_t b = 0; b < nb && ahead_n > 0; b++) {
+                    const char *q = it->data[0] + off[0] + (a0 + na) * s0[0] + b * sk[0];
+                    for (int64_t x = 0; x < ahead_n * s0[0]; x += LINE_BYTES)
+                        __builtin_prefetch(q + x, 1, 2);
+                }
+                gather_tile(it->data[0] + off[0] + a0 * s0[0], sk[0],
+                            it->data[1] + off[1] + a0 * s0[1], s0[1], sk[1], na, nb, r->isz[1],
+                            it->shape[0] - a0);
+                continue;
+            }
+            for (int k = 1; k < nt; k++)
+                if (r->gather[k])
+                    gather_tile(bufs[k - 1], pitch[k], it->data[k] + off[k] + a0 * s0[k], s0[k],
+                                sk[k], na, nb, r->isz[k], it->shape[0] - a0);
+            /* the next tile's part of each row (none after the last tile of the strip) */
+            int64_t next = it->shape[0] - a0 - na;
+            if (next > ta)
+                next = ta;
+            for (int64_t b = 0; b < nb; b++) {
+                char *ptr[CT_CONVERT_WALK_MAX_OPERANDS];
+                for (int k = 0; k < nt; k++) {
+                    if (r->gather[k]) {
+                        ptr[k] = bufs[k - 1] + b * pitch[k];
+                        continue;
+                    }
+                    ptr[k] = it->data[k] + off[k] + a0 * s0[k] + b * sk[k];
+                    if (ahead[k] && next > 0) { /* Note [Tile prefetch] */
+                        const char *q = ptr[k] + na * s0[k];
+                        for (int64_t x = 0; x < next * s0[k]; x += LINE_BYTES) {
+                            if (k == 0)
+                                __builtin_prefetch(q + x, 1, 2);
+                            else
+                                __builtin_prefetch(q + x, 0, 2);
+                        }
+                    }
+                }
+                if (record(r, r->loop(r->ctx, ptr, rs, na)))
+                    goto done;
+            }
+        }
+    }
+done:
+    free(heap);
+}
+
+int ct_convert_walk_tile_dim(const ct_convert_walk *w) { return choose_tile(w); }
+
+int ct_convert_walk_run(const ct_convert_walk *it, ct_convert_walk_loop loop, void *ctx,
+                        int64_t grain) {
+    if (it->ndim == 0) { /* one element */
+        static const int64_t zero[CT_CONVERT_WALK_MAX_OPERANDS] = {0};
+        return loop(ctx, it->data, zero, 1);
+    }
+    int64_t numel = 1;
+    for (int d = 0; d < it->ndim; d++)
+        numel *= it->shape[d];
+    if (numel == 0)
+        return 0;
+    if (grain < 1)
+        grain = 1;
+    run_state r;
+    r.it = it;
+    r.loop = loop;
+    r.ctx = ctx;
+    r.tile_k = choose_tile(it);
+    r.direct = false;
+    atomic_init(&r.result, 0);
+    if (r.tile_k < 0) {
+        ct_parallel_for(0, numel, grain, rows_body, &r);
+    } else {
+        int64_t widest = 1;
+        for (int k = 0; k < it->nops; k++) {
+            r.isz[k] = it->itemsize[k];
+            /* inputs that prefer the tiled dim are gathered; the output never is */
+            r.gather[k] = k > 0 && r.isz[k] <= MAX_ITEM && prefers(it, k, r.tile_k);
+            if (r.gather[k] && r.isz[k] > widest)
+                widest = r.isz[k];
+        }
+        /* a move of a gathered input into an output dense along dim 0 gathers in place */
+        r.direct = it->move && it->nops == 2 && r.gather[1] && r.isz[0] == r.isz[1] &&
+                   it->strides[0][0] == r.isz[0];
+        r.tile_a = TILE_BYTES / (TILE_B * widest);
+        r.tile_a_stack = TILE_BYTES_STACK / (TILE_B * widest);
+        int64_t rows = it->shape[r.tile_k];
+        r.blocks_k = (rows + TILE_B - 1) / TILE_B;
+        int64_t units = numel / rows / it->shape[0] * r.blocks_k;
+        int64_t per_unit = TILE_B * it->shape[0];
+        ct_parallel_for(0, units, grain / per_unit > 0 ? grain / per_unit : 1, tiles_body, &r);
+    }
+    return atomic_load(&r.result);
+}
