@@ -25,24 +25,29 @@ static int64_t pick(const int64_t *v, size_t n) { return v[next_u64() % n]; }
 /* The test loop: output byte j of an element = a mix of the inputs' bytes and j, so any
  * element placed wrongly, twice or never shows. */
 typedef struct mix_ctx {
-    int nops;
-    int64_t isz[3];
+    int nops; /* 2..CT_CONVERT_WALK_MAX_OPERANDS: the ternary ops walk four */
+    int64_t isz[CT_CONVERT_WALK_MAX_OPERANDS];
 } mix_ctx;
 
-static void mix_one(const mix_ctx *c, char *o, const char *a, const char *b) {
+/* in[k - 1] is operand k's element (k >= 1) */
+static void mix_one(const mix_ctx *c, char *o, const char *const *in) {
+    static const unsigned char mult[] = {7, 13, 29, 37};
     for (int64_t j = 0; j < c->isz[0]; j++) {
-        unsigned char v = (unsigned char)(a[j % c->isz[1]] * 7 + 3 * j + 1);
-        if (c->nops == 3)
-            v ^= (unsigned char)(b[j % c->isz[2]] * 13);
+        unsigned char v = (unsigned char)(3 * j + 1);
+        for (int k = 1; k < c->nops; k++)
+            v ^= (unsigned char)(in[k - 1][j % c->isz[k]] * mult[k - 1]);
         o[j] = (char)v;
     }
 }
 
 static int mix_loop(void *ctx, char *const *data, const int64_t *s, int64_t n) {
     const mix_ctx *c = ctx;
-    for (int64_t i = 0; i < n; i++)
-        mix_one(c, data[0] + i * s[0], data[1] + i * s[1],
-                c->nops == 3 ? data[2] + i * s[2] : NULL);
+    for (int64_t i = 0; i < n; i++) {
+        const char *in[CT_CONVERT_WALK_MAX_OPERANDS];
+        for (int k = 1; k < c->nops; k++)
+            in[k - 1] = data[k] + i * s[k];
+        mix_one(c, data[0] + i * s[0], in);
+    }
     return 0;
 }
 
@@ -103,7 +108,7 @@ static void layout(operand *op, int ndim, const int64_t *shape, int64_t isz, boo
 /* Every element in C order of the walk's dims, the naive way. */
 static void check_walk(int nops, int ndim, const int64_t *shape, const int64_t *isz, bool move,
                        bool neg_out, int threads) {
-    operand ops[3];
+    operand ops[CT_CONVERT_WALK_MAX_OPERANDS];
     for (int k = 0; k < nops; k++)
         layout(&ops[k], ndim, shape, isz[k], k > 0, k > 0 || neg_out);
     ct_convert_walk w = {.nops = nops, .ndim = ndim, .shape = shape, .move = move};
@@ -115,12 +120,16 @@ static void check_walk(int nops, int ndim, const int64_t *shape, const int64_t *
     char *want = malloc((size_t)ops[0].bytes);
     assert_non_null(want);
     memcpy(want, ops[0].base, (size_t)ops[0].bytes);
-    mix_ctx mc = {.nops = nops, .isz = {isz[0], isz[1], nops == 3 ? isz[2] : 1}};
+    mix_ctx mc = {.nops = nops};
+    for (int k = 0; k < nops; k++)
+        mc.isz[k] = isz[k];
     int64_t idx[4] = {0}, numel = 1;
     for (int d = 0; d < ndim; d++)
         numel *= shape[d];
     for (int64_t e = 0; e < numel; e++) {
-        int64_t rem = e, off[3] = {ops[0].origin, ops[1].origin, nops == 3 ? ops[2].origin : 0};
+        int64_t rem = e, off[CT_CONVERT_WALK_MAX_OPERANDS];
+        for (int k = 0; k < nops; k++)
+            off[k] = ops[k].origin;
         for (int d = 0; d < ndim; d++) {
             idx[d] = rem % shape[d];
             rem /= shape[d];
@@ -129,9 +138,12 @@ static void check_walk(int nops, int ndim, const int64_t *shape, const int64_t *
         }
         if (move)
             memcpy(want + off[0], ops[1].base + off[1], (size_t)isz[0]);
-        else
-            mix_one(&mc, want + off[0], ops[1].base + off[1],
-                    nops == 3 ? ops[2].base + off[2] : NULL);
+        else {
+            const char *in[CT_CONVERT_WALK_MAX_OPERANDS];
+            for (int k = 1; k < nops; k++)
+                in[k - 1] = ops[k].base + off[k];
+            mix_one(&mc, want + off[0], in);
+        }
     }
     OK(ct_set_num_threads(threads));
     int rc = move ? ct_convert_walk_run(&w, move_loop, &w.itemsize[0], 64)
@@ -160,7 +172,7 @@ static void test_walk_geometries(void **state) {
     static const int64_t items[] = {1, 2, 4, 8, 16};
     int tiled = 0;
     for (int trial = 0; trial < 800; trial++) {
-        int ndim = 1 + (int)(next_u64() % 4), nops = 2 + (int)(next_u64() % 2);
+        int ndim = 1 + (int)(next_u64() % 4), nops = 2 + (int)(next_u64() % 3);
         int64_t shape[4], numel = 1;
         for (int d = 0; d < ndim; d++) {
             shape[d] = pick(sizes, sizeof sizes / sizeof sizes[0]);
@@ -168,7 +180,7 @@ static void test_walk_geometries(void **state) {
                 shape[d] = 1 + (int64_t)(next_u64() % 4);
             numel *= shape[d];
         }
-        int64_t isz[3] = {pick(items, 5), pick(items, 5), pick(items, 5)};
+        int64_t isz[4] = {pick(items, 5), pick(items, 5), pick(items, 5), pick(items, 5)};
         bool move = nops == 2 && next_u64() % 2 == 0;
         if (move)
             isz[1] = isz[0];

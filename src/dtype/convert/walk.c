@@ -256,7 +256,9 @@ static void tiles_body(void *p, int64_t begin, int64_t end) {
      * this call's, on the heap when a long dim 0 pays for them, else on the stack */
     enum { STACK_BUF = TILE_BYTES_STACK + TILE_B * TILE_PAD };
     _Alignas(64) char stack_bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1][STACK_BUF];
-    char *bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1] = {stack_bufs[0], stack_bufs[1]};
+    char *bufs[CT_CONVERT_WALK_MAX_OPERANDS - 1];
+    for (int k = 0; k + 1 < CT_CONVERT_WALK_MAX_OPERANDS; k++)
+        bufs[k] = stack_bufs[k];
     int64_t ta = r->tile_a_stack;
     char *heap = NULL;
     if (!r->direct && it->shape[0] > ta && r->tile_a > ta) {

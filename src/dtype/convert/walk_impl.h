@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CT_CONVERT_WALK_MAX_OPERANDS 3 /* one output, two inputs */
+#define CT_CONVERT_WALK_MAX_OPERANDS 4 /* one output, three inputs (where, clamp, lerp) */
 #define CT_CONVERT_WALK_MAX_DIMS 64    /* CT_MAX_DIMS (memformat.h, a higher layer) */
 
 /* The 1-D inner loop: `n` elements, operand k at data[k] + i * strides[k] (bytes).
