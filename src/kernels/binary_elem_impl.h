@@ -137,16 +137,22 @@
  * CT_KENTRIES_EXT_<suffix>(P, E). Complex pow is C99's cpow (C only: no CUDA form yet), as
  * c10::complex's pow is std::pow, i.e. libstdc++'s __builtin_cpow. */
 #include <complex.h>
-#define CT_KCPOW(S, CT, T, CPOW, CSQRT, MAKE)                                                      \
+/* (ct_complex64 / 128 have C99 complex's layout: two parts, real first; copied, not cast) */
+#define CT_KCPOW(S, CT, T, CPOW, CSQRT)                                                            \
+    CT_KINLINE T _Complex ct_kcplx_##S(CT a) {                                                     \
+        T _Complex z;                                                                              \
+        memcpy(&z, &a, sizeof z);                                                                  \
+        return z;                                                                                  \
+    }                                                                                              \
     CT_KINLINE CT ct_kpow_##S(CT a, CT b) {                                                        \
-        T _Complex r = CPOW(MAKE(a.re, a.im), MAKE(b.re, b.im));                                   \
+        T _Complex r = CPOW(ct_kcplx_##S(a), ct_kcplx_##S(b));                                     \
         CT o;                                                                                      \
         o.re = (T)creal(r);                                                                        \
         o.im = (T)cimag(r);                                                                        \
         return o;                                                                                  \
     }                                                                                              \
     CT_KINLINE CT ct_ksqrt_##S(CT a) {                                                             \
-        T _Complex r = CSQRT(MAKE(a.re, a.im));                                                    \
+        T _Complex r = CSQRT(ct_kcplx_##S(a));                                                     \
         CT o;                                                                                      \
         o.re = (T)creal(r);                                                                        \
         o.im = (T)cimag(r);                                                                        \
@@ -184,8 +190,10 @@
         }                                                                                          \
         return ct_kpow_##S(a, b);                                                                  \
     }
-CT_KCPOW(c64, ct_complex64, float, cpowf, csqrtf, CMPLXF)
-CT_KCPOW(c128, ct_complex128, double, cpow, csqrt, CMPLX)
+_Static_assert(sizeof(ct_complex64) == sizeof(float _Complex), "complex64 layout");
+_Static_assert(sizeof(ct_complex128) == sizeof(double _Complex), "complex128 layout");
+CT_KCPOW(c64, ct_complex64, float, cpowf, csqrtf)
+CT_KCPOW(c128, ct_complex128, double, cpow, csqrt)
 
 
 #define CT_KLOOP_IDIV(NAME, T, FN)                                                                 \
