@@ -8,7 +8,9 @@ each of K alternating rounds (best round kept: the machine's neighbours make ban
 swing), and the ratio torch / ctensor (above 1: ctensor is faster).
 
 Cases: int32 < float32 (mixed dtypes: the int32 operand is converted to float32 inside the
-loop, PyTorch copies it to a float32 temporary first) and float32 == float32."""
+loop, PyTorch copies it to a float32 temporary first), float32 == float32, and pow, remainder
+and bitwise_and (float32 ** float32, float32 ** 2, float32 % float32, int32 % int32,
+int32 & int32)."""
 import argparse
 import time
 
@@ -37,9 +39,22 @@ def cases(n):
         ci = ctensor.tensor(xi.tolist(), dtype=ctensor.int32)
     cy = ctensor.tensor(yf.numpy())
     cz = ctensor.tensor(zf.numpy())
+    # pow / remainder / bitwise_and (tests/python/test_binary_ops_vs_torch.py): float32 pow
+    # with a tensor exponent (libm powf here, SLEEF's vector pow in torch) and with the
+    # exponent 2 (x*x in both), float32 and int32 remainder, int32 bitwise_and
+    pe = (torch.rand(n, generator=g) * 4).clone()
+    xb = torch.randint(1, 1000, (n,), generator=g, dtype=torch.int32)
+    cpe, cxb = ctensor.tensor(pe.numpy()), ctensor.tensor(xb.numpy())
+    pa = yf.abs()
+    cpa = ctensor.tensor(pa.numpy())
     return [
         ("int32 < float32", lambda: ci < cy, lambda: xi < yf),
         ("float32 == float32", lambda: cy == cz, lambda: yf == zf),
+        ("float32 ** float32", lambda: cpa ** cpe, lambda: pa ** pe),
+        ("float32 ** 2", lambda: cy ** 2, lambda: yf ** 2),
+        ("float32 % float32", lambda: cy % cz, lambda: yf % zf),
+        ("int32 % int32", lambda: ci % cxb, lambda: xi % xb),
+        ("int32 & int32", lambda: ci & cxb, lambda: xi & xb),
     ] + ternary_cases(g, n, cy, cz, yf, zf)
 
 
@@ -68,8 +83,12 @@ def main():
     ap.add_argument("--threads", default="1,2")
     args = ap.parse_args()
     cs = cases(args.n)
-    for name, ct_fn, th_fn in cs:  # the same answers first
-        assert ct_fn().tolist()[:1000] == th_fn().tolist()[:1000], name
+    for name, ct_fn, th_fn in cs:  # the same answers first (pow within 1 ulp)
+        a, b = ct_fn().tolist()[:1000], th_fn().tolist()[:1000]
+        if "**" in name:
+            assert all(x == y or abs(x - y) <= 2.4e-7 * abs(y) for x, y in zip(a, b)), name
+        else:
+            assert a == b, name
     print("%-22s %7s %10s %10s %8s" % ("case (n=%d)" % args.n, "threads", "ctensor ms",
                                       "torch ms", "torch/ct"))
     for threads in [int(t) for t in args.threads.split(",")]:

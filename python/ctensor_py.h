@@ -501,6 +501,19 @@ int ctp_tensor_add_methods(PyMethodDef *defs);
 /** Set the operator slots (+ - * / // and their in-place forms) of the Tensor type's number
  *  table; before PyType_Ready. */
 void ctp_arith_number_slots(PyNumberMethods *nb);
+/* tensor_arith.c's machinery for the binary ops of tensor_binary.c: a function or method call
+ * parsed with `sigs` (PyTorch's signatures; parameter names input/self, other/exponent, out)
+ * computing row `op`; the operator x op y (reflected: y op x as PyTorch's __r*__, and
+ * NotImplemented for operands it does not take); x op= y. */
+PyObject *ctp_arith_call_op(ct_op op, const char *name, const ctp_signature *sigs, int nsigs,
+                           int method, int inplace, PyObject *self, PyObject *args,
+                           PyObject *kwargs);
+PyObject *ctp_arith_operator(ct_op op, PyObject *a, PyObject *b);
+PyObject *ctp_arith_inplace_operator(ct_op op, PyObject *a, PyObject *b);
+/* tensor_binary.c: pow remainder fmod atan2 hypot bitwise_* logical_* floor_divide (functions,
+ * methods, in-place forms) and the operators ** % & | ^ << >>. */
+void ctp_binary_number_slots(PyNumberMethods *nb);
+int ctp_binary_init(PyObject *module);
 /* The comparisons' Tensor methods (eq, eq_, ...; tensor_arith.c). */
 extern PyMethodDef ctp_tensor_compare_methods[];
 /* tp_richcompare (== != < <= > >= return tensors) and tp_hash (id-based, as torch). */

@@ -1,7 +1,7 @@
-/* Element-wise arithmetic of global tensors (global.h): the operators + - * / // with a
- * GlobalTensor on either side, GlobalTensor.add / sub / mul / div, the comparisons (== != <
- * <= > >= and GlobalTensor.eq ... ge with torch's aliases, global bool tensors), maximum /
- * minimum / fmax / fmin, bool(x), and the global path of
+/* Element-wise arithmetic of global tensors (global.h): the operators + - * / // ** % & | ^
+ * << >> with a GlobalTensor on either side, GlobalTensor.add / sub / mul / div, the
+ * comparisons (== != < <= > >= and GlobalTensor.eq ... ge with torch's aliases, global bool
+ * tensors), maximum / minimum / fmax / fmin, bool(x), and the global path of
  * ctensor.add / sub / subtract / mul / multiply / div / divide / true_divide and of the local
  * Tensor methods (tensor_arith.c sends a call here when some argument is a GlobalTensor).
  *
@@ -144,7 +144,26 @@ OPERATOR(sub, CT_OP_SUB)
 OPERATOR(mul, CT_OP_MUL)
 OPERATOR(div, CT_OP_DIV)
 OPERATOR(floordiv, CT_OP_DIV_FLOOR)
+OPERATOR(mod, CT_OP_REMAINDER)
+OPERATOR(and, CT_OP_BITWISE_AND)
+OPERATOR(or, CT_OP_BITWISE_OR)
+OPERATOR(xor, CT_OP_BITWISE_XOR)
+OPERATOR(lshift, CT_OP_BITWISE_LEFT_SHIFT)
+OPERATOR(rshift, CT_OP_BITWISE_RIGHT_SHIFT)
 #undef OPERATOR
+
+/* x ** y (no three-argument form) */
+static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *m) {
+    if (m != Py_None)
+        Py_RETURN_NOTIMPLEMENTED;
+    return ctp_global_binary(CT_OP_POW, a, b);
+}
+static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *m) {
+    (void)a;
+    (void)b;
+    (void)m;
+    return inplace_operator(CT_OP_POW);
+}
 
 PyNumberMethods ctp_global_as_number = {
     .nb_bool = ctp_global_bool,
@@ -158,6 +177,20 @@ PyNumberMethods ctp_global_as_number = {
     .nb_inplace_multiply = nb_imul,
     .nb_inplace_true_divide = nb_idiv,
     .nb_inplace_floor_divide = nb_ifloordiv,
+    .nb_remainder = nb_mod,
+    .nb_inplace_remainder = nb_imod,
+    .nb_power = nb_pow,
+    .nb_inplace_power = nb_ipow,
+    .nb_and = nb_and,
+    .nb_inplace_and = nb_iand,
+    .nb_or = nb_or,
+    .nb_inplace_or = nb_ior,
+    .nb_xor = nb_xor,
+    .nb_inplace_xor = nb_ixor,
+    .nb_lshift = nb_lshift,
+    .nb_inplace_lshift = nb_ilshift,
+    .nb_rshift = nb_rshift,
+    .nb_inplace_rshift = nb_irshift,
 };
 
 /* ---- functions and methods ------------------------------------------------------------------ */

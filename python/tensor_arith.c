@@ -326,7 +326,8 @@ static PyObject *binary_slow(ct_op d, PyObject *a, PyObject *b) {
     const operand *x = &self, *y = &other;
     /* other + t is t.add(other), other * t t.mul(other); other - t is rsub(t, other) =
      * sub(other, t), other // t floor_divide(other, t) */
-    if (reflected && (d == CT_OP_SUB || d == CT_OP_DIV_FLOOR)) {
+    if (reflected && d != CT_OP_ADD && d != CT_OP_MUL && d != CT_OP_DIV) {
+        /* (and 2 ** t is pow(2, t), 2 % t remainder(2, t), 2 << t ... : every other row) */
         x = &other;
         y = &self;
     }
@@ -415,6 +416,12 @@ void ctp_arith_number_slots(PyNumberMethods *nb) {
     nb->nb_inplace_multiply = nb_inplace_multiply;
     nb->nb_inplace_true_divide = nb_inplace_true_divide;
     nb->nb_inplace_floor_divide = nb_inplace_floor_divide;
+    ctp_binary_number_slots(nb); /* ** % & | ^ << >> (tensor_binary.c) */
+}
+
+PyObject *ctp_arith_operator(ct_op op, PyObject *a, PyObject *b) { return binary_slow(op, a, b); }
+PyObject *ctp_arith_inplace_operator(ct_op op, PyObject *a, PyObject *b) {
+    return inplace_slow(op, a, b);
 }
 
 /* ---- argument parsing -------------------------------------------------------------------- */
@@ -682,7 +689,12 @@ static void roles_of(const ctp_signature *sig, PyObject *const *parsed, roles *r
         const char *name = p->name + (p->name[0] == '*');
         switch (name[0]) {
         case 'i':
+        case 's': /* "Scalar self" (pow, remainder, bitwise_and: a number first) */
             r->input = parsed[i];
+            break;
+        case 'e': /* pow's "exponent" */
+            r->other = parsed[i];
+            r->other_is_scalar = p->kind == NUM;
             break;
         case 'a':
             r->alpha = parsed[i];
@@ -742,6 +754,13 @@ done:
     operand_clear(&a);
     operand_clear(&b);
     return r;
+}
+
+PyObject *ctp_arith_call_op(ct_op op, const char *name, const ctp_signature *sigs, int nsigs,
+                           int method, int inplace, PyObject *self, PyObject *args,
+                           PyObject *kwargs) {
+    const arith_entry e = {op, {name, sigs, nsigs, NULL}, method, inplace};
+    return arith_call(&e, self, args, kwargs);
 }
 
 /* One C function per entry (PyMethodDef has no closure). */
@@ -1143,7 +1162,7 @@ PyMethodDef ctp_tensor_arith_methods[] = {
 
 int ctp_arith_init(PyObject *module) {
     if (PyModule_AddFunctions(module, ctp_arith_functions) < 0 || add_generated(module) < 0 ||
-        PyModule_AddFunctions(module, compare_functions) < 0)
+        PyModule_AddFunctions(module, compare_functions) < 0 || ctp_binary_init(module) < 0)
         return -1;
     ct_set_warning_handler(warning_handler, NULL);
     return 0;

@@ -168,6 +168,31 @@ CT_API ct_status ct_ge_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *ou
 CT_API ct_status ct_ge_(ct_tensor *self, const ct_tensor *other);
 CT_API ct_status ct_ge_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
 
+/* ---- pow remainder fmod atan2 hypot, bitwise ops and shifts, logical ops ----------------------
+ * No named functions: ct_binary / ct_binary_out / ct_binary_ with CT_OP_POW, CT_OP_REMAINDER,
+ * CT_OP_FMOD, CT_OP_ATAN2, CT_OP_HYPOT, CT_OP_BITWISE_AND / _OR / _XOR,
+ * CT_OP_BITWISE_LEFT_SHIFT / _RIGHT_SHIFT, CT_OP_LOGICAL_AND / _OR / _XOR (alpha ignored; new
+ * reference in *out as for every op). torch 1.13's semantics:
+ *  - pow: integers by repeated squaring (wrapping; a negative exponent gives 1 for 1, +-1 for
+ *    -1, else 0), floats libm's pow, complex cpow; no bool kernel. With a wrapped-number
+ *    exponent b (ct_tensor_wrapped_number: Python's t ** 2) it is pow.Tensor_Scalar:
+ *    CT_ERR_RUNTIME "Integers to negative integer powers are not allowed." for an integral
+ *    or bool base and a negative integral exponent, an out= / self of exactly the result
+ *    dtype ("Found dtype Long but expected Float"), and x*x, x*x*x, 1/(x*x), sqrt, 1/sqrt,
+ *    1/x for the exponents 2, 3, -2, 0.5, -0.5, -1 (float16: plain pow).
+ *  - remainder (Python's %, the divisor's sign) and fmod (C's): integer division by zero is
+ *    CT_ERR_RUNTIME "ZeroDivisionError"; x % -1 is 0 (INT_MIN included); floats PyTorch's
+ *    fmod-then-adjust. No bool or complex kernels.
+ *  - atan2 computes integers in the default dtype; hypot has float, double and bfloat16
+ *    kernels only; neither has float16 nor complex ones.
+ *  - bitwise and / or / xor: integers and bool. Shifts: integers; the count is taken modulo
+ *    32 for 8- to 32-bit types and 64 for int64 (torch 1.13 on x86), left shifts wrap.
+ *  - logical and / or / xor: a bool result computed in the promoted dtype (!= 0, NaN true,
+ *    complex: either part), out= of any dtype, every dtype but complex32.
+ * Missing kernels (uint16, uint32, uint64 for all but the logical ops; the float8 family):
+ * CT_ERR_NOT_IMPLEMENTED "\"remainder_cpu\" not implemented for 'UInt16'" with the kernel
+ * names of ops.def. Launch devices (cuda): CT_ERR_NOT_IMPLEMENTED for now. */
+
 /* ---- maximum minimum fmax fmin ---------------------------------------------------------------
  * Element-wise larger / smaller of a and b in their promoted dtype (with add's output-cast
  * check for out=). maximum / minimum propagate NaN; fmax / fmin return the other operand when

@@ -130,6 +130,141 @@
 #define CT_KENTRIES_MM_F CT_KENTRIES_MM_REAL
 #define CT_KENTRIES_MM_C(P, E, S)
 
+
+/* ---- pow remainder fmod atan2 hypot, bitwise ops and shifts ---------------------------------
+ * Stamped per math dtype suffix (not per kind: uint16..uint64 have none of these loops, as
+ * PyTorch's kernels do not dispatch them): CT_KLOOPS_EXT_<suffix>(P, T) and
+ * CT_KENTRIES_EXT_<suffix>(P, E). Complex pow is C99's cpow (C only: no CUDA form yet), as
+ * c10::complex's pow is std::pow, i.e. libstdc++'s __builtin_cpow. */
+#include <complex.h>
+/* (ct_complex64 / 128 have C99 complex's layout: two parts, real first; copied, not cast) */
+#define CT_KCPOW(S, CT, T, CPOW, CSQRT)                                                            \
+    CT_KINLINE T _Complex ct_kcplx_##S(CT a) {                                                     \
+        T _Complex z;                                                                              \
+        memcpy(&z, &a, sizeof z);                                                                  \
+        return z;                                                                                  \
+    }                                                                                              \
+    CT_KINLINE CT ct_kpow_##S(CT a, CT b) {                                                        \
+        T _Complex r = CPOW(ct_kcplx_##S(a), ct_kcplx_##S(b));                                     \
+        CT o;                                                                                      \
+        o.re = (T)creal(r);                                                                        \
+        o.im = (T)cimag(r);                                                                        \
+        return o;                                                                                  \
+    }                                                                                              \
+    CT_KINLINE CT ct_ksqrt_##S(CT a) {                                                             \
+        T _Complex r = CSQRT(ct_kcplx_##S(a));                                                     \
+        CT o;                                                                                      \
+        o.re = (T)creal(r);                                                                        \
+        o.im = (T)cimag(r);                                                                        \
+        return o;                                                                                  \
+    }                                                                                              \
+    /* PyTorch's vectorized complex reciprocal: conj(a) / |a|^2 (1 / 0 is NaN, not inf) */    \
+    CT_KINLINE CT ct_krecip_##S(CT a) {                                                            \
+        T abs2 = a.re * a.re + a.im * a.im;                                                        \
+        CT o;                                                                                      \
+        o.re = a.re / abs2;                                                                        \
+        o.im = -a.im / abs2;                                                                       \
+        return o;                                                                                  \
+    }                                                                                              \
+    /* pow.Tensor_Scalar's special exponents (real ones only: 0 fills 1, 1 copies; negative    \
+     * ones through the reciprocal above), with complex arithmetic */                          \
+    CT_KINLINE CT ct_kpows_##S(CT a, CT b) {                                                       \
+        const CT one = {1, 0};                                                                     \
+        if (b.im == 0) {                                                                           \
+            if (b.re == 0)                                                                         \
+                return one;                                                                        \
+            if (b.re == 1)                                                                         \
+                return a;                                                                          \
+            if (b.re == 2)                                                                         \
+                return ct_kmul_##S(a, a);                                                          \
+            if (b.re == 3)                                                                         \
+                return ct_kmul_##S(ct_kmul_##S(a, a), a);                                          \
+            if (b.re == -2)                                                                        \
+                return ct_krecip_##S(ct_kmul_##S(a, a));                                           \
+            if (b.re == (T)0.5)                                                                    \
+                return ct_ksqrt_##S(a);                                                            \
+            if (b.re == (T)-0.5)                                                                   \
+                return ct_krecip_##S(ct_ksqrt_##S(a));                                             \
+            if (b.re == -1)                                                                        \
+                return ct_krecip_##S(a);                                                           \
+        }                                                                                          \
+        return ct_kpow_##S(a, b);                                                                  \
+    }
+_Static_assert(sizeof(ct_complex64) == sizeof(float _Complex), "complex64 layout");
+_Static_assert(sizeof(ct_complex128) == sizeof(double _Complex), "complex128 layout");
+CT_KCPOW(c64, ct_complex64, float, cpowf, csqrtf)
+CT_KCPOW(c128, ct_complex128, double, cpow, csqrt)
+
+
+#define CT_KLOOP_IDIV(NAME, T, FN)                                                                 \
+    CT_KLOOP_STRIDED(NAME, T, if (y == 0) return CT_KERNEL_ZERO_DIVISION; r = FN(x, y))
+
+#define CT_KLOOPS_EXT_BITS(P, S, T)                                                                \
+    CT_KLOOP_STRIDED(P##_band_##S, T, r = ct_kband_##S(x, y))                                      \
+    CT_KLOOP_STRIDED(P##_bor_##S, T, r = ct_kbor_##S(x, y))                                        \
+    CT_KLOOP_STRIDED(P##_bxor_##S, T, r = ct_kbxor_##S(x, y))
+#define CT_KENTRIES_EXT_BITS(P, E, S)                                                              \
+    [CT_BINOP_BITWISE_AND][CT_##E] = P##_band_##S, [CT_BINOP_BITWISE_OR][CT_##E] = P##_bor_##S,    \
+    [CT_BINOP_BITWISE_XOR][CT_##E] = P##_bxor_##S,
+
+#define CT_KLOOPS_EXT_INT(P, S, T)                                                                 \
+    CT_KLOOPS_EXT_BITS(P, S, T)                                                                    \
+    CT_KLOOP_STRIDED(P##_lsh_##S, T, r = ct_klshift_##S(x, y))                                     \
+    CT_KLOOP_STRIDED(P##_rsh_##S, T, r = ct_krshift_##S(x, y))                                     \
+    CT_KLOOP_STRIDED(P##_pow_##S, T, r = ct_kpow_##S(x, y))                                        \
+    CT_KLOOP_IDIV(P##_rem_##S, T, ct_krem_##S)                                                     \
+    CT_KLOOP_IDIV(P##_fmod_##S, T, ct_kfmod_##S)
+#define CT_KENTRIES_EXT_INT(P, E, S)                                                               \
+    CT_KENTRIES_EXT_BITS(P, E, S)                                                                  \
+    [CT_BINOP_LSHIFT][CT_##E] = P##_lsh_##S, [CT_BINOP_RSHIFT][CT_##E] = P##_rsh_##S,              \
+    [CT_BINOP_POW][CT_##E] = P##_pow_##S, [CT_BINOP_POW_SCALAR][CT_##E] = P##_pow_##S,             \
+    [CT_BINOP_REMAINDER][CT_##E] = P##_rem_##S, [CT_BINOP_FMOD][CT_##E] = P##_fmod_##S,
+
+#define CT_KLOOPS_EXT_FLOAT(P, S, T)                                                               \
+    CT_KLOOP_STRIDED(P##_pow_##S, T, r = ct_kpow_##S(x, y))                                        \
+    CT_KLOOP_STRIDED(P##_pows_##S, T, r = ct_kpows_##S(x, y))                                      \
+    CT_KLOOP_STRIDED(P##_rem_##S, T, r = ct_krem_##S(x, y))                                        \
+    CT_KLOOP_STRIDED(P##_fmod_##S, T, r = ct_kfmod_##S(x, y))                                      \
+    CT_KLOOP_STRIDED(P##_atan2_##S, T, r = ct_katan2_##S(x, y))                                    \
+    CT_KLOOP_STRIDED(P##_hypot_##S, T, r = ct_khypot_##S(x, y))
+#define CT_KENTRIES_EXT_FLOAT(P, E, S)                                                             \
+    [CT_BINOP_POW][CT_##E] = P##_pow_##S, [CT_BINOP_POW_SCALAR][CT_##E] = P##_pows_##S,            \
+    [CT_BINOP_REMAINDER][CT_##E] = P##_rem_##S, [CT_BINOP_FMOD][CT_##E] = P##_fmod_##S,            \
+    [CT_BINOP_ATAN2][CT_##E] = P##_atan2_##S, [CT_BINOP_HYPOT][CT_##E] = P##_hypot_##S,
+
+#define CT_KLOOPS_EXT_COMPLEX(P, S, T)                                                             \
+    CT_KLOOP_STRIDED(P##_pow_##S, T, r = ct_kpow_##S(x, y))                                        \
+    CT_KLOOP_STRIDED(P##_pows_##S, T, r = ct_kpows_##S(x, y))
+#define CT_KENTRIES_EXT_COMPLEX(P, E, S)                                                           \
+    [CT_BINOP_POW][CT_##E] = P##_pow_##S, [CT_BINOP_POW_SCALAR][CT_##E] = P##_pows_##S,
+
+#define CT_KLOOPS_EXT_b8 CT_KLOOPS_EXT_BITS
+#define CT_KENTRIES_EXT_b8 CT_KENTRIES_EXT_BITS
+#define CT_KLOOPS_EXT_u8 CT_KLOOPS_EXT_INT
+#define CT_KENTRIES_EXT_u8 CT_KENTRIES_EXT_INT
+#define CT_KLOOPS_EXT_i8 CT_KLOOPS_EXT_INT
+#define CT_KENTRIES_EXT_i8 CT_KENTRIES_EXT_INT
+#define CT_KLOOPS_EXT_i16 CT_KLOOPS_EXT_INT
+#define CT_KENTRIES_EXT_i16 CT_KENTRIES_EXT_INT
+#define CT_KLOOPS_EXT_i32 CT_KLOOPS_EXT_INT
+#define CT_KENTRIES_EXT_i32 CT_KENTRIES_EXT_INT
+#define CT_KLOOPS_EXT_i64 CT_KLOOPS_EXT_INT
+#define CT_KENTRIES_EXT_i64 CT_KENTRIES_EXT_INT
+#define CT_KLOOPS_EXT_u16(P, S, T)
+#define CT_KENTRIES_EXT_u16(P, E, S)
+#define CT_KLOOPS_EXT_u32(P, S, T)
+#define CT_KENTRIES_EXT_u32(P, E, S)
+#define CT_KLOOPS_EXT_u64(P, S, T)
+#define CT_KENTRIES_EXT_u64(P, E, S)
+#define CT_KLOOPS_EXT_f32 CT_KLOOPS_EXT_FLOAT
+#define CT_KENTRIES_EXT_f32 CT_KENTRIES_EXT_FLOAT
+#define CT_KLOOPS_EXT_f64 CT_KLOOPS_EXT_FLOAT
+#define CT_KENTRIES_EXT_f64 CT_KENTRIES_EXT_FLOAT
+#define CT_KLOOPS_EXT_c64 CT_KLOOPS_EXT_COMPLEX
+#define CT_KENTRIES_EXT_c64 CT_KENTRIES_EXT_COMPLEX
+#define CT_KLOOPS_EXT_c128 CT_KLOOPS_EXT_COMPLEX
+#define CT_KENTRIES_EXT_c128 CT_KENTRIES_EXT_COMPLEX
+
 /* [op][math dtype] -> loop; NULL where the op has no loop. */
 typedef ct_binary_math_loop ct_binary_loop_table[CT_NUM_BINOPS][CT_NUM_DTYPES];
 

@@ -182,11 +182,16 @@ ct_status ct_binary_impl_kernel_init_ex(ct_binary_kernel *k, ct_binop op, const 
     bool reduced_float = compute == CT_FLOAT16 || compute == CT_BFLOAT16;
     /* newest PyTorch's is_scalar(2) paths (mul_kernel, div_true_kernel, div_trunc_kernel,
      * div_floor_kernel; ufunc add has none): b in float32 from its own dtype */
-    bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && op != CT_BINOP_ADD;
+    /* (pow and the rows after it round b to the dtype, as torch 1.13's kernels) */
+    bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && op != CT_BINOP_ADD &&
+                    op < CT_BINOP_POW;
     if (reduced_float && !b_opmath && (op == CT_BINOP_DIV_TRUNC || op == CT_BINOP_DIV_FLOOR))
         loop = reduced_div_loop(op, compute);
     if (compute == CT_COMPLEX32 && op == CT_BINOP_ADD)
         loop = loop_add_c32;
+    /* torch 1.13's pow.Tensor_Scalar on Half is std::pow, without the special exponents */
+    if (compute == CT_FLOAT16 && op == CT_BINOP_POW_SCALAR)
+        loop = ct_binary_impl_math_loop_get(CT_BINOP_POW, math);
 
     const ct_convert_loop_table *cvt = ct_convert_impl_active_loops();
     /* Each operand's route (NULL entries: no conversion needed). A computation dtype that is

@@ -410,8 +410,58 @@ const ct_binary_fused_table CT_CAT(ct_binary_fused, CT_ISA_SUFFIX) = {{NULL, NUL
 CT_KMATH_ROWS(CT_FAST_MM_LOOPS)
 #undef CT_FAST_MM_LOOPS
 
+/* ---- pow remainder fmod atan2 hypot, bitwise ops and shifts ------------------------------
+ * The generic strided loops, and typed loops for the fast cases (plain indexing, which GCC
+ * vectorizes where the element function allows: the shifts, integer pow); the bitwise ops
+ * are explicit vectors (unsigned lanes of the same width: the same bits). */
+#define CT_GEN_EXT_LOOPS(E, S, T, K, F) CT_KLOOPS_EXT_##S(gen, S, T)
+CT_KMATH_ROWS(CT_GEN_EXT_LOOPS)
+#undef CT_GEN_EXT_LOOPS
+
+#define CT_VAND(x, y) ((x) & (y))
+#define CT_VOR(x, y) ((x) | (y))
+#define CT_VXOR(x, y) ((x) ^ (y))
+#define CT_FAST_EXT_BITS(S, T, VT)                                                                 \
+    CT_FAST_LOOP(fast_band_##S, T, VT, CT_NOTHING, CT_VAND, ct_kband_##S, gen_band_##S)            \
+    CT_FAST_LOOP(fast_bor_##S, T, VT, CT_NOTHING, CT_VOR, ct_kbor_##S, gen_bor_##S)                \
+    CT_FAST_LOOP(fast_bxor_##S, T, VT, CT_NOTHING, CT_VXOR, ct_kbxor_##S, gen_bxor_##S)
+#define CT_FAST_EXT_INT(S, T, VT)                                                                  \
+    CT_FAST_EXT_BITS(S, T, VT)                                                                     \
+    CT_TYPED_LOOP(fast_lsh_##S, T, CT_NOTHING, ct_klshift_##S, gen_lsh_##S)                        \
+    CT_TYPED_LOOP(fast_rsh_##S, T, CT_NOTHING, ct_krshift_##S, gen_rsh_##S)                        \
+    CT_TYPED_LOOP(fast_pow_##S, T, CT_NOTHING, ct_kpow_##S, gen_pow_##S)                           \
+    CT_IDIV_LOOP(fast_rem_##S, T, ct_krem_##S, gen_rem_##S)                                        \
+    CT_IDIV_LOOP(fast_fmod_##S, T, ct_kfmod_##S, gen_fmod_##S)
+#define CT_FAST_EXT_FLOAT(S, T)                                                                    \
+    CT_TYPED_LOOP(fast_pow_##S, T, CT_NOTHING, ct_kpow_##S, gen_pow_##S)                           \
+    CT_TYPED_LOOP(fast_pows_##S, T, CT_NOTHING, ct_kpows_##S, gen_pows_##S)                        \
+    CT_TYPED_LOOP(fast_rem_##S, T, CT_NOTHING, ct_krem_##S, gen_rem_##S)                           \
+    CT_TYPED_LOOP(fast_fmod_##S, T, CT_NOTHING, ct_kfmod_##S, gen_fmod_##S)                        \
+    CT_TYPED_LOOP(fast_atan2_##S, T, CT_NOTHING, ct_katan2_##S, gen_atan2_##S)                     \
+    CT_TYPED_LOOP(fast_hypot_##S, T, CT_NOTHING, ct_khypot_##S, gen_hypot_##S)
+#define CT_FAST_EXT_COMPLEX(S, T)                                                                  \
+    CT_TYPED_LOOP_A(fast_pow_##S, T, CT_NOTHING, ct_kpow_##S, gen_pow_##S, CT_NO_VEC)              \
+    CT_TYPED_LOOP_A(fast_pows_##S, T, CT_NOTHING, ct_kpows_##S, gen_pows_##S, CT_NO_VEC)
+
+#define CT_VB_AND(x, y) ((vu8)(((x) != 0) & ((y) != 0)) & 1)
+#define CT_VB_OR(x, y) ((vu8)(((x) != 0) | ((y) != 0)) & 1)
+#define CT_VB_XOR(x, y) ((vu8)(((x) != 0) ^ ((y) != 0)) & 1)
+CT_FAST_LOOP(fast_band_b8, uint8_t, vu8, CT_NOTHING, CT_VB_AND, ct_kband_b8, gen_band_b8)
+CT_FAST_LOOP(fast_bor_b8, uint8_t, vu8, CT_NOTHING, CT_VB_OR, ct_kbor_b8, gen_bor_b8)
+CT_FAST_LOOP(fast_bxor_b8, uint8_t, vu8, CT_NOTHING, CT_VB_XOR, ct_kbxor_b8, gen_bxor_b8)
+CT_FAST_EXT_INT(u8, uint8_t, vu8)
+CT_FAST_EXT_INT(i8, int8_t, vu8)
+CT_FAST_EXT_INT(i16, int16_t, vu16)
+CT_FAST_EXT_INT(i32, int32_t, vu32)
+CT_FAST_EXT_INT(i64, int64_t, vu64)
+CT_FAST_EXT_FLOAT(f32, float)
+CT_FAST_EXT_FLOAT(f64, double)
+CT_FAST_EXT_COMPLEX(c64, ct_complex64)
+CT_FAST_EXT_COMPLEX(c128, ct_complex128)
+
 /* ---- the table ------------------------------------------------------------------------------ */
-#define CT_FAST_ENTRIES(E, S, T, K, F) CT_KENTRIES_##K(fast, E, S) CT_KENTRIES_MM_##K(fast, E, S)
+#define CT_FAST_ENTRIES(E, S, T, K, F)                                                             \
+    CT_KENTRIES_##K(fast, E, S) CT_KENTRIES_MM_##K(fast, E, S) CT_KENTRIES_EXT_##S(fast, E, S)
 const ct_binary_loop_table CT_CAT(ct_binary_loops,
                                   CT_ISA_SUFFIX) = {CT_KMATH_ROWS(CT_FAST_ENTRIES)};
 #undef CT_FAST_ENTRIES

@@ -82,6 +82,23 @@ CLASS_REAL(f32, float)
 CLASS_REAL(f64, double)
 CLASS_COMPLEX(c64, ct_complex64)
 CLASS_COMPLEX(c128, ct_complex128)
+#define LOGICAL(S, T) CMP_LOOP(land, S, T) CMP_LOOP(lor, S, T) CMP_LOOP(lxor, S, T)
+LOGICAL(b8, uint8_t)
+LOGICAL(u8, uint8_t)
+LOGICAL(i8, int8_t)
+LOGICAL(u16, uint16_t)
+LOGICAL(i16, int16_t)
+LOGICAL(u32, uint32_t)
+LOGICAL(i32, int32_t)
+LOGICAL(u64, uint64_t)
+LOGICAL(i64, int64_t)
+LOGICAL(f32, float)
+LOGICAL(f64, double)
+LOGICAL(c64, ct_complex64)
+LOGICAL(c128, ct_complex128)
+#define LOGICAL_ENTRIES(E, S)                                                                      \
+    [CT_CMP_LOGICAL_AND][CT_##E] = cmp_land_##S, [CT_CMP_LOGICAL_OR][CT_##E] = cmp_lor_##S,        \
+    [CT_CMP_LOGICAL_XOR][CT_##E] = cmp_lxor_##S,
 
 #define CMP_ENTRIES_REAL(E, S)                                                                     \
     [CT_CMP_EQ][CT_##E] = cmp_eq_##S, [CT_CMP_NE][CT_##E] = cmp_ne_##S,                            \
@@ -105,7 +122,12 @@ static const ct_compare_loop LOOPS[CT_NUM_CMPS][CT_NUM_DTYPES] = {
     CLASS_ENTRIES(BOOL, b8) CLASS_ENTRIES(UINT8, u8) CLASS_ENTRIES(INT8, i8)
     CLASS_ENTRIES(UINT16, u16) CLASS_ENTRIES(INT16, i16) CLASS_ENTRIES(UINT32, u32)
     CLASS_ENTRIES(INT32, i32) CLASS_ENTRIES(UINT64, u64) CLASS_ENTRIES(INT64, i64)
-    CLASS_ENTRIES(FLOAT32, f32) CLASS_ENTRIES(FLOAT64, f64)};
+    CLASS_ENTRIES(FLOAT32, f32) CLASS_ENTRIES(FLOAT64, f64)
+    LOGICAL_ENTRIES(BOOL, b8) LOGICAL_ENTRIES(UINT8, u8) LOGICAL_ENTRIES(INT8, i8)
+    LOGICAL_ENTRIES(UINT16, u16) LOGICAL_ENTRIES(INT16, i16) LOGICAL_ENTRIES(UINT32, u32)
+    LOGICAL_ENTRIES(INT32, i32) LOGICAL_ENTRIES(UINT64, u64) LOGICAL_ENTRIES(INT64, i64)
+    LOGICAL_ENTRIES(FLOAT32, f32) LOGICAL_ENTRIES(FLOAT64, f64)
+    LOGICAL_ENTRIES(COMPLEX64, c64) LOGICAL_ENTRIES(COMPLEX128, c128)};
 
 /* isclose in a math dtype (ROUND names the element function's rounding variant) */
 #define CLOSE_LOOP(NAME, T, FN)                                                                    \
@@ -161,6 +183,9 @@ static void close_marker(char *out, const char *a, const char *b, int64_t so, in
 
 _Static_assert(CT_BINOP_NE - CT_BINOP_EQ == CT_CMP_NE && CT_BINOP_GE - CT_BINOP_EQ == CT_CMP_GE,
                "ops.def's comparison kernel rows are in ct_cmp's order");
+_Static_assert(CT_BINOP_LOGICAL_XOR - CT_BINOP_LOGICAL_AND ==
+                   CT_CMP_LOGICAL_XOR - CT_CMP_LOGICAL_AND,
+               "ops.def's logical kernel rows are in ct_cmp's order");
 
 ct_compare_loop ct_compare_impl_loop(ct_cmp cmp, ct_dtype math) {
     if ((unsigned)cmp >= (unsigned)CT_NUM_CMPS || (int)math < 0 || (int)math >= CT_NUM_DTYPES)

@@ -24,6 +24,9 @@ typedef enum ct_cmp { CT_CMP_EQ = 0, CT_CMP_NE, CT_CMP_LT, CT_CMP_LE, CT_CMP_GT,
                       CT_CMP_ISNEGINF, CT_CMP_ISREAL,
                       /* isclose: two operands and the parameters below */
                       CT_CMP_ISCLOSE,
+                      /* logical_and logical_or logical_xor (ops.def's LOGICAL_AND.. kernel
+                       * rows, in this order) */
+                      CT_CMP_LOGICAL_AND, CT_CMP_LOGICAL_OR, CT_CMP_LOGICAL_XOR,
                       CT_NUM_CMPS } ct_cmp;
 
 /* A loop: n elements, out written as 0/1 bytes `so` bytes apart, a and b in the math dtype

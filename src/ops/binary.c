@@ -46,6 +46,12 @@ static const char *const KERNEL_NAMES[] = {
 #undef CT_OP_KERNEL
 };
 
+/* The ct_cmp of a comparison-kind kernel row (ops.def keeps eq..ge and the logical rows in
+ * ct_cmp's order; compare.c asserts it). */
+#define CMP_OF(k)                                                                                  \
+    ((k) >= CT_BINOP_LOGICAL_AND ? (int)(k) - (int)CT_BINOP_LOGICAL_AND + (int)CT_CMP_LOGICAL_AND \
+                                 : (int)(k) - (int)CT_BINOP_EQ)
+
 /* Every row's iterator config is TensorIterator's binary op (or binary float op, when it
  * turns integers into floats); the kernels name themselves in "not implemented for" errors
  * as newest PyTorch's CPU kernels do (ops.def's kernel rows). */
@@ -64,7 +70,7 @@ static const char *const KERNEL_NAMES[] = {
                    .negate_alpha = (negate),                                                       \
                    .swap = (swap_),                                                                \
                    .compare = (kind) == CT_OP_KIND_COMPARE,                                \
-                   .cmp = (int)CT_BINOP_##kernel - (int)CT_BINOP_EQ},
+                   .cmp = CMP_OF(CT_BINOP_##kernel)},
 static const binop_spec SPECS[] = {
 #include "ctensor/ops.def"
 };
@@ -91,7 +97,48 @@ static const binop_spec RECIPROCAL = {.cfg = {.name = "div",
                                       .op = CT_BINOP_DIV,
                                       .kernel_name = "reciprocal_cpu"};
 
+/* pow with a Python-number exponent: PyTorch's pow.Tensor_Scalar, a unary op on the base in
+ * result_type(base, exponent) whose out= must have exactly that dtype ("Found dtype Long but
+ * expected Float"), computed by the POW_SCALAR kernel (x*x for 2, sqrt for 0.5, ...). */
+static const binop_spec POW_SCALAR_SPEC = {.cfg = {.name = "pow",
+                                                   .promote_inputs = true,
+                                                   .same_dtype_out = true,
+                                                   .allow_cpu_scalars = true,
+                                                   .check_overlap = true},
+                                           .op = CT_BINOP_POW_SCALAR};
+/* ... with a bool exponent: the dtype rules, but none of the special exponents (PyTorch's
+ * Scalar(true).equal(1.0) is false: True is pow(x, 1+0j) for complex x, not a copy) */
+static const binop_spec POW_BOOL_SCALAR_SPEC = {.cfg = {.name = "pow",
+                                                        .promote_inputs = true,
+                                                        .same_dtype_out = true,
+                                                        .allow_cpu_scalars = true,
+                                                        .check_overlap = true},
+                                                .op = CT_BINOP_POW};
+
 /* ---- op-specific checks -------------------------------------------------------------------- */
+
+/* PyTorch's "Integers to negative integer powers are not allowed." of pow.Tensor_Scalar: an
+ * integral (or bool) base with a negative integral exponent. */
+static ct_status pow_scalar_check(const ct_tensor *base, const ct_tensor *exp) {
+    if (!ct_dtype_is_integral(base->dtype, true) || exp->dtype != CT_INT64)
+        return CT_OK;
+    int64_t e;
+    memcpy(&e, ct_tensor_data_ptr(exp), sizeof e);
+    if (e < 0)
+        return ct_set_error(CT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    return CT_OK;
+}
+
+/* The spec of op(a, b): pow with a wrapped-number exponent is pow.Tensor_Scalar. */
+static ct_status spec_of(ct_op op, const ct_tensor *a, const ct_tensor *b,
+                         const binop_spec **spec) {
+    *spec = &SPECS[op];
+    if (op == CT_OP_POW && ct_tensor_is_wrapped_number(b) && !ct_tensor_is_wrapped_number(a)) {
+        CT_TRY(pow_scalar_check(a, b));
+        *spec = b->dtype == CT_BOOL ? &POW_BOOL_SCALAR_SPEC : &POW_SCALAR_SPEC;
+    }
+    return CT_OK;
+}
 
 static ct_status sub_check(const ct_tensor *a, const ct_tensor *b) {
     if (a->dtype == CT_BOOL && b->dtype == CT_BOOL)
@@ -177,6 +224,16 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     if ((kop == CT_BINOP_MAXIMUM || kop == CT_BINOP_MINIMUM || kop == CT_BINOP_FMAX ||
          kop == CT_BINOP_FMIN) &&
         ct_iter_needs_launch(it))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
+                            p->spec->cfg.name, ct_device_type_name(it->device.type));
+    /* PyTorch 1.13's atan2 and hypot kernels have no Half loop, its logical ops no
+     * ComplexHalf loop; the launch backends (cuda) have none of the newer rows yet */
+    if (((kop == CT_BINOP_ATAN2 || kop == CT_BINOP_HYPOT) && it->common_dtype == CT_FLOAT16) ||
+        (kop >= CT_BINOP_LOGICAL_AND && kop <= CT_BINOP_LOGICAL_XOR &&
+         it->common_dtype == CT_COMPLEX32))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+                            KERNEL_NAMES[kop], ct_dtype_cpp_name(it->common_dtype));
+    if (kop >= CT_BINOP_POW && ct_iter_needs_launch(it))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
                             p->spec->cfg.name, ct_device_type_name(it->device.type));
     if (p->spec->compare) {
@@ -461,6 +518,7 @@ static ct_status op_new(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_sca
     }
     if (spec->negate_alpha)
         CT_TRY(sub_check(a, b));
+    CT_TRY(spec_of(op, a, b, &spec));
     if (fast_ok(spec, a, b)) {
         bool handled;
         ct_status st = run_fast(spec, a, b, alpha, out, &handled);
@@ -490,6 +548,7 @@ static ct_status op_into(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_sc
     }
     if (spec->negate_alpha)
         CT_TRY(sub_check(a, b));
+    CT_TRY(spec_of(op, a, b, &spec));
     return run_iter(spec, out, form == CT_OP_FORM_INPLACE, a, b, alpha, NULL);
 }
 

@@ -919,15 +919,21 @@ static void test_entry_binary(void **state) {
                               *gb = make_global(rb, pl, &set[j]);
                     ct_global *z = NULL, *named = NULL;
                     ct_status st = ct_global_binary((ct_op)op, ga, gb, alpha, &z);
-                    CHECK_ALL(st == CT_OK, desc);
-                    ct_tensor *want = NULL, *got = gather_logical(z);
-                    assert_int_equal(ct_binary((ct_op)op, ra, rb, alpha, &want), CT_OK);
-                    bool exact = ct_dtype_is_integral(ct_tensor_dtype(want), true);
-                    CHECK_ALL(values_match(got, want, exact), desc);
-                    if (named_binary((ct_op)op, ga, gb, alpha, &named) != CT_ERR_NOT_IMPLEMENTED)
-                        CHECK_ALL(same_global(z, named), desc);
+                    ct_tensor *want = NULL;
+                    ct_status want_st = ct_binary((ct_op)op, ra, rb, alpha, &want);
+                    if (want_st != CT_OK) { /* e.g. bitwise ops of floats: no kernel */
+                        CHECK_ALL(st == want_st, desc);
+                    } else {
+                        CHECK_ALL(st == CT_OK, desc);
+                        ct_tensor *got = gather_logical(z);
+                        bool exact = ct_dtype_is_integral(ct_tensor_dtype(want), true);
+                        CHECK_ALL(values_match(got, want, exact), desc);
+                        if (named_binary((ct_op)op, ga, gb, alpha, &named) !=
+                            CT_ERR_NOT_IMPLEMENTED)
+                            CHECK_ALL(same_global(z, named), desc);
+                        ct_tensor_release(got);
+                    }
                     ct_tensor_release(want);
-                    ct_tensor_release(got);
                     ct_global_release(z);
                     ct_global_release(named);
                     ct_global_release(ga);

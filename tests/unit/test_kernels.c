@@ -177,7 +177,11 @@ static void assert_elems_equal(ct_dtype d, const char *got, int64_t sg, const ch
 
 /* ---- math loops vs the reference --------------------------------------------------------- */
 
-static const char *const op_names[CT_NUM_BINOPS] = {"add", "mul", "div", "div_trunc", "div_floor"};
+static const char *const op_names[CT_NUM_BINOPS] = {
+#define CT_OP_KERNEL(E, cpu_name) [CT_BINOP_##E] = #E,
+#include "ctensor/ops.def"
+#undef CT_OP_KERNEL
+};
 
 typedef struct pattern {
     const char *name;
@@ -556,8 +560,11 @@ static int oracle(const ct_binary_kernel *k, unsigned flags, char *out, const ch
                   const char *b, int64_t so, int64_t sa, int64_t sb, int64_t n) {
     ct_dtype c = k->compute, m = k->math;
     bool reduced_float = c == CT_FLOAT16 || c == CT_BFLOAT16;
-    bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && k->op != CT_BINOP_ADD;
-    ct_binary_math_loop ref = ct_binary_impl_math_loop_reference(k->op, m);
+    bool b_opmath = (flags & CT_BINARY_B_IS_SCALAR) && reduced_float && k->op != CT_BINOP_ADD &&
+                    k->op < CT_BINOP_POW;
+    /* float16 pow with a number exponent is plain pow (no special exponents) */
+    ct_binop rop = c == CT_FLOAT16 && k->op == CT_BINOP_POW_SCALAR ? CT_BINOP_POW : k->op;
+    ct_binary_math_loop ref = ct_binary_impl_math_loop_reference(rop, m);
     const ct_kernel_value *alpha = k->has_alpha ? &k->alpha : NULL;
     for (int64_t i = 0; i < n; i++) {
         ct_kernel_value x, y, r;
