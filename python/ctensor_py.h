@@ -538,4 +538,12 @@ ct_generator *ctp_generator_of_arg(PyObject *obj);
 
 int ctp_generator_init(PyObject *module);
 
+/* ---- joining and splitting (tensor_join.c), factories (tensor_factories.c) --------------- */
+
+/** cat, stack, split, chunk, ... and their Tensor methods; after ctp_tensor_init. */
+int ctp_join_init(PyObject *module);
+/** linspace, logspace, eye, as_tensor, is_tensor, ..., the Tensor.new_* methods and
+ *  is_signed; after ctp_tensor_init. */
+int ctp_factories_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */
