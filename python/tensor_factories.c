@@ -274,7 +274,10 @@ static PyObject *new_impl(PyObject *self, const char *fname, new_kind kind,
         if (ns < 0)
             return NULL;
         if (ns != n)
-            return PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+            return PyErr_Format(PyExc_RuntimeError,
+                                "dimensionality of sizes (%zd) must match dimensionality of "
+                                "strides (%zd)",
+                                n, ns);
         st = ct_tensor_empty_strided(sizes, strides, n, dtype, &dev, CT_LAYOUT_STRIDED, &r);
         break;
     }

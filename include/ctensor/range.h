@@ -24,8 +24,8 @@ CT_EXTERN_C_BEGIN
  *  dtype. Values are PyTorch 1.13's cpu kernel's, bit for bit on one thread (its AVX2
  *  vector loop: element i of the first half start + step * i, of the second half
  *  end - step * (steps - 1 - i), with its vector grouping and fused multiply-adds; integer
- *  dtypes step in double and truncate; float16/bfloat16 round every operation). Complex
- *  dtypes use the plain formula in double (within an ulp of torch's).
+ *  dtypes step in double and truncate; float16/bfloat16 round every operation; complex
+ *  dtypes run it per component).
  *  Errors: CT_ERR_RUNTIME "number of steps must be non-negative", "torch.linspace():
  *  inferred dtype c10::complex<float> can't be safely cast to passed dtype Float";
  *  CT_ERR_NOT_IMPLEMENTED "\"linspace_cpu\" not implemented for 'Bool'" (bool and the shell

@@ -122,6 +122,7 @@ typedef struct lin {
     bound s, e;
     double dstep; /* integers, float64 */
     float fstep;  /* float32, float16, bfloat16 */
+    int64_t es;   /* float32 / float64: elements between values (2: a complex component) */
 } lin;
 
 /* Element i computed the scalar way. */
@@ -136,10 +137,11 @@ static void lin_scalar(const lin *l, void *data, int64_t i) {
         break;
     }
     case LIN_F32:
-        ((float *)data)[i] = lo ? fmaf(l->fstep, (float)k, l->s.f) : fmaf(-l->fstep, (float)k, l->e.f);
+        ((float *)data)[i * l->es] =
+            lo ? fmaf(l->fstep, (float)k, l->s.f) : fmaf(-l->fstep, (float)k, l->e.f);
         break;
     case LIN_F64:
-        ((double *)data)[i] = lo ? fma(l->dstep, k, l->s.d) : fma(-l->dstep, k, l->e.d);
+        ((double *)data)[i * l->es] = lo ? fma(l->dstep, k, l->s.d) : fma(-l->dstep, k, l->e.d);
         break;
     default: { /* float16, bfloat16: step * Half(k), then the sum, each rounded */
         float prod = r16(l->k, l->fstep * r16(l->k, (float)k));
@@ -180,12 +182,12 @@ static void lin_vector(const lin *l, void *data, int64_t i, int64_t w) {
         }
         case LIN_F32: {
             volatile float prod = (float)j * l->fstep;
-            ((float *)data)[i + j] = ((float *)data)[i] + prod;
+            ((float *)data)[(i + j) * l->es] = ((float *)data)[i * l->es] + prod;
             break;
         }
         case LIN_F64: {
             volatile double prod = (double)j * l->dstep;
-            ((double *)data)[i + j] = ((double *)data)[i] + prod;
+            ((double *)data)[(i + j) * l->es] = ((double *)data)[i * l->es] + prod;
             break;
         }
         default: {
@@ -198,32 +200,8 @@ static void lin_vector(const lin *l, void *data, int64_t i, int64_t w) {
     }
 }
 
-static void lin_fill(const lin *l, void *data) {
+static void lin_run(const lin *l, void *data, int64_t w) {
     int64_t n = l->steps, i = 0;
-    if (l->k == LIN_COMPLEX) {
-        double complex s, e;
-        if (l->dt == CT_COMPLEX64) {
-            s = CMPLX(l->s.cf[0], l->s.cf[1]);
-            e = CMPLX(l->e.cf[0], l->e.cf[1]);
-        } else {
-            s = CMPLX(l->s.cd[0], l->s.cd[1]);
-            e = CMPLX(l->e.cd[0], l->e.cd[1]);
-        }
-        double complex step = (e - s) / (double)(n - 1);
-        for (; i < n; i++) {
-            double complex v = i < l->half ? s + step * (double)i : e - step * (double)(n - i - 1);
-            if (l->dt == CT_COMPLEX64) {
-                ((float *)data)[2 * i] = (float)creal(v);
-                ((float *)data)[2 * i + 1] = (float)cimag(v);
-            } else {
-                ((double *)data)[2 * i] = creal(v);
-                ((double *)data)[2 * i + 1] = cimag(v);
-            }
-        }
-        return;
-    }
-    size_t itemsize = ct_dtype_table[l->dt].itemsize;
-    int64_t w = l->k == LIN_HALF || l->k == LIN_BF16 ? 16 : (int64_t)(32 / itemsize);
     for (; i + 2 * w <= n; i += 2 * w) {
         lin_vector(l, data, i, w);
         lin_vector(l, data, i + w, w);
@@ -232,7 +210,55 @@ static void lin_fill(const lin *l, void *data) {
         lin_scalar(l, data, i);
 }
 
+static void lin_fill(const lin *l, void *data) {
+    size_t itemsize = ct_dtype_table[l->dt].itemsize;
+    int64_t w = l->k == LIN_HALF || l->k == LIN_BF16 ? 16 : (int64_t)(32 / itemsize);
+    if (l->k != LIN_COMPLEX) {
+        lin_run(l, data, w);
+        return;
+    }
+    /* complex: each component is a real linspace of its own (a product with (j + 0i) is
+     * exact per component), interleaved, with the complex vector width */
+    bool single = l->dt == CT_COMPLEX64;
+    for (int c = 0; c < 2; c++) {
+        lin part = *l;
+        part.es = 2;
+        part.k = single ? LIN_F32 : LIN_F64;
+        if (single) {
+            part.s.f = l->s.cf[c];
+            part.e.f = l->e.cf[c];
+            part.fstep = (part.e.f - part.s.f) / (float)(l->steps - 1);
+            lin_run(&part, (float *)data + c, w);
+        } else {
+            part.s.d = l->s.cd[c];
+            part.e.d = l->e.cd[c];
+            part.dstep = (part.e.d - part.s.d) / (double)(l->steps - 1);
+            lin_run(&part, (double *)data + c, w);
+        }
+    }
+}
+
+/* A double converted to an integer dtype as PyTorch's compiled conversion does on x86:
+ * truncation through a 32-bit signed conversion for dtypes of at most 4 bytes (64-bit for
+ * int64), whose out-of-range and NaN result is the "integer indefinite" INT_MIN. C leaves
+ * these conversions undefined; logspace of an integer dtype meets them for large powers. */
+static int64_t x86_trunc(ct_dtype dt, double v) {
+    if (dt == CT_INT64)
+        return v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
+    return v > -0x1p31 - 1.0 && v < 0x1p31 ? (int64_t)(int32_t)v : (int64_t)INT32_MIN;
+}
+
 /* ---- logspace values ------------------------------------------------------------------------ */
+
+/* base ** z as libstdc++'s std::pow(double, complex<double>) (what PyTorch calls): for a
+ * positive base, polar(pow(base, re z), im z * log(base)). */
+static double complex pow_real_complex(double base, double complex z) {
+    if (base > 0) {
+        double mag = pow(base, creal(z)), ang = cimag(z) * log(base);
+        return CMPLX(mag * cos(ang), mag * sin(ang));
+    }
+    return cpow(base, z);
+}
 
 typedef struct logsp {
     lin l; /* kind, dtype, steps, bounds */
@@ -254,7 +280,7 @@ static void log_fill(const logsp *g, void *data) {
         double step = creal(e - s) / (double)(n - 1);
         for (int64_t i = 0; i < n; i++) {
             double complex x = i < l->half ? s + step * (double)i : e - step * (double)(n - i - 1);
-            double complex v = cpow(g->base, x);
+            double complex v = pow_real_complex(g->base, x);
             if (l->dt == CT_COMPLEX64) {
                 ((float *)data)[2 * i] = (float)creal(v);
                 ((float *)data)[2 * i + 1] = (float)cimag(v);
@@ -296,7 +322,7 @@ static void log_fill(const logsp *g, void *data) {
         double v = pow(base, i < l->half ? s + prod : e - prod);
         switch (l->k) {
         case LIN_INT:
-            put_int(l->dt, data, i, (int64_t)v);
+            put_int(l->dt, data, i, x86_trunc(l->dt, v));
             break;
         case LIN_F32:
             ((float *)data)[i] = (float)v;
@@ -344,7 +370,10 @@ static ct_status range_make(const char *kernel, const char *fn, ct_scalar start,
                                 "%s(): inferred dtype %s can't be safely cast to passed dtype %s",
                                 kernel[0] == 'l' && kernel[1] == 'o' ? "torch.logspace"
                                                                      : "torch.linspace",
-                                ct_dtype_impl_msg_name(dflt), ct_dtype_impl_msg_name(dtype));
+                                /* PyTorch prints the inferred type's C++ name here */
+                                dflt == CT_COMPLEX128 ? "c10::complex<double>"
+                                                      : "c10::complex<float>",
+                                ct_dtype_impl_msg_name(dtype));
         if (dtype == CT_DTYPE_UNDEFINED)
             dtype = dflt;
     }
@@ -353,16 +382,19 @@ static ct_status range_make(const char *kernel, const char *fn, ct_scalar start,
     if (!ct_dtype_impl_valid(dtype))
         return ct_set_error(CT_ERR_MISUSE, "%s: invalid dtype value %d", fn, (int)dtype);
     l->k = kind_of(dtype);
-    if (l->k == LIN_NONE)
+    if (l->k == LIN_NONE && steps >= 2) /* the kernel is reached from 2 steps on */
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel,
                             ct_dtype_impl_msg_name(dtype));
     l->dt = dtype;
+    l->es = 1;
     l->steps = steps;
     l->half = steps / 2;
     memset(&l->s, 0, sizeof l->s);
     memset(&l->e, 0, sizeof l->e);
-    CT_TRY(ct_scalar_to_dtype(start, dtype, &l->s));
-    CT_TRY(ct_scalar_to_dtype(end, dtype, &l->e));
+    if (steps >= 2) { /* PyTorch converts the bounds in the kernel only */
+        CT_TRY(ct_scalar_to_dtype(start, dtype, &l->s));
+        CT_TRY(ct_scalar_to_dtype(end, dtype, &l->e));
+    }
     switch (l->k) {
     case LIN_INT:
         l->dstep = ((double)int_of(dtype, &l->e) - (double)int_of(dtype, &l->s)) / (double)(steps - 1);
@@ -434,7 +466,7 @@ ct_status ct_tensor_logspace(ct_scalar start, ct_scalar end, int64_t steps, doub
                                        : start.kind == CT_SCALAR_UINT ? (double)start.v.u
                                                                       : (double)start.v.b,
                                        0.0);
-        double complex v = cpow(base, z);
+        double complex v = pow_real_complex(base, z);
         one = (ct_scalar){.kind = CT_SCALAR_COMPLEX, .v.c = {creal(v), cimag(v)}};
     } else {
         double s = start.kind == CT_SCALAR_FLOAT  ? start.v.f
