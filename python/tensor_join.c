@@ -49,8 +49,7 @@ static int tensors_of(const char *fname, PyObject *seq, ct_tensor ***out, size_t
     return 0;
 }
 
-/* A C list of new references as a tuple of Tensors. Releases the list. */
-static PyObject *tuple_of_list(ct_status st, ct_tensor **list, int64_t n) {
+PyObject *ctp_tensor_tuple_of_list(ct_status st, ct_tensor **list, int64_t n) {
     if (st != CT_OK)
         return ctp_raise_status(st);
     PyObject *r = PyTuple_New((Py_ssize_t)n);
@@ -158,7 +157,7 @@ static PyObject *split_impl(PyObject *self, PyObject *sizes, PyObject *dimobj) {
         if (ctp_int64_of_arg(sizes, &size) < 0)
             return NULL;
         st = ct_tensor_split(ctp_tensor_get(self), size, dim, &list, &n);
-        return tuple_of_list(st, list, n);
+        return ctp_tensor_tuple_of_list(st, list, n);
     }
     if (!PyTuple_Check(sizes) && !PyList_Check(sizes))
         return PyErr_Format(PyExc_TypeError,
@@ -185,7 +184,7 @@ static PyObject *split_impl(PyObject *self, PyObject *sizes, PyObject *dimobj) {
     }
     st = ct_tensor_split_with_sizes(ctp_tensor_get(self), v, len, dim, &list, &n);
     PyMem_Free(v);
-    return tuple_of_list(st, list, n);
+    return ctp_tensor_tuple_of_list(st, list, n);
 }
 
 static PyObject *tensor_split(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -220,7 +219,7 @@ static PyObject *chunk_impl(PyObject *self, PyObject *chunks, PyObject *dimobj) 
     ct_tensor **list = NULL;
     int64_t n = 0;
     ct_status st = ct_tensor_chunk(ctp_tensor_get(self), c, dim, &list, &n);
-    return tuple_of_list(st, list, n);
+    return ctp_tensor_tuple_of_list(st, list, n);
 }
 
 static PyObject *tensor_chunk(PyObject *self, PyObject *args, PyObject *kwargs) {
