@@ -1,7 +1,7 @@
 /* Factories and small API (include/ctensor/range.h and tensor.h): linspace, logspace, eye,
- * as_tensor, is_tensor, is_floating_point, is_complex, numel, legacy_contiguous_format, and
- * the Tensor methods new_empty, new_zeros, new_ones, new_full, new_empty_strided,
- * new_tensor and is_signed.
+ * as_tensor, from_numpy, is_tensor, is_floating_point, is_complex, numel,
+ * legacy_contiguous_format, and the Tensor methods new_empty, new_zeros, new_ones, new_full,
+ * new_empty_strided, new_tensor and is_signed.
  *
  * A thin skin over the C API: it parses PyTorch's signatures and fills in the defaults
  * PyTorch's bindings fill in (new_* take self's dtype and device).
@@ -191,6 +191,72 @@ static PyObject *py_as_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
     return res;
 }
 
+/* from_numpy(ndarray): the array's memory, shared, with PyTorch's refusals (checked on the
+ * array's own attributes; the sharing itself is from_dlpack's). */
+static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
+    (void)m;
+    if (!ctp_type_has_base(arr, "numpy.ndarray"))
+        return PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)",
+                            Py_TYPE(arr)->tp_name);
+    PyObject *strides = PyObject_GetAttrString(arr, "strides");
+    if (strides == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Check(strides) ? PyTuple_GET_SIZE(strides) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
+        if (v < 0) {
+            Py_DECREF(strides);
+            if (PyErr_Occurred())
+                return NULL;
+            return PyErr_Format(
+                PyExc_ValueError,
+                "At least one stride in the given numpy array is negative, and tensors with "
+                "negative strides are not currently supported. (You can probably work around "
+                "this by making a copy of your array  with array.copy().) ");
+        }
+    }
+    Py_DECREF(strides);
+    PyObject *dt = PyObject_GetAttrString(arr, "dtype");
+    PyObject *isnative = dt != NULL ? PyObject_GetAttrString(dt, "isnative") : NULL;
+    PyObject *kind = dt != NULL ? PyObject_GetAttrString(dt, "kind") : NULL;
+    Py_XDECREF(dt);
+    if (isnative == NULL || kind == NULL) {
+        Py_XDECREF(isnative);
+        Py_XDECREF(kind);
+        return NULL;
+    }
+    int native_order = PyObject_IsTrue(isnative);
+    int object = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "O") == 0;
+    int boolean = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "b") == 0;
+    Py_DECREF(isnative);
+    Py_DECREF(kind);
+    if (!native_order)
+        return PyErr_Format(PyExc_ValueError,
+                            "given numpy array has byte order different from the native byte "
+                            "order. Conversion between byte orders is currently not supported.");
+    if (object)
+        return PyErr_Format(PyExc_TypeError,
+                            "can't convert np.ndarray of type numpy.object_. The only supported "
+                            "types are: float64, float32, float16, complex64, complex128, int64, "
+                            "int32, int16, int8, uint8, and bool.");
+    PyObject *mod = PyImport_ImportModule("ctensor");
+    if (mod == NULL)
+        return NULL;
+    /* NumPy's DLPack export has no bool: share the bytes as uint8, then view them as bool */
+    PyObject *src = boolean ? PyObject_CallMethod(arr, "view", "s", "uint8") : Py_NewRef(arr);
+    PyObject *r = src != NULL ? PyObject_CallMethod(mod, "from_dlpack", "O", src) : NULL;
+    Py_XDECREF(src);
+    if (r != NULL && boolean) {
+        ct_tensor *v = ctp_tensor_get(r), *b = NULL;
+        ct_status st = ct_tensor_from_storage(ct_tensor_storage(v), ct_tensor_sizes(v),
+                                              ct_tensor_strides(v), ct_tensor_dim(v),
+                                              ct_tensor_storage_offset(v), CT_BOOL, &b);
+        Py_SETREF(r, ctp_tensor_result(NULL, st, b));
+    }
+    Py_DECREF(mod);
+    return r;
+}
+
 /* ---- is_tensor, is_floating_point, is_complex, numel ------------------------------------------ */
 
 static PyObject *py_is_tensor(PyObject *m, PyObject *obj) {
@@ -358,6 +424,8 @@ static PyMethodDef factory_functions[] = {
     {"as_tensor", CTP_KW_FUNC(py_as_tensor), KW,
      "as_tensor(data, dtype=None, device=None) -> Tensor\n\ndata itself (a tensor, or a "
      "NumPy array's memory) when dtype and device match, else a converted copy."},
+    {"from_numpy", py_from_numpy, METH_O,
+     "from_numpy(ndarray) -> Tensor\n\nA cpu tensor sharing the array's memory."},
     {"is_tensor", py_is_tensor, METH_O, "is_tensor(obj) -> bool"},
     {"is_floating_point", CTP_KW_FUNC(py_is_floating_point), KW,
      "is_floating_point(input) -> bool"},

@@ -24,6 +24,15 @@
 #include "dtype/table_impl.h"
 #include "tensor/tensor_impl.h"
 
+/* re + im i without CMPLX (glibc defines it for gcc only): C11 lays a complex number out
+ * as an array of its two parts. */
+static double complex cplx(double re, double im) {
+    double complex z;
+    ((double *)&z)[0] = re;
+    ((double *)&z)[1] = im;
+    return z;
+}
+
 typedef enum { LIN_INT, LIN_F32, LIN_F64, LIN_HALF, LIN_BF16, LIN_COMPLEX, LIN_NONE } lin_kind;
 
 static lin_kind kind_of(ct_dtype dt) {
@@ -255,7 +264,7 @@ static int64_t x86_trunc(ct_dtype dt, double v) {
 static double complex pow_real_complex(double base, double complex z) {
     if (base > 0) {
         double mag = pow(base, creal(z)), ang = cimag(z) * log(base);
-        return CMPLX(mag * cos(ang), mag * sin(ang));
+        return cplx(mag * cos(ang), mag * sin(ang));
     }
     return cpow(base, z);
 }
@@ -271,11 +280,11 @@ static void log_fill(const logsp *g, void *data) {
     if (l->k == LIN_COMPLEX) {
         double complex s, e;
         if (l->dt == CT_COMPLEX64) {
-            s = CMPLX(l->s.cf[0], l->s.cf[1]);
-            e = CMPLX(l->e.cf[0], l->e.cf[1]);
+            s = cplx(l->s.cf[0], l->s.cf[1]);
+            e = cplx(l->e.cf[0], l->e.cf[1]);
         } else {
-            s = CMPLX(l->s.cd[0], l->s.cd[1]);
-            e = CMPLX(l->e.cd[0], l->e.cd[1]);
+            s = cplx(l->s.cd[0], l->s.cd[1]);
+            e = cplx(l->e.cd[0], l->e.cd[1]);
         }
         double step = creal(e - s) / (double)(n - 1);
         for (int64_t i = 0; i < n; i++) {
@@ -460,8 +469,8 @@ ct_status ct_tensor_logspace(ct_scalar start, ct_scalar end, int64_t steps, doub
     if (start.kind == CT_SCALAR_COMPLEX || end.kind == CT_SCALAR_COMPLEX ||
         (dtype != CT_DTYPE_UNDEFINED && ct_dtype_impl_valid(dtype) && ct_dtype_is_complex(dtype))) {
         double complex z = start.kind == CT_SCALAR_COMPLEX
-                               ? CMPLX(start.v.c.re, start.v.c.im)
-                               : CMPLX(start.kind == CT_SCALAR_FLOAT  ? start.v.f
+                               ? cplx(start.v.c.re, start.v.c.im)
+                               : cplx(start.kind == CT_SCALAR_FLOAT  ? start.v.f
                                        : start.kind == CT_SCALAR_INT  ? (double)start.v.i
                                        : start.kind == CT_SCALAR_UINT ? (double)start.v.u
                                                                       : (double)start.v.b,

@@ -232,6 +232,32 @@ def test_as_tensor_shares():
         assert c[1].item() == 1
 
 
+FROM_NUMPY_CASES = [
+    lambda L: L.from_numpy(np.arange(6, dtype=np.int16).reshape(2, 3)),
+    lambda L: L.from_numpy(np.arange(6.0).reshape(2, 3).T),
+    lambda L: L.from_numpy(np.zeros((2, 0, 3), dtype=np.complex64)).shape,
+    lambda L: L.from_numpy(np.array([[True, False]])[:, ::-1].copy()),
+    lambda L: L.from_numpy(np.array(True)),
+    lambda L: L.from_numpy(np.zeros(4, dtype=np.float32)[::2]),
+    lambda L: L.from_numpy([1]),
+    lambda L: L.from_numpy(np.zeros(3)[::-1]),
+    lambda L: L.from_numpy(np.zeros(2, dtype=">f4")),
+    lambda L: L.from_numpy(np.zeros(2, dtype=object)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(FROM_NUMPY_CASES)))
+def test_from_numpy(case):
+    same(FROM_NUMPY_CASES[case])
+
+
+def test_from_numpy_shares():
+    a = np.arange(4, dtype=np.float64)
+    t = ctensor.from_numpy(a)
+    a[2] = 9
+    assert t.tolist() == [0, 1, 9, 3]
+
+
 NEW_CASES = [
     lambda L: L.ones(2, dtype=L.int16).new_zeros(2, 3),
     lambda L: L.ones(2, dtype=L.int16).new_zeros((2, 3)),
