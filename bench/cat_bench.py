@@ -8,8 +8,10 @@ Prints one line per case and thread count: the best time of each library over R 
 each of K alternating rounds (best round kept: the machine's neighbours make bandwidth
 swing), and the ratio torch / ctensor (above 1: ctensor is faster).
 
-Cases: 64 contiguous float32 tensors along dim 0 (the goal), along dim 1 (rows of each
-input interleave in the result), and mixed float32/float16 inputs (converted while copied)."""
+Cases: 64 contiguous float32 tensors along dim 0 into a preallocated out= (the copy alone:
+no fresh pages for either library) and into a new result (the goal), along dim 1 (rows of
+each input interleave in the result), and mixed float32/float16 inputs (converted while
+copied)."""
 import argparse
 import time
 
@@ -40,7 +42,10 @@ def cases(n, parts):
     c1 = [ctensor.tensor(x[: per // rows * rows].reshape(rows, -1)) for x in xs]
     th = [t if i % 2 else t.half() for i, t in enumerate(t0)]
     ch = [c if i % 2 else c.half() for i, c in enumerate(c0)]
+    co = ctensor.empty(per * parts)
+    to = torch.empty(per * parts)
     return [
+        ("cat dim 0 out=", lambda: ctensor.cat(c0, 0, out=co), lambda: torch.cat(t0, 0, out=to)),
         ("cat dim 0", lambda: ctensor.cat(c0, 0), lambda: torch.cat(t0, 0)),
         ("cat dim 1", lambda: ctensor.cat(c1, 1), lambda: torch.cat(t1, 1)),
         ("cat f32+f16", lambda: ctensor.cat(ch, 0), lambda: torch.cat(th, 0)),

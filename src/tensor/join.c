@@ -198,9 +198,15 @@ static void cat_rows_run(void *ctx, int64_t lo, int64_t hi) {
         while (lo < stop) {
             int64_t k = lo - r->first, row = k / r->len, col = k % r->len;
             int64_t cnt = r->len - col < stop - lo ? r->len - col : stop - lo;
-            /* cannot fail: the dtypes were checked (float4 only with itself) */
-            (void)ct_convert(j->dt, r->dst + (size_t)(row * r->ds + col) * dsz, r->st,
-                             r->src + (size_t)(row * r->ss + col) * ssz, (size_t)cnt);
+            char *d = r->dst + (size_t)(row * r->ds + col) * dsz;
+            const char *s = r->src + (size_t)(row * r->ss + col) * ssz;
+            /* same dtype: libc's memcpy (its large-copy stores); bool goes through the
+             * conversion, which writes 0/1 as copy_ does. Cannot fail: the dtypes were
+             * checked (float4 only with itself). */
+            if (r->st == j->dt && j->dt != CT_BOOL)
+                memcpy(d, s, (size_t)cnt * dsz);
+            else
+                (void)ct_convert(j->dt, d, r->st, s, (size_t)cnt);
             lo += cnt;
         }
     }
