@@ -171,8 +171,8 @@ static PyObject *py_as_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
     PyObject *src = NULL;
     if (ctp_tensor_check(a[0])) {
         src = Py_NewRef(a[0]);
-    } else if (ctp_type_has_base(a[0], "numpy.ndarray") && (devp == NULL ||
-                                                            device.type == CT_DEVICE_CPU)) {
+    } else if (ctp_type_has_base(a[0], "numpy.ndarray") &&
+               (devp == NULL || device.type == CT_DEVICE_CPU)) {
         src = share_numpy(a[0]);
     }
     if (src == NULL) {
@@ -184,8 +184,7 @@ static PyObject *py_as_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
     }
     /* a tensor (or shared array): itself when dtype and device already match, as PyTorch */
     ct_tensor *r = NULL;
-    ct_status st =
-        ct_tensor_to(ctp_tensor_get(src), dtype, devp, false, CT_MEMFMT_PRESERVE, &r);
+    ct_status st = ct_tensor_to(ctp_tensor_get(src), dtype, devp, false, CT_MEMFMT_PRESERVE, &r);
     PyObject *res = ctp_tensor_result(src, st, r);
     Py_DECREF(src);
     return res;
@@ -196,8 +195,7 @@ static PyObject *py_as_tensor(PyObject *m, PyObject *args, PyObject *kwargs) {
 static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
     (void)m;
     if (!ctp_type_has_base(arr, "numpy.ndarray"))
-        return PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)",
-                            Py_TYPE(arr)->tp_name);
+        return PyErr_Format(PyExc_TypeError, "expected np.ndarray (got %s)", Py_TYPE(arr)->tp_name);
     PyObject *strides = PyObject_GetAttrString(arr, "strides");
     if (strides == NULL)
         return NULL;
@@ -248,16 +246,17 @@ static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
     Py_XDECREF(src);
     if (r != NULL && boolean) {
         ct_tensor *v = ctp_tensor_get(r), *b = NULL;
-        ct_status st = ct_tensor_from_storage(ct_tensor_storage(v), ct_tensor_sizes(v),
-                                              ct_tensor_strides(v), ct_tensor_dim(v),
-                                              ct_tensor_storage_offset(v), CT_BOOL, &b);
+        ct_status st =
+            ct_tensor_from_storage(ct_tensor_storage(v), ct_tensor_sizes(v), ct_tensor_strides(v),
+                                   ct_tensor_dim(v), ct_tensor_storage_offset(v), CT_BOOL, &b);
         Py_SETREF(r, ctp_tensor_result(NULL, st, b));
     }
     Py_DECREF(mod);
     return r;
 }
 
-/* ---- is_tensor, is_floating_point, is_complex, numel ------------------------------------------ */
+/* ---- is_tensor, is_floating_point, is_complex, numel ------------------------------------------
+ */
 
 static PyObject *py_is_tensor(PyObject *m, PyObject *obj) {
     (void)m;
@@ -291,7 +290,8 @@ static PyObject *py_numel(PyObject *m, PyObject *args, PyObject *kwargs) {
     return t == NULL ? NULL : PyLong_FromLongLong(ct_tensor_numel(t));
 }
 
-/* ---- Tensor.new_* ------------------------------------------------------------------------------ */
+/* ---- Tensor.new_* ------------------------------------------------------------------------------
+ */
 
 static const ctp_signature new_size_sig[] = {
     {6, {{CTP_PARAM_SYMINT_LIST, "size"}, KW_OPTIONS}},
@@ -396,8 +396,8 @@ static PyObject *tensor_new_tensor(PyObject *self, PyObject *args, PyObject *kwa
         Py_DECREF(r);
         r = ctp_tensor_result(NULL, st, c);
     }
-    if (r != NULL && ctp_check_factory_options(dtype, ctp_arg(sig, a, "requires_grad"), NULL,
-                                               NULL) < 0)
+    if (r != NULL &&
+        ctp_check_factory_options(dtype, ctp_arg(sig, a, "requires_grad"), NULL, NULL) < 0)
         Py_CLEAR(r);
     return r;
 }
@@ -407,7 +407,8 @@ static PyObject *tensor_is_signed(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(ct_dtype_is_signed(ct_tensor_dtype(ctp_tensor_get(self))));
 }
 
-/* ---- tables -------------------------------------------------------------------------------------- */
+/* ---- tables
+ * -------------------------------------------------------------------------------------- */
 
 #define KW METH_VARARGS | METH_KEYWORDS
 

@@ -375,7 +375,8 @@ FORWARD(flatten)
 FORWARD(swapaxes)
 FORWARD(swapdims)
 
-/* ---- tables ----------------------------------------------------------------------------------- */
+/* ---- tables -----------------------------------------------------------------------------------
+ */
 
 #define FN(name, doc)                                                                              \
     { #name, CTP_KW_FUNC(py_##name), METH_VARARGS | METH_KEYWORDS, doc }

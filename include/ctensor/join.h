@@ -105,9 +105,8 @@ CT_API ct_status ct_tensor_unflatten(const ct_tensor *tensor, int64_t dim, const
  *  "movedim: Invalid source or destination dims: source ([0, 1] dims) should contain the
  *  same number of dims as destination ([0] dims)", "movedim: repeated dim in `source`
  *  ([0, 0])", "movedim: repeated dim in `destination` ([0, 0])"; dim range errors. */
-CT_API ct_status ct_tensor_movedim(const ct_tensor *tensor, const int64_t *source,
-                                   int64_t nsource, const int64_t *destination, int64_t ndest,
-                                   ct_tensor **out);
+CT_API ct_status ct_tensor_movedim(const ct_tensor *tensor, const int64_t *source, int64_t nsource,
+                                   const int64_t *destination, int64_t ndest, ct_tensor **out);
 
 CT_EXTERN_C_END
 

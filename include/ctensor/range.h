@@ -41,8 +41,9 @@ CT_API ct_status ct_tensor_logspace(ct_scalar start, ct_scalar end, int64_t step
                                     ct_dtype dtype, const ct_device *device, ct_layout layout,
                                     ct_tensor **out);
 
-/** torch.eye(n, m): an n x m matrix (torch.eye(n) is ct_tensor_eye(n, n, ...)) with ones on the diagonal and zeros elsewhere, for every dtype (shell dtypes
- *  included: the encoding of 1). dtype UNDEFINED: the default dtype.
+/** torch.eye(n, m): an n x m matrix (torch.eye(n) is ct_tensor_eye(n, n, ...)) with ones on
+ *  the diagonal and zeros elsewhere, for every dtype (shell dtypes included: the encoding of
+ *  1). dtype UNDEFINED: the default dtype.
  *  Errors: CT_ERR_RUNTIME "n must be greater or equal to 0, got -1", "m must be greater or
  *  equal to 0, got -1"; those of ct_tensor_zeros. */
 CT_API ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const ct_device *device,

@@ -59,8 +59,7 @@ static ct_memory_format cat_format(const ct_tensor *const *tensors, size_t n) {
     return format;
 }
 
-static ct_status cat_prepare(const ct_tensor *const *tensors, size_t n, int64_t dim,
-                             cat_plan *p) {
+static ct_status cat_prepare(const ct_tensor *const *tensors, size_t n, int64_t dim, cat_plan *p) {
     if (n == 0)
         return ct_set_error(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors");
     for (size_t i = 0; i < n; i++)
@@ -385,8 +384,7 @@ static ct_status unsqueeze_all(const ct_tensor *const *tensors, size_t n, int64_
     return CT_OK;
 }
 
-ct_status ct_tensor_stack(const ct_tensor *const *tensors, size_t n, int64_t dim,
-                          ct_tensor **out) {
+ct_status ct_tensor_stack(const ct_tensor *const *tensors, size_t n, int64_t dim, ct_tensor **out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_stack: out is NULL");
     *out = NULL;

@@ -346,7 +346,8 @@ static void log_fill(const logsp *g, void *data) {
     }
 }
 
-/* ---- the factories ---------------------------------------------------------------------------- */
+/* ---- the factories ----------------------------------------------------------------------------
+ */
 
 typedef void (*fill_fn)(const void *ctx, void *data);
 
@@ -375,14 +376,12 @@ static ct_status range_make(const char *kernel, const char *fn, ct_scalar start,
         ct_dtype dflt = ct_get_default_complex_dtype();
         if (dtype != CT_DTYPE_UNDEFINED && ct_dtype_impl_valid(dtype) &&
             !ct_dtype_is_complex(dtype))
-            return ct_set_error(CT_ERR_RUNTIME,
-                                "%s(): inferred dtype %s can't be safely cast to passed dtype %s",
-                                kernel[0] == 'l' && kernel[1] == 'o' ? "torch.logspace"
-                                                                     : "torch.linspace",
-                                /* PyTorch prints the inferred type's C++ name here */
-                                dflt == CT_COMPLEX128 ? "c10::complex<double>"
-                                                      : "c10::complex<float>",
-                                ct_dtype_impl_msg_name(dtype));
+            return ct_set_error(
+                CT_ERR_RUNTIME, "%s(): inferred dtype %s can't be safely cast to passed dtype %s",
+                kernel[0] == 'l' && kernel[1] == 'o' ? "torch.logspace" : "torch.linspace",
+                /* PyTorch prints the inferred type's C++ name here */
+                dflt == CT_COMPLEX128 ? "c10::complex<double>" : "c10::complex<float>",
+                ct_dtype_impl_msg_name(dtype));
         if (dtype == CT_DTYPE_UNDEFINED)
             dtype = dflt;
     }
@@ -406,7 +405,8 @@ static ct_status range_make(const char *kernel, const char *fn, ct_scalar start,
     }
     switch (l->k) {
     case LIN_INT:
-        l->dstep = ((double)int_of(dtype, &l->e) - (double)int_of(dtype, &l->s)) / (double)(steps - 1);
+        l->dstep =
+            ((double)int_of(dtype, &l->e) - (double)int_of(dtype, &l->s)) / (double)(steps - 1);
         break;
     case LIN_F32:
         l->fstep = (l->e.f - l->s.f) / (float)(steps - 1);
@@ -471,10 +471,10 @@ ct_status ct_tensor_logspace(ct_scalar start, ct_scalar end, int64_t steps, doub
         double complex z = start.kind == CT_SCALAR_COMPLEX
                                ? cplx(start.v.c.re, start.v.c.im)
                                : cplx(start.kind == CT_SCALAR_FLOAT  ? start.v.f
-                                       : start.kind == CT_SCALAR_INT  ? (double)start.v.i
-                                       : start.kind == CT_SCALAR_UINT ? (double)start.v.u
-                                                                      : (double)start.v.b,
-                                       0.0);
+                                      : start.kind == CT_SCALAR_INT  ? (double)start.v.i
+                                      : start.kind == CT_SCALAR_UINT ? (double)start.v.u
+                                                                     : (double)start.v.b,
+                                      0.0);
         double complex v = pow_real_complex(base, z);
         one = (ct_scalar){.kind = CT_SCALAR_COMPLEX, .v.c = {creal(v), cimag(v)}};
     } else {

@@ -87,12 +87,11 @@ ct_status ct_tensor_split_with_sizes(const ct_tensor *t, const int64_t *sizes, i
                             "but got split_sizes=%s",
                             ct_tensor_impl_shape_format(buf, sizeof buf, sizes, nsizes));
     if (overflow || sum != t->sizes[d])
-        return ct_set_error(CT_ERR_RUNTIME,
-                            "split_with_sizes expects split_sizes to sum exactly to %" PRId64
-                            " (input tensor's size at dimension %" PRId64
-                            "), but got split_sizes=%s",
-                            t->sizes[d], d,
-                            ct_tensor_impl_shape_format(buf, sizeof buf, sizes, nsizes));
+        return ct_set_error(
+            CT_ERR_RUNTIME,
+            "split_with_sizes expects split_sizes to sum exactly to %" PRId64
+            " (input tensor's size at dimension %" PRId64 "), but got split_sizes=%s",
+            t->sizes[d], d, ct_tensor_impl_shape_format(buf, sizeof buf, sizes, nsizes));
     return narrow_all(t, d, sizes, nsizes, 0, out, n);
 }
 
@@ -139,8 +138,8 @@ ct_status ct_tensor_unbind(const ct_tensor *t, int64_t dim, ct_tensor ***out, in
     return CT_OK;
 }
 
-ct_status ct_tensor_unflatten(const ct_tensor *t, int64_t dim, const int64_t *sizes,
-                              int64_t nsizes, ct_tensor **out) {
+ct_status ct_tensor_unflatten(const ct_tensor *t, int64_t dim, const int64_t *sizes, int64_t nsizes,
+                              ct_tensor **out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_unflatten: out is NULL");
     *out = NULL;

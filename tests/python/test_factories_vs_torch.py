@@ -195,7 +195,7 @@ def test_empty_strided(case):
     same(STRIDED_CASES[case])
 
 
-# ---- as_tensor, new_* ------------------------------------------------------------------------------
+# ---- as_tensor, new_* ----------------------------------------------------------------------
 
 AS_TENSOR_CASES = [
     lambda L: L.as_tensor([1, 2, 3]),
@@ -296,7 +296,7 @@ def test_new_tensor_copies():
         assert t[0].item() == 0 and c.dtype == L.float32
 
 
-# ---- small API ------------------------------------------------------------------------------------
+# ---- small API ----------------------------------------------------------------------------
 
 SMALL_CASES = [
     lambda L: [L.is_tensor(x) for x in (L.zeros(1), 1, [1], None, np.zeros(1))],

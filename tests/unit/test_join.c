@@ -303,7 +303,8 @@ static void test_split_views(void **state) {
 static void test_devices(void **state) {
     (void)state;
     ct_tensor *m = NULL, *r = NULL, *a = ar(CT_FLOAT32, SHAPE(2, 2));
-    OK(ct_tensor_empty(SHAPE(2, 2), CT_FLOAT16, &META, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &m));
+    OK(ct_tensor_empty(SHAPE(2, 2), CT_FLOAT16, &META, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                       &m));
     OK(ct_tensor_cat(LIST(m, m), 2, 0, &r));
     assert_true(ct_tensor_is_meta(r));
     assert_sizes(r, 4, 2);
@@ -367,8 +368,8 @@ static void test_threads(void **state) {
 static void test_ranges(void **state) {
     (void)state;
     ct_tensor *r = NULL;
-    OK(ct_tensor_linspace(ct_scalar_int(0), ct_scalar_int(10), 4, CT_INT64, NULL,
-                          CT_LAYOUT_STRIDED, &r));
+    OK(ct_tensor_linspace(ct_scalar_int(0), ct_scalar_int(10), 4, CT_INT64, NULL, CT_LAYOUT_STRIDED,
+                          &r));
     EXPECT(r, CT_INT64, 0, 3, 6, 10);
     ct_tensor_release(r);
     OK(ct_tensor_linspace(ct_scalar_float(-1), ct_scalar_float(1), 5, CT_DTYPE_UNDEFINED, NULL,
@@ -435,10 +436,10 @@ static void test_fault_injection(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cat_basics),  cmocka_unit_test(test_cat_layouts),
-        cmocka_unit_test(test_cat_out),     cmocka_unit_test(test_stack),
-        cmocka_unit_test(test_split_views), cmocka_unit_test(test_devices),
-        cmocka_unit_test(test_threads),     cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_cat_basics),      cmocka_unit_test(test_cat_layouts),
+        cmocka_unit_test(test_cat_out),         cmocka_unit_test(test_stack),
+        cmocka_unit_test(test_split_views),     cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_threads),         cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_fault_injection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
