@@ -553,4 +553,15 @@ ct_generator *ctp_generator_of_arg(PyObject *obj);
 
 int ctp_generator_init(PyObject *module);
 
+/* ---- joining and splitting (tensor_join.c), factories (tensor_factories.c) --------------- */
+
+/** cat, stack, split, chunk, ... and their Tensor methods; after ctp_tensor_init. */
+int ctp_join_init(PyObject *module);
+/** A list from the C API (join.h: new references, ct_tensor_list_release frees it) as a
+ *  tuple of Tensors; raises the status's exception unless st is CT_OK. Takes the list. */
+PyObject *ctp_tensor_tuple_of_list(ct_status st, ct_tensor **list, int64_t n);
+/** linspace, logspace, eye, as_tensor, is_tensor, ..., the Tensor.new_* methods and
+ *  is_signed; after ctp_tensor_init. */
+int ctp_factories_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */

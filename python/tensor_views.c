@@ -9,6 +9,7 @@
  * tensor). Where PyTorch returns `self` (contiguous() of a contiguous tensor, flatten(d, d)),
  * so does ctensor.
  */
+#include "ctensor/join.h"
 #include "ctensor_py.h"
 
 static ct_tensor *T(PyObject *self) { return ((ctp_tensor_object *)self)->tensor; }
@@ -359,7 +360,7 @@ static const ctp_signature unbind_sigs[] = {
 
 static PyObject *tensor_unbind(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *a[CTP_MAX_PARAMS];
-    int64_t dim = 0, size;
+    int64_t dim = 0;
     int sig = ctp_parse_args("unbind", unbind_sigs, 2, args, kwargs, a);
     if (sig < 0)
         return NULL;
@@ -367,29 +368,10 @@ static PyObject *tensor_unbind(PyObject *self, PyObject *args, PyObject *kwargs)
         return ctp_tensor_raise_name(self, a[0]);
     if (a[0] != NULL && ctp_int64_of_arg(a[0], &dim) < 0)
         return NULL;
-    if (ct_tensor_dim(T(self)) == 0) { /* PyTorch's unbind: the dim wraps as for a 1-D one */
-        if (dim < -1 || dim > 0)
-            return PyErr_Format(PyExc_IndexError,
-                                "Dimension out of range (expected to be in range of [-1, 0], but "
-                                "got %lld)",
-                                (long long)dim);
-        return PyErr_Format(PyExc_IndexError,
-                            "Dimension specified as 0 but tensor has no dimensions");
-    }
-    ct_status st = ct_tensor_size(T(self), dim, &size);
-    if (st != CT_OK)
-        return ctp_raise_status(st);
-    PyObject *r = PyTuple_New((Py_ssize_t)size);
-    for (int64_t i = 0; r != NULL && i < size; i++) {
-        ct_tensor *s = NULL;
-        ct_status sel = ct_tensor_select(T(self), dim, i, &s); /* before s is read */
-        PyObject *item = ctp_tensor_result(NULL, sel, s);
-        if (item == NULL)
-            Py_CLEAR(r);
-        else
-            PyTuple_SET_ITEM(r, (Py_ssize_t)i, item);
-    }
-    return r;
+    ct_tensor **list = NULL;
+    int64_t n = 0;
+    ct_status st = ct_tensor_unbind(T(self), dim, &list, &n);
+    return ctp_tensor_tuple_of_list(st, list, n);
 }
 
 /* ---- squeeze, unsqueeze, flatten ----------------------------------------------------------- */

@@ -186,4 +186,10 @@ void ct_tensor_impl_warn_out_resized(const int64_t *old, int32_t old_ndim, const
 
 /* ---- scalar.c ---- */
 
+/* ---- join.c ---- */
+
+/* An array for n tensor references (all NULL), freed by ct_tensor_list_release(list, n).
+ * NULL (CT_ERR_NOMEM set) on failure. */
+ct_tensor **ct_tensor_impl_list_alloc(int64_t n);
+
 #endif /* CT_TENSOR_TENSOR_IMPL_H */
