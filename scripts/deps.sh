@@ -5,7 +5,10 @@ set -euo pipefail
 
 packages=(cmake make gcc g++ pkg-config libcmocka-dev python3-dev python3-torch python3-numpy
           python3-pytest python3-hypothesis libdlpack-dev libopenmpi-dev openmpi-bin
-          clang libclang-rt-14-dev libomp-dev libsleef-dev)
+          clang libclang-rt-14-dev libomp-dev libsleef-dev
+          # OpenBLAS's OpenMP build (matrix products): its threads are the same OpenMP pool
+          # as ctensor's, where the pthread build would oversubscribe the cores
+          libopenblas-openmp-dev)
 
 missing=()
 for p in "${packages[@]}"; do
