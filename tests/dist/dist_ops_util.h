@@ -1,9 +1,9 @@
-/* Helpers of the C tests of operations on global tensors (test_dist_oneop.c): placements, sbp
- * constants, deterministic logical reference tensors, global tensors built directly from
- * slices of them (ct_dist_impl_global_make, so the tests depend on neither
+/* Helpers of the C tests of operations on global tensors (test_dist_ops.c, test_dist_oneop.c):
+ * placements, sbp constants, deterministic logical reference tensors, global tensors built
+ * directly from slices of them (ct_dist_impl_global_make, so the tests depend on neither
  * ct_global_from_local nor ct_global_to_logical), the logical value of a global tensor
- * gathered with plain MPI, and value comparison (the same helpers as test_dist_ops.c's). The
- * including file sets W and R (world size, rank) in main before the tests run. */
+ * gathered with plain MPI, and value comparison. The including file sets W and R (world
+ * size, rank) in main before the tests run. */
 #ifndef CT_TESTS_DIST_OPS_UTIL_H
 #define CT_TESTS_DIST_OPS_UTIL_H
 
