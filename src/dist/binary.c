@@ -460,8 +460,7 @@ static ct_status box_to(const ct_global *x, const ct_sbp *sbp, ct_global **out) 
     return ct_global_to_global(x, NULL, sbp, nh, 0, out);
 }
 
-/* The core op on this rank's components; checks that the result is this rank's box of the
- * output (it is, by construction of the signatures) and contiguous. */
+/* The core op on this rank's components, taken as this rank's part of the output. */
 static ct_status member_op(const opdesc *d, const ct_global *x, const ct_global *y,
                            const int64_t *z_sizes, int64_t z_ndim, const ct_sbp *z_sbp,
                            ct_tensor **out) {
@@ -469,28 +468,8 @@ static ct_status member_op(const opdesc *d, const ct_global *x, const ct_global 
     ct_status st = local_op(d, ct_global_local(x), y ? ct_global_local(y) : NULL, &r);
     if (st != CT_OK)
         return st;
-    const ct_placement *pl = ct_global_placement(x);
-    ct_box box;
-    ct_dist_impl_local_box(z_sizes, z_ndim, pl, z_sbp, ct_dist_impl_placement_my_pid(pl), &box);
-    bool match = ct_tensor_dim(r) == z_ndim;
-    for (int64_t i = 0; match && i < z_ndim; i++)
-        match = ct_tensor_sizes(r)[i] == box.len[i];
-    if (!match) {
-        ct_tensor_release(r);
-        return ct_set_error(CT_ERR_RUNTIME, "internal error: %s of local components gave a "
-                                            "result that is not this rank's part of the output",
-                            d->name);
-    }
-    if (!ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS)) {
-        ct_tensor *c = NULL;
-        st = ct_tensor_contiguous(r, CT_MEMFMT_CONTIGUOUS, &c);
-        ct_tensor_release(r);
-        if (st != CT_OK)
-            return st;
-        r = c;
-    }
-    *out = r;
-    return CT_OK;
+    return ct_dist_impl_own_component(r, ct_global_local(x), ct_global_placement(x), z_sizes,
+                                      z_ndim, z_sbp, d->name, out);
 }
 
 /* Scalar forms: the operand's nd-sbp, with partial axes reduced to broadcast unless the op

@@ -134,6 +134,16 @@ typedef struct ct_box {
  *  the whole extent. `pid` < 0 (a non-member) gives an all-empty box. */
 void ct_dist_impl_local_box(const int64_t *sizes, int64_t ndim, const ct_placement *placement,
                             const ct_sbp *sbp, int64_t pid, ct_box *out);
+/** Take the result `r` (stolen) of a local op on this rank's component(s) as this rank's
+ *  component of the output (`z_sizes`, `z_ndim`, nd-sbp `z_sbp` over `placement`): checks
+ *  that it is this rank's box (it is, by construction of the op's signatures; CT_ERR_RUNTIME
+ *  "internal error" naming `what` otherwise) and makes it a contiguous tensor of its own
+ *  (a copy also when the op returned its input `input_local` itself: components are never
+ *  shared). On success *out is a new reference; on failure r is released. */
+ct_status ct_dist_impl_own_component(ct_tensor *r, const ct_tensor *input_local,
+                                     const ct_placement *placement, const int64_t *z_sizes,
+                                     int64_t z_ndim, const ct_sbp *z_sbp, const char *what,
+                                     ct_tensor **out);
 /** The intersection of two boxes (len 0 in some dim when they do not meet). */
 void ct_dist_impl_box_intersect(const ct_box *a, const ct_box *b, ct_box *out);
 /** The number of elements of a box. */

@@ -65,37 +65,15 @@ static ct_status check_logical(const ct_dist_oneop *op, const ct_global *x, ct_d
     return st;
 }
 
-/* The local op on this rank's component, checked to be this rank's part of the output
- * (it is, by construction of the signatures) and made contiguous. */
+/* The local op on this rank's component, taken as this rank's part of the output. */
 static ct_status member_op(const ct_dist_oneop *op, const ct_global *x, const int64_t *z_sizes,
                            int64_t z_ndim, const ct_sbp *z_sbp, ct_tensor **out) {
     ct_tensor *r = NULL;
     ct_status st = op->apply(op->ctx, ct_global_local(x), x, z_sbp, &r);
     if (st != CT_OK)
         return st;
-    const ct_placement *pl = ct_global_placement(x);
-    ct_box box;
-    ct_dist_impl_local_box(z_sizes, z_ndim, pl, z_sbp, ct_dist_impl_placement_my_pid(pl), &box);
-    bool match = ct_tensor_dim(r) == z_ndim;
-    for (int64_t i = 0; match && i < z_ndim; i++)
-        match = ct_tensor_sizes(r)[i] == box.len[i];
-    if (!match) {
-        ct_tensor_release(r);
-        return ct_set_error(CT_ERR_RUNTIME, "internal error: %s of a local component gave a "
-                                            "result that is not this rank's part of the output",
-                            op->name);
-    }
-    if (!ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS) || r == ct_global_local(x)) {
-        /* a copy, also for an op that returned its input: components are never shared */
-        ct_tensor *c = NULL;
-        st = ct_tensor_clone(r, CT_MEMFMT_CONTIGUOUS, &c);
-        ct_tensor_release(r);
-        if (st != CT_OK)
-            return st;
-        r = c;
-    }
-    *out = r;
-    return CT_OK;
+    return ct_dist_impl_own_component(r, ct_global_local(x), ct_global_placement(x), z_sizes,
+                                      z_ndim, z_sbp, op->name, out);
 }
 
 ct_status ct_dist_impl_oneop_run(const ct_dist_oneop *op, const ct_global *x, ct_global **out) {

@@ -66,3 +66,31 @@ bool ct_dist_impl_box_equal(const ct_box *a, const ct_box *b) {
             return false;
     return true;
 }
+
+ct_status ct_dist_impl_own_component(ct_tensor *r, const ct_tensor *input_local,
+                                     const ct_placement *placement, const int64_t *z_sizes,
+                                     int64_t z_ndim, const ct_sbp *z_sbp, const char *what,
+                                     ct_tensor **out) {
+    ct_box box;
+    ct_dist_impl_local_box(z_sizes, z_ndim, placement, z_sbp,
+                           ct_dist_impl_placement_my_pid(placement), &box);
+    bool match = ct_tensor_dim(r) == z_ndim;
+    for (int64_t i = 0; match && i < z_ndim; i++)
+        match = ct_tensor_sizes(r)[i] == box.len[i];
+    if (!match) {
+        ct_tensor_release(r);
+        return ct_set_error(CT_ERR_RUNTIME, "internal error: %s of the local components gave a "
+                                            "result that is not this rank's part of the output",
+                            what);
+    }
+    if (!ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS) || r == input_local) {
+        ct_tensor *c = NULL;
+        ct_status st = ct_tensor_clone(r, CT_MEMFMT_CONTIGUOUS, &c);
+        ct_tensor_release(r);
+        if (st != CT_OK)
+            return st;
+        r = c;
+    }
+    *out = r;
+    return CT_OK;
+}
