@@ -88,7 +88,7 @@ BIN(bmm, "mat2", bmm)
 BIN(mv, "vec", mv)
 BIN(dot, "tensor", dot)
 BIN(outer, "vec2", outer)
-BIN(ger, "vec2", outer)
+BIN(ger, "vec2", ger)
 
 #define ADD(name, n1, n2)                                                                          \
     static PyObject *py_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                   \

@@ -60,6 +60,11 @@ CT_API ct_status ct_tensor_dot_out(const ct_tensor *a, const ct_tensor *b, ct_te
 CT_API ct_status ct_tensor_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 CT_API ct_status ct_tensor_outer_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
 
+/** torch.ger: outer; the out= form warns (ct_warn) "torch.ger is deprecated and will be
+ *  removed in a future PyTorch release. Use torch.outer instead." as torch 1.13 does. */
+CT_API ct_status ct_tensor_ger(const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_tensor_ger_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+
 /** torch.addmm(input, mat1, mat2, beta=, alpha=): beta * input + alpha * mat1 @ mat2, input
  *  broadcast to the product's shape (expand's errors); beta == 0 ignores input's values. */
 CT_API ct_status ct_tensor_addmm(const ct_tensor *input, const ct_tensor *mat1,

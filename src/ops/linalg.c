@@ -13,6 +13,7 @@
 #include "base/error_impl.h"
 #include "ctensor/linalg.h"
 #include "ctensor/ops.h"
+#include "ctensor/warning.h"
 #include "dtype/table_impl.h"
 #include "kernels/gemm.h"
 #include "ops/reduce_impl.h"
@@ -422,6 +423,16 @@ ct_status ct_tensor_outer_out(const ct_tensor *a, const ct_tensor *b, ct_tensor 
     ct_status st = ct_binary_out(CT_OP_MUL, col, b, ct_scalar_int(1), out);
     ct_tensor_release(col);
     return st;
+}
+
+ct_status ct_tensor_ger(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct_tensor_outer(a, b, out);
+}
+
+ct_status ct_tensor_ger_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    ct_warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use "
+            "torch.outer instead.");
+    return ct_tensor_outer_out(a, b, out);
 }
 
 /* ---- matmul ------------------------------------------------------------------------------------ */
