@@ -165,11 +165,29 @@ typedef struct int_job {
 /* Rows [lo, hi) of all batches (row index = batch * m + i), four rows at a time so each
  * row of b loaded serves four accumulators. U: the unsigned type. Cloned per ISA: the
  * baseline x86-64 has no 32-bit vector multiply. */
+/* Noinline: inlined, gcc -O3 interchanges the k and n loops into a strided scalar loop. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
 #define INT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define INT_CLONES
 #endif
+#define INT_AXPY4(U)                                                                               \
+    INT_CLONES __attribute__((noinline)) static void axpy4_##U(                                   \
+        U *restrict c0, U *restrict c1, U *restrict c2, U *restrict c3, const U *restrict b, U v0,  \
+        U v1, U v2, U v3, int64_t nb) {                                                            \
+        for (int64_t x = 0; x < nb; x++) {                                                         \
+            U bv = b[x];                                                                           \
+            c0[x] = (U)(c0[x] + (0u + v0) * bv);                                                    \
+            c1[x] = (U)(c1[x] + (0u + v1) * bv);                                                    \
+            c2[x] = (U)(c2[x] + (0u + v2) * bv);                                                    \
+            c3[x] = (U)(c3[x] + (0u + v3) * bv);                                                    \
+        }                                                                                          \
+    }
+INT_AXPY4(uint8_t)
+INT_AXPY4(uint16_t)
+INT_AXPY4(uint32_t)
+INT_AXPY4(uint64_t)
+
 #define INT_NB 256
 #define INT_ROWS(U)                                                                                \
     INT_CLONES static void rows_##U(void *ctx, int64_t lo, int64_t hi) {                           \
@@ -192,19 +210,14 @@ typedef struct int_job {
                     const U *restrict brow = bm + p * n + n0;                                      \
                     U v0 = a0[p], v1 = nr > 1 ? a0[k + p] : 0, v2 = nr > 2 ? a0[2 * k + p] : 0,   \
                       v3 = nr > 3 ? a0[3 * k + p] : 0;                                             \
-                    for (int64_t x = 0; x < nb; x++) {                                             \
-                        U bv = brow[x];                                                            \
-                        acc[0][x] += v0 * bv;                                                      \
-                        acc[1][x] += v1 * bv;                                                      \
-                        acc[2][x] += v2 * bv;                                                      \
-                        acc[3][x] += v3 * bv;                                                      \
-                    }                                                                              \
+                    axpy4_##U(acc[0], acc[1], acc[2], acc[3], brow, v0, v1, v2, v3, nb);        \
                 }                                                                                  \
                 for (int64_t q = 0; q < nr; q++) {                                                 \
                     U *crow = (U *)g->c + bi * g->c_s[0] + (i + q) * g->c_s[1];                    \
                     for (int64_t x = 0; x < nb; x++) {                                             \
                         U *cp = crow + (n0 + x) * g->c_s[2];                                       \
-                        *cp = (U)((g->beta_zero ? (U)0 : (U)(beta * *cp)) + alpha * acc[q][x]);    \
+                        *cp = (U)((g->beta_zero ? (U)0 : (U)((0u + beta) * *cp)) +              \
+                                   (0u + alpha) * acc[q][x]);                              \
                     }                                                                              \
                 }                                                                                  \
             }                                                                                      \
