@@ -145,7 +145,7 @@ static ct_status gemm_blas(const ct_gemm_args *g) {
     /* Many small products: one per thread (OpenBLAS serial inside our region); large ones:
      * OpenBLAS threads each product. */
     int64_t work = g->m * g->n * g->k;
-    if (g->batch > 1 && work < ((int64_t)1 << 24))
+    if (g->batch > 1 && work < ((int64_t)1 << 21))
         ct_parallel_for(0, g->batch, 1, blas_batches, &j);
     else
         blas_batches(&j, 0, g->batch);
