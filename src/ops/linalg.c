@@ -14,6 +14,7 @@
 #include "ctensor/linalg.h"
 #include "ctensor/ops.h"
 #include "ctensor/warning.h"
+#include "device/device_impl.h"
 #include "dtype/table_impl.h"
 #include "kernels/gemm.h"
 #include "ops/reduce_impl.h"
@@ -22,14 +23,18 @@
 static bool same_device(ct_device a, ct_device b) { return a.type == b.type && a.index == b.index; }
 
 static ct_status check_device(const ct_tensor *a, const ct_tensor *b) {
-    if (!same_device(a->device, b->device))
+    if (!same_device(a->device, b->device)) {
+        char da[64], db[64];
+        CT_TRY(ct_device_str(a->device, da, sizeof da));
+        CT_TRY(ct_device_str(b->device, db, sizeof db));
         return ct_set_error(CT_ERR_RUNTIME,
                             "Expected all tensors to be on the same device, but found at least "
                             "two devices, %s and %s!",
-                            ct_device_type_name(a->device.type),
-                            ct_device_type_name(b->device.type));
-    if (a->device.type != CT_DEVICE_CPU && a->device.type != CT_DEVICE_META)
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "matmul: no kernels for device type %s",
+                            da, db);
+    }
+    /* host kernels run wherever device pointers are host memory (the emulated accelerator) */
+    if (a->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(a->device.type))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "matmul: not implemented on %s yet",
                             ct_device_type_name(a->device.type));
     return CT_OK;
 }
@@ -107,7 +112,7 @@ static ct_status product(const ct_tensor *input, const ct_tensor *a, const ct_te
         ct_tensor_release(e);
         CT_TRY(st);
     }
-    if (r->device.type != CT_DEVICE_CPU || r->numel == 0)
+    if (r->device.type == CT_DEVICE_META || r->numel == 0)
         return CT_OK;
     int32_t nd = a->ndim;
     ct_gemm_args g = {
@@ -187,10 +192,15 @@ static ct_status deliver(ct_tensor *r, ct_tensor *out, ct_status st) {
         st = ct_set_error(CT_ERR_RUNTIME,
                           "Expected out tensor to have dtype %s, but got %s instead",
                           ct_reduce_impl_meta_name(r->dtype), ct_reduce_impl_meta_name(out->dtype));
-    if (st == CT_OK && !same_device(out->device, r->device))
-        st = ct_set_error(CT_ERR_RUNTIME, "Expected out tensor to have device %s, but got %s instead",
-                          ct_device_type_name(r->device.type),
-                          ct_device_type_name(out->device.type));
+    if (st == CT_OK && !same_device(out->device, r->device)) {
+        char want[64], got[64];
+        st = ct_device_str(r->device, want, sizeof want);
+        if (st == CT_OK)
+            st = ct_device_str(out->device, got, sizeof got);
+        if (st == CT_OK)
+            st = ct_set_error(CT_ERR_RUNTIME,
+                              "Expected out tensor to have device %s, but got %s instead", want, got);
+    }
     if (st == CT_OK && (out->ndim != r->ndim ||
                         memcmp(out->sizes, r->sizes, (size_t)r->ndim * sizeof r->sizes[0]) != 0)) {
         int64_t old[CT_MAX_DIMS];

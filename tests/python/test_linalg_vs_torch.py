@@ -316,3 +316,28 @@ def test_large_against_torch():
         compare(c, t, dtype)
     c, t = run_both(lambda L: L.bmm(make(L, [9, 33, 40]), make(L, [9, 40, 17], seed=1)))
     compare(c, t, "float32")
+
+
+@pytest.fixture
+def emulated():
+    from ctensor import _testing
+    import gc
+    _testing.register_emulated_backend("cuda", 2)
+    yield
+    ctensor.set_default_device(None)
+    gc.collect()
+    try:
+        _testing.unregister_backend("cuda")
+    except RuntimeError:
+        pass
+
+
+def test_emulated_accelerator(emulated):
+    for dtype in ["float32", "int32", "bfloat16"]:
+        a, b = make(ctensor, [3, 4, 5], dtype), make(ctensor, [5, 2], dtype, "transposed", 1)
+        cpu = a @ b
+        dev = a.to("cuda:1") @ b.to("cuda:1")
+        assert str(dev.device) == "cuda:1"
+        assert dev.cpu().tolist() == cpu.tolist()
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        ctensor.mm(ctensor.ones(2, 2), ctensor.ones(2, 2).to("cuda"))
