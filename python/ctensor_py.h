@@ -564,4 +564,11 @@ PyObject *ctp_tensor_tuple_of_list(ct_status st, ct_tensor **list, int64_t n);
  *  is_signed; after ctp_tensor_init. */
 int ctp_factories_init(PyObject *module);
 
+/* ---- matrix products (tensor_linalg.c) ---------------------------------------------------- */
+
+/** matmul, mm, bmm, mv, dot, outer, ger, addmm, baddbmm and their methods. */
+int ctp_linalg_init(PyObject *module);
+/** The @ slot. */
+void ctp_linalg_number_slots(PyNumberMethods *nb);
+
 #endif /* CTENSOR_PY_H */

@@ -529,6 +529,7 @@ int ctp_tensor_init(PyObject *module) {
         ctp_arith_number_slots(&ctp_tensor_as_number); /* + - * / // and in-place forms */
         ctp_unary_number_slots(&ctp_tensor_as_number); /* - + abs ~ (tensor_unary.c) */
         ctp_compare_type_slots(&ctp_tensor_type);      /* == != < <= > >=, hash */
+        ctp_linalg_number_slots(&ctp_tensor_as_number); /* @ (tensor_linalg.c) */
     }
     if (PyType_Ready(&ctp_tensor_type) < 0)
         return -1;

@@ -87,6 +87,7 @@
 #include "ctensor/export.h"
 #include "ctensor/join.h"
 #include "ctensor/layout.h"
+#include "ctensor/linalg.h"
 #include "ctensor/memformat.h"
 #include "ctensor/ops.h"
 #include "ctensor/reduce.h"

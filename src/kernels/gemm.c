@@ -1,0 +1,337 @@
+/* Batched matrix products on host memory: out[b] = beta * out[b] + alpha * (a[b] @ b[b])
+ * (include/ctensor/linalg.h; the ops in src/ops/linalg.c check shapes and dtypes first).
+ *
+ * Note [gemm kernels]
+ * float32/float64/complex go to OpenBLAS's cblas. A matrix operand whose inner stride is 1
+ * is passed as is, one whose row stride is 1 as the transpose (a .t() view costs nothing);
+ * only an operand with neither stride unit is copied. float16/bfloat16 are converted to
+ * float32 once, multiplied by sgemm (float32 accumulation) and rounded once. Integers use
+ * our own blocked i-k-j loop in unsigned arithmetic (wrapping like PyTorch, without the UB
+ * of signed overflow), parallel over rows. OpenBLAS's thread count follows
+ * ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs serially.
+ */
+#include <cblas.h>
+#include <complex.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/alloc_impl.h"
+#include "base/error_impl.h"
+#include "base/parallel.h"
+#include "ctensor/convert.h"
+#include "ctensor/parallel.h"
+#include "kernels/gemm.h"
+#include "tensor/tensor_impl.h"
+
+static atomic_int blas_threads;
+
+/* Keep OpenBLAS's pool at ctensor's thread setting (checked per call: cheap). */
+static void sync_threads(void) {
+    int n = ct_get_num_threads();
+    if (atomic_exchange_explicit(&blas_threads, n, memory_order_relaxed) != n)
+        openblas_set_num_threads(n);
+}
+
+/* ---- BLAS types ---------------------------------------------------------------------------- */
+
+/* An operand's transpose flag and leading dimension, if its strides allow a direct call. */
+static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                        enum CBLAS_TRANSPOSE *tr, int64_t *ld) {
+    if (cs == 1 && (rs >= (cols > 1 ? cols : 1) || rows <= 1)) {
+        *tr = CblasNoTrans;
+        *ld = rows <= 1 ? (cols > 1 ? cols : 1) : rs;
+        return true;
+    }
+    if (rs == 1 && (cs >= (rows > 1 ? rows : 1) || cols <= 1)) {
+        *tr = CblasTrans;
+        *ld = cols <= 1 ? (rows > 1 ? rows : 1) : cs;
+        return true;
+    }
+    return false;
+}
+
+typedef struct gemm_job {
+    const ct_gemm_args *g;
+    char *pa, *pb, *pc;
+    int64_t a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs;
+    enum CBLAS_TRANSPOSE ta, tb;
+    int64_t lda, ldb;
+} gemm_job;
+
+static void blas_one(const gemm_job *j, int64_t i) {
+    const ct_gemm_args *g = j->g;
+    size_t isz = g->itemsize;
+    const char *a = j->pa + (size_t)(i * j->a_bs) * isz, *b = j->pb + (size_t)(i * j->b_bs) * isz;
+    char *c = j->pc + (size_t)(i * j->c_bs) * isz;
+    blasint M = (blasint)g->m, N = (blasint)g->n, K = (blasint)g->k;
+    blasint lda = (blasint)j->lda, ldb = (blasint)j->ldb, ldc = (blasint)j->c_rs;
+    switch (g->dtype) {
+    case CT_FLOAT32:
+        cblas_sgemm(CblasRowMajor, j->ta, j->tb, M, N, K, (float)g->alpha_re, (const float *)a,
+                    lda, (const float *)b, ldb, (float)g->beta_re, (float *)c, ldc);
+        break;
+    case CT_FLOAT64:
+        cblas_dgemm(CblasRowMajor, j->ta, j->tb, M, N, K, g->alpha_re, (const double *)a, lda,
+                    (const double *)b, ldb, g->beta_re, (double *)c, ldc);
+        break;
+    case CT_COMPLEX64: {
+        float al[2] = {(float)g->alpha_re, (float)g->alpha_im};
+        float be[2] = {(float)g->beta_re, (float)g->beta_im};
+        cblas_cgemm(CblasRowMajor, j->ta, j->tb, M, N, K, al, a, lda, b, ldb, be, c, ldc);
+        break;
+    }
+    default: {
+        double al[2] = {g->alpha_re, g->alpha_im}, be[2] = {g->beta_re, g->beta_im};
+        cblas_zgemm(CblasRowMajor, j->ta, j->tb, M, N, K, al, a, lda, b, ldb, be, c, ldc);
+        break;
+    }
+    }
+}
+
+static void blas_batches(void *ctx, int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++)
+        blas_one(ctx, i);
+}
+
+/* A contiguous copy of a strided [batch, rows, cols] operand (elements of isz bytes). */
+static char *pack(const char *src, int64_t batch, int64_t rows, int64_t cols, int64_t bs,
+                  int64_t rs, int64_t cs, size_t isz, size_t *bytes) {
+    *bytes = (size_t)(batch * rows * cols) * isz;
+    char *p = ct_alloc(*bytes ? *bytes : 1, 64);
+    if (p == NULL)
+        return NULL;
+    char *d = p;
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t r = 0; r < rows; r++) {
+            const char *s = src + (size_t)(b * bs + r * rs) * isz;
+            if (cs == 1) { /* a contiguous row */
+                memcpy(d, s, (size_t)cols * isz);
+                d += (size_t)cols * isz;
+                continue;
+            }
+            for (int64_t c = 0; c < cols; c++, d += isz)
+                memcpy(d, s + (size_t)(c * cs) * isz, isz);
+        }
+    return p;
+}
+
+static ct_status gemm_blas(const ct_gemm_args *g) {
+    size_t isz = g->itemsize, abytes = 0, bbytes = 0;
+    gemm_job j = {
+        .g = g, .pa = (char *)g->a, .pb = (char *)g->b, .pc = g->c,
+        .a_bs = g->a_s[0], .a_rs = g->a_s[1], .a_cs = g->a_s[2],
+        .b_bs = g->b_s[0], .b_rs = g->b_s[1], .b_cs = g->b_s[2],
+        .c_bs = g->c_s[0], .c_rs = g->c_s[1],
+    };
+    char *ca = NULL, *cb = NULL;
+    if (!blas_layout(g->m, g->k, j.a_rs, j.a_cs, &j.ta, &j.lda)) {
+        if ((ca = pack(g->a, g->batch, g->m, g->k, j.a_bs, j.a_rs, j.a_cs, isz, &abytes)) == NULL)
+            return CT_ERR_NOMEM;
+        j = (gemm_job){.g = g, .pa = ca, .pb = j.pb, .pc = j.pc, .a_bs = g->m * g->k,
+                       .b_bs = j.b_bs, .b_rs = j.b_rs, .b_cs = j.b_cs, .c_bs = j.c_bs,
+                       .c_rs = j.c_rs, .ta = CblasNoTrans, .lda = g->k > 1 ? g->k : 1};
+    }
+    if (!blas_layout(g->k, g->n, j.b_rs, j.b_cs, &j.tb, &j.ldb)) {
+        if ((cb = pack(g->b, g->batch, g->k, g->n, j.b_bs, j.b_rs, j.b_cs, isz, &bbytes)) == NULL) {
+            ct_free(ca, abytes ? abytes : 1, 64);
+            return CT_ERR_NOMEM;
+        }
+        j.pb = cb;
+        j.b_bs = g->k * g->n;
+        j.tb = CblasNoTrans;
+        j.ldb = g->n > 1 ? g->n : 1;
+    }
+    sync_threads();
+    /* Many small products: one per thread (OpenBLAS serial inside our region); large ones:
+     * OpenBLAS threads each product. */
+    int64_t work = g->m * g->n * g->k;
+    if (g->batch > 1 && work < ((int64_t)1 << 21))
+        ct_parallel_for(0, g->batch, 1, blas_batches, &j);
+    else
+        blas_batches(&j, 0, g->batch);
+    ct_free(ca, abytes ? abytes : 1, 64);
+    ct_free(cb, bbytes ? bbytes : 1, 64);
+    return CT_OK;
+}
+
+/* ---- integers ------------------------------------------------------------------------------ */
+
+typedef struct int_job {
+    const ct_gemm_args *g;
+    const char *a, *b; /* contiguous [batch, m, k] and [batch, k, n] */
+} int_job;
+
+
+/* Rows [lo, hi) of all batches (row index = batch * m + i), four rows at a time so each
+ * row of b loaded serves four accumulators. U: the unsigned type. Cloned per ISA: the
+ * baseline x86-64 has no 32-bit vector multiply. */
+/* Noinline: inlined, gcc -O3 interchanges the k and n loops into a strided scalar loop. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define INT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define INT_CLONES
+#endif
+#define INT_AXPY4(U)                                                                               \
+    INT_CLONES __attribute__((noinline)) static void axpy4_##U(                                   \
+        U *restrict c0, U *restrict c1, U *restrict c2, U *restrict c3, const U *restrict b, U v0,  \
+        U v1, U v2, U v3, int64_t nb) {                                                            \
+        for (int64_t x = 0; x < nb; x++) {                                                         \
+            U bv = b[x];                                                                           \
+            c0[x] = (U)(c0[x] + (0u + v0) * bv);                                                    \
+            c1[x] = (U)(c1[x] + (0u + v1) * bv);                                                    \
+            c2[x] = (U)(c2[x] + (0u + v2) * bv);                                                    \
+            c3[x] = (U)(c3[x] + (0u + v3) * bv);                                                    \
+        }                                                                                          \
+    }
+INT_AXPY4(uint8_t)
+INT_AXPY4(uint16_t)
+INT_AXPY4(uint32_t)
+INT_AXPY4(uint64_t)
+
+#define INT_NB 256
+#define INT_ROWS(U)                                                                                \
+    INT_CLONES static void rows_##U(void *ctx, int64_t lo, int64_t hi) {                           \
+        const int_job *j = ctx;                                                                    \
+        const ct_gemm_args *g = j->g;                                                              \
+        int64_t m = g->m, n = g->n, k = g->k;                                                      \
+        U alpha = (U)g->alpha_i, beta = (U)g->beta_i;                                              \
+        U acc[4][INT_NB];                                                                          \
+        for (int64_t r = lo; r < hi;) {                                                            \
+            int64_t bi = r / m, i = r % m;                                                         \
+            int64_t nr = m - i < 4 ? m - i : 4;                                                    \
+            if (hi - r < nr)                                                                       \
+                nr = hi - r;                                                                       \
+            const U *a0 = (const U *)j->a + (bi * m + i) * k;                                      \
+            const U *bm = (const U *)j->b + bi * k * n;                                            \
+            for (int64_t n0 = 0; n0 < n; n0 += INT_NB) {                                           \
+                int64_t nb = n - n0 < INT_NB ? n - n0 : INT_NB;                                    \
+                memset(acc, 0, sizeof acc);                                                        \
+                for (int64_t p = 0; p < k; p++) {                                                  \
+                    const U *restrict brow = bm + p * n + n0;                                      \
+                    U v0 = a0[p], v1 = nr > 1 ? a0[k + p] : 0, v2 = nr > 2 ? a0[2 * k + p] : 0,   \
+                      v3 = nr > 3 ? a0[3 * k + p] : 0;                                             \
+                    axpy4_##U(acc[0], acc[1], acc[2], acc[3], brow, v0, v1, v2, v3, nb);        \
+                }                                                                                  \
+                for (int64_t q = 0; q < nr; q++) {                                                 \
+                    U *crow = (U *)g->c + bi * g->c_s[0] + (i + q) * g->c_s[1];                    \
+                    for (int64_t x = 0; x < nb; x++) {                                             \
+                        U *cp = crow + (n0 + x) * g->c_s[2];                                       \
+                        *cp = (U)((g->beta_zero ? (U)0 : (U)((0u + beta) * *cp)) +              \
+                                   (0u + alpha) * acc[q][x]);                              \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            r += nr;                                                                               \
+        }                                                                                          \
+    }
+
+INT_ROWS(uint8_t)
+INT_ROWS(uint16_t)
+INT_ROWS(uint32_t)
+INT_ROWS(uint64_t)
+
+static ct_status gemm_int(const ct_gemm_args *g) {
+    size_t isz = g->itemsize, abytes = 0, bbytes = 0;
+    char *ca = pack(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz, &abytes);
+    char *cb = ca ? pack(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1], g->b_s[2], isz, &bbytes)
+                  : NULL;
+    if (cb == NULL) {
+        if (ca)
+            ct_free(ca, abytes ? abytes : 1, 64);
+        return CT_ERR_NOMEM;
+    }
+    int_job j = {.g = g, .a = ca, .b = cb};
+    ct_parallel_body body = isz == 1 ? rows_uint8_t
+                            : isz == 2 ? rows_uint16_t
+                            : isz == 4 ? rows_uint32_t
+                                       : rows_uint64_t;
+    int64_t rows = g->batch * g->m;
+    int64_t per_row = g->n * g->k > 0 ? g->n * g->k : 1;
+    int64_t grain = ((int64_t)1 << 15) / per_row;
+    ct_parallel_for(0, rows, grain > 1 ? grain : 1, body, &j);
+    ct_free(ca, abytes ? abytes : 1, 64);
+    ct_free(cb, bbytes ? bbytes : 1, 64);
+    return CT_OK;
+}
+
+/* ---- float16 / bfloat16 ---------------------------------------------------------------------- */
+
+static ct_status gemm_half(const ct_gemm_args *g) {
+    size_t isz = g->itemsize, abytes = 0, bbytes = 0;
+    int64_t an = g->batch * g->m * g->k, bn = g->batch * g->k * g->n, cn = g->batch * g->m * g->n;
+    char *ha = pack(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz, &abytes);
+    char *hb = ha ? pack(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1], g->b_s[2], isz, &bbytes)
+                  : NULL;
+    size_t fbytes = (size_t)(an + bn + cn) * 4;
+    float *f = hb ? ct_alloc(fbytes ? fbytes : 1, 64) : NULL;
+    ct_status st = CT_OK;
+    if (f == NULL) {
+        st = CT_ERR_NOMEM;
+        goto done;
+    }
+    float *fa = f, *fb = f + an, *fc = f + an + bn;
+    (void)ct_convert(CT_FLOAT32, fa, g->dtype, ha, (size_t)an);
+    (void)ct_convert(CT_FLOAT32, fb, g->dtype, hb, (size_t)bn);
+    if (!g->beta_zero) /* out's values, read once in float32 */
+        for (int64_t b = 0; b < g->batch; b++)
+            for (int64_t i = 0; i < g->m; i++)
+                for (int64_t x = 0; x < g->n; x++)
+                    (void)ct_convert(CT_FLOAT32, fc + (b * g->m + i) * g->n + x, g->dtype,
+                                     g->c + (size_t)(b * g->c_s[0] + i * g->c_s[1] +
+                                                     x * g->c_s[2]) * isz, 1);
+    ct_gemm_args f32 = *g;
+    f32.dtype = CT_FLOAT32;
+    f32.itemsize = 4;
+    f32.a = (const char *)fa;
+    f32.b = (const char *)fb;
+    f32.c = (char *)fc;
+    int64_t as[3] = {g->m * g->k, g->k, 1}, bs[3] = {g->k * g->n, g->n, 1},
+            cs[3] = {g->m * g->n, g->n, 1};
+    memcpy(f32.a_s, as, sizeof as);
+    memcpy(f32.b_s, bs, sizeof bs);
+    memcpy(f32.c_s, cs, sizeof cs);
+    if (f32.n < 1) /* ldc must be >= 1 */
+        f32.c_s[1] = 1;
+    st = gemm_blas(&f32);
+    if (st == CT_OK) {
+        bool dense = g->c_s[2] == 1 && g->c_s[1] == g->n && g->c_s[0] == g->m * g->n;
+        if (dense)
+            (void)ct_convert(g->dtype, g->c, CT_FLOAT32, fc, (size_t)cn);
+        else
+            for (int64_t b = 0; b < g->batch; b++)
+                for (int64_t i = 0; i < g->m; i++)
+                    for (int64_t x = 0; x < g->n; x++)
+                        (void)ct_convert(g->dtype,
+                                         g->c + (size_t)(b * g->c_s[0] + i * g->c_s[1] +
+                                                         x * g->c_s[2]) * isz,
+                                         CT_FLOAT32, fc + (b * g->m + i) * g->n + x, 1);
+    }
+done:
+    if (f)
+        ct_free(f, fbytes ? fbytes : 1, 64);
+    if (hb)
+        ct_free(hb, bbytes ? bbytes : 1, 64);
+    if (ha)
+        ct_free(ha, abytes ? abytes : 1, 64);
+    return st;
+}
+
+ct_status ct_gemm_run(const ct_gemm_args *g) {
+    if (g->batch == 0 || g->m == 0 || g->n == 0)
+        return CT_OK;
+    switch (g->dtype) {
+    case CT_FLOAT32:
+    case CT_FLOAT64:
+    case CT_COMPLEX64:
+    case CT_COMPLEX128:
+        /* BLAS wants ldc >= max(1, n) and a unit inner stride for C */
+        if (g->c_s[2] != 1 || g->c_s[1] < (g->n > 1 ? g->n : 1))
+            return ct_set_error(CT_ERR_MISUSE, "ct_gemm_run: output layout");
+        return gemm_blas(g);
+    case CT_FLOAT16:
+    case CT_BFLOAT16:
+        return gemm_half(g);
+    default:
+        return gemm_int(g);
+    }
+}

@@ -1,0 +1,305 @@
+/* Matrix products (linalg.h): values of mm/bmm/mv/dot/outer/addmm/baddbmm/matmul against
+ * a naive loop for every kernel dtype, transposed and sliced operands (the BLAS transpose
+ * flag and the packing path), beta/alpha, integer wrapping, meta shapes, PyTorch 1.13's
+ * error messages, out= and allocation failures. Messages checked against torch 1.13. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+
+#include "ctensor/linalg.h"
+#include "ctensor/parallel.h"
+#include "tensor_test_util.h"
+
+#include "fault_loop.h"
+
+static ct_tensor *mk(ct_dtype dt, const int64_t *sizes, int64_t nd, int seed) {
+    int64_t n = 1;
+    for (int64_t d = 0; d < nd; d++)
+        n *= sizes[d];
+    double *v = calloc((size_t)(n > 0 ? n : 1), sizeof *v);
+    assert_non_null(v);
+    for (int64_t i = 0; i < n; i++)
+        /* 8-bit: small non-negative values, so the naive double check does not overflow */
+        v[i] = dt == CT_INT8 || dt == CT_UINT8 ? (double)((i * 7 + seed * 3) % 3)
+                                               : (double)((i * 7 + seed * 3) % 11) - 5.0;
+    ct_tensor *d = NULL, *t = NULL;
+    OK(ct_tensor_from_data(sizes, nd, CT_FLOAT64, v, &CPU, &d));
+    OK(ct_tensor_to(d, dt, NULL, true, CT_MEMFMT_CONTIGUOUS, &t));
+    ct_tensor_release(d);
+    free(v);
+    return t;
+}
+
+static double *vals(const ct_tensor *t) {
+    ct_tensor *d = NULL;
+    OK(ct_tensor_to(t, CT_FLOAT64, &CPU, true, CT_MEMFMT_CONTIGUOUS, &d));
+    int64_t n = ct_tensor_numel(d);
+    double *v = calloc((size_t)(n > 0 ? n : 1), sizeof *v);
+    assert_non_null(v);
+    if (n > 0)
+        memcpy(v, ct_tensor_data_ptr(d), (size_t)n * sizeof *v);
+    ct_tensor_release(d);
+    return v;
+}
+
+/* r ([m, n]) == beta * c + alpha * a @ b computed naively in double. */
+static void check_mm(const ct_tensor *r, const ct_tensor *c, const ct_tensor *a,
+                     const ct_tensor *b, double beta, double alpha) {
+    int64_t m = ct_tensor_sizes(a)[0], k = ct_tensor_sizes(a)[1], n = ct_tensor_sizes(b)[1];
+    double *va = vals(a), *vb = vals(b), *vr = vals(r), *vc = c ? vals(c) : NULL;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t p = 0; p < k; p++)
+                s += va[i * k + p] * vb[p * n + j];
+            double want = alpha * s + (vc ? beta * vc[i * n + j] : 0);
+            if (fabs(vr[i * n + j] - want) > 1e-3 * (1 + fabs(want)))
+                fail_msg("[%d, %d]: got %g, want %g", (int)i, (int)j, vr[i * n + j], want);
+        }
+    free(va);
+    free(vb);
+    free(vr);
+    free(vc);
+}
+
+static const ct_dtype KERNEL_DTYPES[] = {CT_FLOAT32, CT_FLOAT64, CT_COMPLEX64, CT_COMPLEX128,
+                                         CT_FLOAT16, CT_BFLOAT16, CT_INT8, CT_UINT8,
+                                         CT_INT16, CT_INT32, CT_INT64};
+
+static void test_mm_values(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof KERNEL_DTYPES / sizeof KERNEL_DTYPES[0]; i++) {
+        ct_dtype dt = KERNEL_DTYPES[i];
+        ct_tensor *a = mk(dt, SHAPE(5, 4), 1), *b = mk(dt, SHAPE(4, 3), 2), *r = NULL;
+        OK(ct_tensor_mm(a, b, &r));
+        assert_int_equal(ct_tensor_dtype(r), dt);
+        check_mm(r, NULL, a, b, 0, 1);
+        ct_tensor_release(r);
+        /* transposed operands: a.t() of a [4, 5] and b.t() of a [3, 4] */
+        ct_tensor *at = mk(dt, SHAPE(4, 5), 3), *bt = mk(dt, SHAPE(3, 4), 4), *ta = NULL,
+                  *tb = NULL;
+        OK(ct_tensor_transpose(at, 0, 1, &ta));
+        OK(ct_tensor_transpose(bt, 0, 1, &tb));
+        OK(ct_tensor_mm(ta, tb, &r));
+        check_mm(r, NULL, ta, tb, 0, 1);
+        ct_tensor_release(r);
+        /* addmm with beta and alpha (integers take the integer values) */
+        ct_tensor *c = mk(dt, SHAPE(5, 3), 5);
+        OK(ct_tensor_addmm(c, a, tb, ct_scalar_int(2), ct_scalar_int(3), &r));
+        check_mm(r, c, a, tb, 2, 3);
+        ct_tensor_release(r);
+        ct_tensor_release(c);
+        ct_tensor_release(ta);
+        ct_tensor_release(tb);
+        ct_tensor_release(at);
+        ct_tensor_release(bt);
+        ct_tensor_release(a);
+        ct_tensor_release(b);
+    }
+}
+
+static void test_sliced_and_batched(void **state) {
+    (void)state;
+    /* a [6, 8] sliced to every other column: neither stride unit, so it is packed */
+    ct_tensor *big = mk(CT_FLOAT32, SHAPE(6, 8), 1), *a = NULL, *b = mk(CT_FLOAT32, SHAPE(4, 2), 2);
+    OK(ct_tensor_as_strided(big, (const int64_t[]){6, 4}, (const int64_t[]){8, 2}, 2, NULL, &a));
+    ct_tensor *r = NULL, *a3 = NULL, *b3 = NULL, *r3 = NULL;
+    OK(ct_tensor_mm(a, b, &r));
+    check_mm(r, NULL, a, b, 0, 1);
+    /* bmm of the same matrices three times (expanded batch: stride 0) */
+    ct_tensor *ua = NULL, *ub = NULL;
+    OK(ct_tensor_unsqueeze(a, 0, &ua));
+    OK(ct_tensor_unsqueeze(b, 0, &ub));
+    OK(ct_tensor_expand(ua, SHAPE(3, 6, 4), &a3));
+    OK(ct_tensor_expand(ub, SHAPE(3, 4, 2), &b3));
+    OK(ct_tensor_bmm(a3, b3, &r3));
+    assert_sizes(r3, 3, 6, 2);
+    double *v1 = vals(r), *v3 = vals(r3);
+    for (int i = 0; i < 3 * 12; i++)
+        assert_true(v3[i] == v1[i % 12]);
+    free(v1);
+    free(v3);
+    ct_tensor *m = NULL;
+    OK(ct_tensor_matmul(a3, b, &m)); /* folded into one mm */
+    assert_sizes(m, 3, 6, 2);
+    ct_tensor_release(m);
+    assert_int_equal(ct_tensor_matmul(b, a3, &m), CT_ERR_RUNTIME); /* 2 != 6 */
+    assert_null(m);
+    ct_tensor *v = mk(CT_FLOAT32, SHAPE(4), 3);
+    OK(ct_tensor_matmul(v, b, &m));
+    assert_sizes(m, 2);
+    ct_tensor_release(m);
+    OK(ct_tensor_matmul(a3, v, &m));
+    assert_sizes(m, 3, 6);
+    ct_tensor_release(m);
+    OK(ct_tensor_mv(a, v, &m));
+    assert_sizes(m, 6);
+    ct_tensor_release(m);
+    OK(ct_tensor_dot(v, v, &m));
+    assert_int_equal(ct_tensor_dim(m), 0);
+    double *d = vals(m), *vv = vals(v), s = 0;
+    for (int i = 0; i < 4; i++)
+        s += vv[i] * vv[i];
+    assert_true(d[0] == s);
+    free(d);
+    free(vv);
+    ct_tensor_release(m);
+    OK(ct_tensor_outer(v, v, &m));
+    assert_sizes(m, 4, 4);
+    ct_tensor_release(m);
+    ct_tensor *c = mk(CT_FLOAT32, SHAPE(3, 6, 2), 4);
+    OK(ct_tensor_baddbmm(c, a3, b3, ct_scalar_float(0.5), ct_scalar_float(2), &m));
+    assert_sizes(m, 3, 6, 2);
+    ct_tensor_release(m);
+    ct_tensor_release(c);
+    ct_tensor_release(v);
+    ct_tensor_release(ua);
+    ct_tensor_release(ub);
+    ct_tensor_release(a3);
+    ct_tensor_release(b3);
+    ct_tensor_release(r3);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+    ct_tensor_release(big);
+}
+
+static void test_integer_wrap(void **state) {
+    (void)state;
+    ct_tensor *a = NULL, *r = NULL;
+    OK(ct_tensor_full(SHAPE(2, 3), ct_scalar_int(100), CT_INT8, &CPU, CT_LAYOUT_STRIDED, &a));
+    ct_tensor *b = NULL;
+    OK(ct_tensor_full(SHAPE(3, 2), ct_scalar_int(100), CT_INT8, &CPU, CT_LAYOUT_STRIDED, &b));
+    OK(ct_tensor_mm(a, b, &r));
+    double *v = vals(r);
+    assert_true(v[0] == (double)(int8_t)(uint8_t)(30000 & 0xff)); /* 3 * 100 * 100 wraps */
+    free(v);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    ct_tensor *f23 = mk(CT_FLOAT32, SHAPE(2, 3), 1), *d34 = mk(CT_FLOAT64, SHAPE(3, 4), 2),
+              *f45 = mk(CT_FLOAT32, SHAPE(4, 5), 3), *f3 = mk(CT_FLOAT32, SHAPE(3), 4),
+              *s = mk(CT_FLOAT32, NULL, 0, 5), *r = NULL;
+    EXPECT_ERR(ct_tensor_mm(f23, d34, &r), CT_ERR_RUNTIME, "expected scalar type Float but found Double");
+    assert_null(r);
+    EXPECT_ERR(ct_tensor_mm(f23, f45, &r), CT_ERR_RUNTIME,
+               "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    EXPECT_ERR(ct_tensor_matmul(s, f3, &r), CT_ERR_RUNTIME,
+               "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
+    EXPECT_ERR(ct_tensor_mm(f3, f23, &r), CT_ERR_RUNTIME, "self must be a matrix");
+    EXPECT_ERR(ct_tensor_bmm(f23, f23, &r), CT_ERR_RUNTIME, "batch1 must be a 3D tensor");
+    EXPECT_ERR(ct_tensor_mv(f23, f45, &r), CT_ERR_RUNTIME,
+               "vector + matrix @ vector expected, got 1, 2, 2");
+    EXPECT_ERR(ct_tensor_dot(f3, f23, &r), CT_ERR_RUNTIME,
+               "1D tensors expected, but got 1D and 2D tensors");
+    EXPECT_ERR(ct_tensor_addmm(f23, f3, f23, ct_scalar_int(1), ct_scalar_int(1), &r),
+               CT_ERR_RUNTIME, "mat1 must be a matrix, got 1-D tensor");
+    ct_tensor *b23 = mk(CT_BOOL, SHAPE(2, 3), 1), *b32 = mk(CT_BOOL, SHAPE(3, 2), 1);
+    EXPECT_ERR(ct_tensor_mm(b23, b32, &r), CT_ERR_RUNTIME,
+               "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+    ct_tensor *o = mk(CT_FLOAT64, SHAPE(1), 1);
+    ct_tensor *f34 = mk(CT_FLOAT32, SHAPE(3, 4), 1);
+    EXPECT_ERR(ct_tensor_mm_out(f23, f34, o), CT_ERR_RUNTIME,
+               "Expected out tensor to have dtype float, but got double instead");
+    EXPECT_ERR(ct_tensor_mm(NULL, f34, &r), CT_ERR_MISUSE, "ct_tensor_mm: tensor is NULL");
+    ct_tensor_release(o);
+    ct_tensor_release(f34);
+    ct_tensor_release(b23);
+    ct_tensor_release(b32);
+    ct_tensor_release(f23);
+    ct_tensor_release(d34);
+    ct_tensor_release(f45);
+    ct_tensor_release(f3);
+    ct_tensor_release(s);
+}
+
+static void test_meta_and_out(void **state) {
+    (void)state;
+    ct_tensor *a = NULL, *b = NULL, *r = NULL;
+    OK(ct_tensor_empty(SHAPE(7, 2, 3), CT_FLOAT32, &META, CT_LAYOUT_STRIDED,
+                       CT_MEMFMT_CONTIGUOUS, &a));
+    OK(ct_tensor_empty(SHAPE(3, 4), CT_FLOAT32, &META, CT_LAYOUT_STRIDED,
+                       CT_MEMFMT_CONTIGUOUS, &b));
+    OK(ct_tensor_matmul(a, b, &r));
+    assert_sizes(r, 7, 2, 4);
+    assert_int_equal(ct_tensor_device(r).type, CT_DEVICE_META);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+    ct_tensor *x = mk(CT_FLOAT64, SHAPE(2, 3), 1), *y = mk(CT_FLOAT64, SHAPE(3, 4), 2), *o = NULL;
+    OK(ct_tensor_empty(SHAPE(0), CT_FLOAT64, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &o));
+    OK(ct_tensor_matmul_out(x, y, o));
+    assert_sizes(o, 2, 4);
+    check_mm(o, NULL, x, y, 0, 1);
+    ct_tensor_release(o);
+    ct_tensor_release(x);
+    ct_tensor_release(y);
+}
+
+static void test_threads(void **state) {
+    (void)state;
+    int prev = ct_get_num_threads();
+    ct_tensor *a = mk(CT_INT32, SHAPE(4, 70, 50), 1), *b = mk(CT_INT32, SHAPE(4, 50, 30), 2);
+    ct_tensor *r1 = NULL, *r2 = NULL;
+    OK(ct_set_num_threads(1));
+    OK(ct_tensor_bmm(a, b, &r1));
+    OK(ct_set_num_threads(2));
+    OK(ct_tensor_bmm(a, b, &r2));
+    double *v1 = vals(r1), *v2 = vals(r2);
+    assert_memory_equal(v1, v2, 4 * 70 * 30 * sizeof(double));
+    free(v1);
+    free(v2);
+    OK(ct_set_num_threads(prev));
+    ct_tensor_release(r1);
+    ct_tensor_release(r2);
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+}
+
+static ct_tensor *fa, *fb, *fv;
+static ct_status f_mm(ct_tensor **out) { return ct_tensor_mm(fa, fb, out); }
+static ct_status f_matmul(ct_tensor **out) { return ct_tensor_matmul(fa, fv, out); }
+static ct_status f_dot(ct_tensor **out) { return ct_tensor_dot(fv, fv, out); }
+static ct_status f_addmm(ct_tensor **out) {
+    return ct_tensor_addmm(fv, fa, fb, ct_scalar_int(2), ct_scalar_int(1), out);
+}
+
+static void test_fault_injection(void **state) {
+    (void)state;
+    ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT16, CT_INT32};
+    for (int i = 0; i < 3; i++) {
+        ct_tensor *x = mk(dts[i], SHAPE(4, 6), 1);
+        /* a sliced a (packed) and a transposed b */
+        OK(ct_tensor_as_strided(x, (const int64_t[]){4, 3}, (const int64_t[]){6, 2}, 2, NULL, &fa));
+        ct_tensor *y = mk(dts[i], SHAPE(3, 3), 2);
+        OK(ct_tensor_transpose(y, 0, 1, &fb));
+        fv = mk(dts[i], SHAPE(3), 3);
+        ct_allocator prev = ct_get_allocator();
+        ct_allocator fail = {NULL, fa_alloc, fa_free};
+        OK(ct_set_allocator(&fail));
+        assert_true(fault_loop("mm", f_mm) > 0);
+        assert_true(fault_loop("matmul", f_matmul) > 0);
+        assert_true(fault_loop("dot", f_dot) > 0);
+        assert_true(fault_loop("addmm", f_addmm) > 0);
+        OK(ct_set_allocator(&prev));
+        ct_tensor_release(fa);
+        ct_tensor_release(fb);
+        ct_tensor_release(fv);
+        ct_tensor_release(x);
+        ct_tensor_release(y);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mm_values),     cmocka_unit_test(test_sliced_and_batched),
+        cmocka_unit_test(test_integer_wrap),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_meta_and_out),  cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fault_injection),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
