@@ -40,8 +40,12 @@ CT_API ct_status ct_tensor_index(const ct_tensor *self, const ct_tensor *const *
  *  for the destination and Double for the source.") and broadcast to the shape of
  *  self[indices] (CT_ERR_RUNTIME "shape mismatch: value tensor of shape [3] cannot be
  *  broadcast to indexing result of shape [2, 4]"). With `accumulate` the values are added
- *  (duplicates add up); without it a duplicate index gets one of its values. Errors also
- *  those of ct_tensor_index. */
+ *  (duplicates add up); without it a duplicate index gets one of its values. As PyTorch's
+ *  canDispatchToMaskedFill: with one index, a mask, and a one-element value, the value is
+ *  cast to self's dtype and filled. CT_ERR_RUNTIME "unsupported operation: some elements of
+ *  the input tensor and the written-to tensor refer to a single memory location. Please
+ *  clone() the tensor before performing the operation." when values share self's memory.
+ *  Errors also those of ct_tensor_index. */
 CT_API ct_status ct_tensor_index_put_(ct_tensor *self, const ct_tensor *const *indices, size_t n,
                                       const ct_tensor *values, bool accumulate);
 

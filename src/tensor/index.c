@@ -411,12 +411,48 @@ static ct_status acc_elem(ct_dtype dt, char *d, const char *s) {
     return CT_OK;
 }
 
+/* PyTorch's assert_no_overlap for index_put_: the values may not share bytes with self. */
+static ct_status check_no_overlap(const ct_tensor *self, const ct_tensor *values) {
+    if (self->numel == 0 || values->numel == 0 || self->storage == NULL ||
+        values->storage == NULL || ct_storage_data(self->storage) == NULL ||
+        ct_storage_data(self->storage) != ct_storage_data(values->storage) ||
+        !ct_tensor_is_non_overlapping_and_dense(self) ||
+        !ct_tensor_is_non_overlapping_and_dense(values))
+        return CT_OK;
+    const char *sb = ct_tensor_data_ptr(self), *vb = ct_tensor_data_ptr(values);
+    const char *se = sb + self->numel * (int64_t)ct_dtype_itemsize(self->dtype);
+    const char *ve = vb + values->numel * (int64_t)ct_dtype_itemsize(values->dtype);
+    if (sb < ve && vb < se)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "unsupported operation: some elements of the input tensor and the "
+                            "written-to tensor refer to a single memory location. Please clone() "
+                            "the tensor before performing the operation.");
+    return CT_OK;
+}
+
 ct_status ct_tensor_index_put_(ct_tensor *self, const ct_tensor *const *indices, size_t n,
                                const ct_tensor *values, bool accumulate) {
     if (indices == NULL && n > 0)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_index_put_: NULL argument");
     CT_TRY(check_cpu(self, "ct_tensor_index_put_"));
     CT_TRY(check_cpu(values, "ct_tensor_index_put_"));
+    /* PyTorch's canDispatchToMaskedFill: one bool mask and a one-element value fill,
+     * the value cast to self's dtype. */
+    size_t defined = 0, masks = 0;
+    for (size_t i = 0; i < n; i++) {
+        defined += indices[i] != NULL;
+        masks += indices[i] != NULL && is_mask(indices[i]->dtype);
+    }
+    if (!accumulate && defined == 1 && masks == 1 && values->numel == 1 &&
+        (values->dtype != self->dtype || values->ndim != 0)) {
+        ct_scalar v;
+        ct_tensor *v0 = NULL;
+        CT_TRY(ct_tensor_item(values, &v));
+        CT_TRY(ct_tensor_scalar_tensor(v, self->dtype, NULL, &v0));
+        ct_status st = ct_tensor_index_put_(self, indices, n, v0, false);
+        ct_tensor_release(v0);
+        return st;
+    }
     if (values->dtype != self->dtype)
         return ct_set_error(CT_ERR_RUNTIME,
                             "Index put requires the source and destination dtypes match, got "
@@ -436,6 +472,8 @@ ct_status ct_tensor_index_put_(ct_tensor *self, const ct_tensor *const *indices,
         ct_parallel_for(0, m->numel, IX_GRAIN, mask_fill_body, &c);
         return CT_OK;
     }
+    if (!(values->ndim == 0 && masks == 1 && defined == 1))
+        CT_TRY(check_no_overlap(self, values));
     ix_plan p;
     CT_TRY(plan_build(self, indices, n, &p));
     ct_status st = CT_OK;
