@@ -564,4 +564,7 @@ PyObject *ctp_tensor_tuple_of_list(ct_status st, ct_tensor **list, int64_t n);
  *  is_signed; after ctp_tensor_init. */
 int ctp_factories_init(PyObject *module);
 
+/** index_select, nonzero, masked_select (tensor_indexops.c); after ctp_tensor_init. */
+int ctp_indexops_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */

@@ -53,15 +53,15 @@ CT_API ct_status ct_tensor_index_put_(ct_tensor *self, const ct_tensor *const *i
  *  elements in row-major order. New reference in *out. */
 CT_API ct_status ct_tensor_nonzero(const ct_tensor *self, ct_tensor **out);
 
-/** torch.masked_select(self, mask): the 1-D copy of the elements where the bool mask is
- *  true, self and mask broadcast together. CT_ERR_RUNTIME "masked_select: expected
- *  BoolTensor for mask" for another mask dtype. New reference in *out. */
+/** torch.masked_select(self, mask): the 1-D copy of the elements where the bool (or uint8)
+ *  mask is true, self and mask broadcast together. CT_ERR_RUNTIME "masked_select: expected
+ *  BoolTensor or ByteTensor for mask" for another mask dtype. New reference in *out. */
 CT_API ct_status ct_tensor_masked_select(const ct_tensor *self, const ct_tensor *mask,
                                          ct_tensor **out);
 
 /** torch.index_select(self, dim, index): index a 1-D (or 0-dim) int64 tensor along dim.
  *  CT_ERR_INDEX "index_select(): Index is supposed to be a vector", "index out of range in
- *  self"; CT_ERR_RUNTIME "index_select(): Expected dtype int64 for index". New ref. */
+ *  self"; CT_ERR_RUNTIME "index_select(): Expected dtype int32 or int64 for index". New ref. */
 CT_API ct_status ct_tensor_index_select(const ct_tensor *self, int64_t dim,
                                         const ct_tensor *index, ct_tensor **out);
 

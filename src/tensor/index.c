@@ -580,8 +580,9 @@ ct_status ct_tensor_masked_select(const ct_tensor *self, const ct_tensor *mask, 
     *out = NULL;
     CT_TRY(check_cpu(self, "ct_tensor_masked_select"));
     CT_TRY(check_cpu(mask, "ct_tensor_masked_select"));
-    if (mask->dtype != CT_BOOL)
-        return ct_set_error(CT_ERR_RUNTIME, "masked_select: expected BoolTensor for mask");
+    if (!is_mask(mask->dtype))
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "masked_select: expected BoolTensor or ByteTensor for mask");
     int64_t nd = self->ndim > mask->ndim ? self->ndim : mask->ndim, shape[CT_MAX_DIMS];
     for (int64_t j = 0; j < nd; j++) {
         int64_t ja = self->ndim - nd + j, jb = mask->ndim - nd + j;
@@ -591,7 +592,7 @@ ct_status ct_tensor_masked_select(const ct_tensor *self, const ct_tensor *mask, 
                                 "The size of tensor a (%" PRId64
                                 ") must match the size of tensor b (%" PRId64
                                 ") at non-singleton dimension %" PRId64,
-                                sa, sb, j);
+                                sb, sa, j); /* PyTorch names the mask first */
         shape[j] = sa == 1 ? sb : sa;
     }
     ct_tensor *es = NULL, *em = NULL, *cs = NULL, *cm = NULL, *flat_s = NULL, *flat_m = NULL;
