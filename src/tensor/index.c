@@ -227,9 +227,40 @@ typedef struct {
     default: memcpy(d, s, es); break;       \
     }
 
+static void gather_fail(gather_ctx *c, int64_t v) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&c->failed, &expected, 1))
+        atomic_store(&c->bad, v);
+}
+
+/* One index over one dim (x[idx] on a vector): the hot loop, typed by element size. */
+#define GATHER_1D(T)                                                                        \
+    do {                                                                                    \
+        const T *src = (const T *)(const void *)c->src;                                     \
+        T *dst = (T *)(void *)c->dst;                                                       \
+        for (int64_t b = begin; b < end; b++) {                                             \
+            int64_t v = c->direct[b], w = v < 0 ? v + c->dsize : v;                         \
+            if ((uint64_t)w >= (uint64_t)c->dsize) {                                        \
+                gather_fail(c, v);                                                          \
+                return;                                                                     \
+            }                                                                               \
+            dst[b] = src[w * c->dstride];                                                   \
+        }                                                                                   \
+    } while (0)
+
 static void gather_body(void *vctx, int64_t begin, int64_t end) {
     gather_ctx *c = vctx;
     size_t es = c->es;
+    if (c->off == NULL && c->ni == 1 && c->ooff[0] == 0 && c->nb >= end) {
+        if (es == 4) {
+            GATHER_1D(uint32_t);
+            return;
+        }
+        if (es == 8) {
+            GATHER_1D(uint64_t);
+            return;
+        }
+    }
     for (int64_t r = begin; r < end; r++) {
         int64_t o = r / c->nb, b = r % c->nb, boff;
         if (c->off != NULL)
@@ -237,9 +268,7 @@ static void gather_body(void *vctx, int64_t begin, int64_t end) {
         else {
             int64_t v = c->direct[b];
             if (v < -c->dsize || v >= c->dsize) {
-                int expected = 0;
-                if (atomic_compare_exchange_strong(&c->failed, &expected, 1))
-                    atomic_store(&c->bad, v);
+                gather_fail(c, v);
                 return;
             }
             boff = (v < 0 ? v + c->dsize : v) * c->dstride;
@@ -315,8 +344,10 @@ static void mask_fill_body(void *vctx, int64_t begin, int64_t end) {
     if (c->bb == 4) {
         uint32_t v, *d = (uint32_t *)(void *)c->dst;
         memcpy(&v, c->value, 4);
-        for (int64_t e = begin; e < end; e++)
-            d[e] = c->mask[e] ? v : d[e];
+        for (int64_t e = begin; e < end; e++) { /* branch-free: vectorises */
+            uint32_t mm = (uint32_t)0 - (uint32_t)(c->mask[e] != 0);
+            d[e] = (d[e] & ~mm) | (v & mm);
+        }
         return;
     }
     for (int64_t e = begin; e < end; e++)
