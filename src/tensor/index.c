@@ -120,6 +120,11 @@ static ct_status plan_build(const ct_tensor *self, const ct_tensor *const *indic
     p->nb = 1;
     for (int64_t j = 0; j < p->bnd; j++)
         p->nb *= p->bshape[j];
+    /* PyTorch's AdvancedIndex: an indexed dim of size 0 with a non-empty index shape has
+     * no valid index, whatever the other dims. */
+    for (int64_t k = 0; k < p->count; k++)
+        CT_CHECK(self->sizes[p->pos[k]] != 0 || p->nb == 0, CT_ERR_INDEX,
+                 "index is out of bounds for dimension with size 0");
     bool adjacent = p->count == 0 || p->pos[p->count - 1] - p->pos[0] + 1 == p->count;
     bool indexed[CT_MAX_DIMS] = {0};
     for (int64_t k = 0; k < p->count; k++)
@@ -185,6 +190,9 @@ static ct_status index_offsets(const ix_plan *p, int64_t *off) {
         int64_t size = self->sizes[p->pos[k]], stride = self->strides[p->pos[k]], cur = 0;
         for (int64_t b = 0; b < p->nb; b++) {
             int64_t v = data[cur];
+            if (size == 0) /* PyTorch's own words for an empty dim */
+                return ct_set_error(CT_ERR_INDEX,
+                                    "index is out of bounds for dimension with size 0");
             if (v < -size || v >= size)
                 return ct_set_error(CT_ERR_INDEX,
                                     "index %" PRId64 " is out of bounds for dimension %" PRId64
@@ -319,7 +327,9 @@ static ct_status mask_get(const ct_tensor *self, const ct_tensor *m, ct_tensor *
         uint32_t *d4 = (uint32_t *)(void *)dst;
         const uint32_t *s4 = (const uint32_t *)(const void *)src;
         int64_t w = 0;
-        for (int64_t e = 0; e < nm; e++) {
+        /* branch-free; stops once every selected element is written (d4[cnt] is past
+         * the end) */
+        for (int64_t e = 0; e < nm && w < cnt; e++) {
             d4[w] = s4[e];
             w += md[e] != 0;
         }
@@ -400,6 +410,8 @@ ct_status ct_tensor_index(const ct_tensor *self, const ct_tensor *const *indices
         }
         int64_t grain = IX_GRAIN / (ni ? ni : 1);
         ct_parallel_for(0, no * p.nb, grain ? grain : 1, gather_body, &c);
+        CT_CHECK(!atomic_load(&c.failed) || c.dsize != 0, CT_ERR_INDEX,
+                 "index is out of bounds for dimension with size 0");
         CT_CHECK(!atomic_load(&c.failed), CT_ERR_INDEX,
                  "index %" PRId64 " is out of bounds for dimension 0 with size %" PRId64,
                  (int64_t)atomic_load(&c.bad), c.dsize);
