@@ -65,6 +65,12 @@ CT_API ct_status ct_tensor_masked_select(const ct_tensor *self, const ct_tensor 
 CT_API ct_status ct_tensor_index_select(const ct_tensor *self, int64_t dim,
                                         const ct_tensor *index, ct_tensor **out);
 
+/** torch.take(self, index): self flattened, indexed by the int64 `index` (negative counts
+ *  from the end); the result has index's shape. CT_ERR_RUNTIME "take(): Expected a long
+ *  tensor for index, but got Float"; CT_ERR_INDEX "out of range: tried to access index 6
+ *  on a tensor of 6 elements.". New reference in *out. */
+CT_API ct_status ct_tensor_take(const ct_tensor *self, const ct_tensor *index, ct_tensor **out);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_INDEX_H */

@@ -18,6 +18,7 @@
 #include "tensor/tensor_impl.h"
 
 #define IX_GRAIN 32768
+#define LIST1(t) ((const ct_tensor *const[]){(t)})
 
 typedef struct {
     const ct_tensor *self;
@@ -706,5 +707,35 @@ ct_status ct_tensor_index_select(const ct_tensor *self, int64_t dim, const ct_te
     ct_tensor_release(ix);
     ct_tensor_release(ix1);
     ct_tensor_release(base);
+    return st;
+}
+
+ct_status ct_tensor_take(const ct_tensor *self, const ct_tensor *index, ct_tensor **out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_take: out is NULL");
+    *out = NULL;
+    CT_TRY(check_cpu(self, "ct_tensor_take"));
+    CT_TRY(check_cpu(index, "ct_tensor_take"));
+    if (index->dtype != CT_INT64)
+        return ct_set_error(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s",
+                            ct_dtype_cpp_name(index->dtype));
+    ct_tensor *flat = NULL, *ci = NULL;
+    int64_t all = self->numel;
+    ct_status st = ct_tensor_reshape(self, &all, 1, &flat);
+    if (st == CT_OK)
+        st = ct_tensor_contiguous(index, CT_MEMFMT_CONTIGUOUS, &ci);
+    if (st == CT_OK) {
+        const int64_t *v = ct_tensor_data_ptr(ci);
+        for (int64_t e = 0; e < ci->numel && st == CT_OK; e++)
+            if (v[e] < -all || v[e] >= all)
+                st = ct_set_error(CT_ERR_INDEX,
+                                  "out of range: tried to access index %" PRId64
+                                  " on a tensor of %" PRId64 " elements.",
+                                  v[e], all);
+    }
+    if (st == CT_OK)
+        st = ct_tensor_index(flat, LIST1(ci), 1, out);
+    ct_tensor_release(flat);
+    ct_tensor_release(ci);
     return st;
 }

@@ -2,7 +2,7 @@
 ints, bool masks (tensors and lists) and Python bools, mixed with ints, slices, None and
 Ellipsis (the rule that moves separated advanced dims to the front), negative and
 out-of-range indices, PyTorch's messages; index_select, nonzero (as_tuple=) and
-masked_select. A hypothesis test builds random index expressions and compares shapes,
+masked_select, take, index_put(_). A hypothesis test builds random index expressions and compares shapes,
 dtypes, values, or the exception type and message."""
 import numpy as np
 import pytest
@@ -111,6 +111,11 @@ OPS = [
     "x.masked_select(L.tensor([True, False, True, True]))",
     "x.masked_select(L.tensor([1, 0, 1, 1]))", "x.masked_select(L.tensor([True, False]))",
     "L.zeros(0, 3).nonzero()", "x.transpose(0, 2).nonzero()",
+    "x.take(L.tensor([[0, 23], [-1, 2]]))", "L.take(x, L.tensor([24]))",
+    "x.take(L.tensor([1.]))", "x.transpose(0, 2).take(L.tensor([1, 5]))",
+    "x.clone().index_put_((L.tensor([0, 0]),), L.tensor(1.), accumulate=True)",
+    "L.index_put(x, (L.tensor([1]), L.tensor([2])), L.tensor(9.))",
+    "x.clone().index_put_([L.tensor([1])], L.tensor(1., dtype=L.float64))",
 ]
 
 
