@@ -571,4 +571,7 @@ int ctp_linalg_init(PyObject *module);
 /** The @ slot. */
 void ctp_linalg_number_slots(PyNumberMethods *nb);
 
+/** index_select, nonzero, masked_select (tensor_indexops.c); after ctp_tensor_init. */
+int ctp_indexops_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */

@@ -6,8 +6,9 @@
  * otherwise indexed), a 0-dim integer tensor (as an int), or a tuple of these; a non-tuple
  * sequence counts as a tuple when it contains a slice, None, Ellipsis, a sequence or a tensor
  * (NumPy's legacy rule, as PyTorch). Every result is a view, also t[...] and t[()] (a new
- * alias). Advanced indexing (index tensors, lists of ints, bools) is not implemented:
- * NotImplementedError.
+ * alias). Advanced items (int64/bool/uint8 tensors, sequences, Python bools) are collected
+ * per dim while the basic items apply; the copy (get) or index_put_ (set) is then
+ * ct_tensor_index / ct_tensor_index_put_ (ctensor/index.h), which own the semantics.
  *
  * Assignment writes into that view: a Python number fills it (range-checked: "value cannot
  * be converted to type int without overflow"), a 0-dim cpu tensor too; another tensor is
@@ -15,6 +16,7 @@
  * anything else raises "can't assign a list to a torch.IntTensor" as PyTorch 1.13 does.
  */
 #include "ctensor_py.h"
+#include "ctensor/index.h"
 
 static ct_tensor *T(PyObject *self) { return ((ctp_tensor_object *)self)->tensor; }
 
@@ -40,26 +42,116 @@ static index_kind kind_of(PyObject *obj) {
     return IX_OTHER;
 }
 
-/* The error for an index item ctensor does not take, in PyTorch's words where it has them. */
+/* The error for an object that is no index at all, in PyTorch's words. */
 static PyObject *raise_bad_index(PyObject *obj) {
-    ct_tensor *t = ctp_tensor_get(obj);
     if (PyUnicode_Check(obj) || PyBytes_Check(obj)) /* PyTorch tries to make a tensor of it */
         return PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'",
                             Py_TYPE(obj)->tp_name);
-    if (t != NULL && !ct_dtype_is_integral(ct_tensor_dtype(t), true))
-        return PyErr_Format(PyExc_IndexError,
-                            "tensors used as indices must be long, byte or bool tensors");
-    if (t != NULL || PyBool_Check(obj) || PySequence_Check(obj))
-        return PyErr_Format(PyExc_NotImplementedError,
-                            "ctensor supports basic indexing only (ints, slices, None, "
-                            "Ellipsis): advanced indexing with %s is not implemented",
-                            t != NULL           ? "tensors"
-                            : PyBool_Check(obj) ? "bools"
-                                                : "sequences");
     return PyErr_Format(PyExc_IndexError,
                         "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                         "Variables are valid indices (got %s)",
                         Py_TYPE(obj)->tp_name);
+}
+
+/* ---- advanced items ------------------------------------------------------------------------ */
+
+typedef struct {
+    ct_tensor *items[CT_MAX_DIMS]; /* per dim of the indexed view; NULL = whole dim */
+    size_t n;
+} adv_list;
+
+static void adv_clear(adv_list *a) {
+    for (size_t i = 0; i < a->n; i++)
+        ct_tensor_release(a->items[i]);
+    a->n = 0;
+}
+
+/* Record `t` (stolen) for dim `dim`. */
+static int adv_record(adv_list *a, int64_t dim, ct_tensor *t) {
+    if (dim >= CT_MAX_DIMS) {
+        ct_tensor_release(t);
+        PyErr_SetString(PyExc_IndexError, "too many indices");
+        return -1;
+    }
+    while (a->n <= (size_t)dim)
+        a->items[a->n++] = NULL;
+    a->items[dim] = t;
+    return 0;
+}
+
+/* A 0-dim bool (or uint8) tensor, or a Python bool: its truth in *truth. */
+static int bool_item(PyObject *obj, int *truth) {
+    if (PyBool_Check(obj)) {
+        *truth = obj == Py_True;
+        return 1;
+    }
+    ct_tensor *t = ctp_tensor_get(obj);
+    if (t == NULL || ct_tensor_dim(t) != 0 ||
+        (ct_tensor_dtype(t) != CT_BOOL && ct_tensor_dtype(t) != CT_UINT8))
+        return 0;
+    ct_scalar v;
+    if (ct_tensor_item(t, &v) != CT_OK)
+        return 0;
+    unsigned char b = 0;
+    if (ct_scalar_to_dtype(v, CT_BOOL, &b) != CT_OK)
+        return 0;
+    *truth = b != 0;
+    return 1;
+}
+
+/* The index tensor of a tensor or sequence item (new reference), as PyTorch's
+ * indexing_tensor_from_data: bool and uint8 data keep their dtype, anything else is int64. */
+static ct_tensor *index_tensor_of(PyObject *obj) {
+    ct_tensor *t = ctp_tensor_get(obj);
+    if (t != NULL)
+        return ct_tensor_retain(t);
+    if (!PySequence_Check(obj)) {
+        raise_bad_index(obj);
+        return NULL;
+    }
+    PyObject *r = ctp_tensor_from_data(obj, CT_DTYPE_UNDEFINED, NULL);
+    if (r == NULL)
+        return NULL;
+    ct_dtype dt = ct_tensor_dtype(ctp_tensor_get(r));
+    if (dt != CT_BOOL && dt != CT_UINT8) {
+        Py_DECREF(r);
+        r = ctp_tensor_from_data(obj, CT_INT64, NULL);
+        if (r == NULL)
+            return NULL;
+    }
+    t = ct_tensor_retain(ctp_tensor_get(r));
+    Py_DECREF(r);
+    return t;
+}
+
+/* Apply an advanced item at *dim of cur: bools add a size-1 dim indexed by [0] or [];
+ * tensors and sequences are recorded, masks taking as many dims as they have. */
+static int apply_advanced(ct_tensor *cur, int64_t *dim, PyObject *obj, adv_list *adv,
+                          ct_tensor **next) {
+    int truth;
+    ct_status st;
+    if (bool_item(obj, &truth)) {
+        st = ct_tensor_unsqueeze(cur, *dim, next);
+        int64_t len = truth ? 1 : 0;
+        ct_tensor *ix = NULL;
+        if (st == CT_OK)
+            st = ct_tensor_zeros(&len, 1, CT_INT64, NULL, CT_LAYOUT_STRIDED, &ix);
+        if (st != CT_OK) {
+            ctp_raise_status(st);
+            return -1;
+        }
+        return adv_record(adv, (*dim)++, ix);
+    }
+    ct_tensor *ix = index_tensor_of(obj);
+    if (ix == NULL)
+        return -1;
+    ct_dtype dt = ct_tensor_dtype(ix);
+    int64_t width = dt == CT_BOOL || dt == CT_UINT8 ? ct_tensor_dim(ix) : 1;
+    if (adv_record(adv, *dim, ix) < 0)
+        return -1;
+    *dim += width;
+    *next = ct_tensor_retain(cur);
+    return 0;
 }
 
 /* PyTorch's treatSequenceAsTuple, for an index that is not a tuple. */
@@ -131,8 +223,10 @@ static int apply_slice(ct_tensor *t, int64_t dim, PyObject *obj, ct_tensor **out
     return 0;
 }
 
-/* The view t[index] (new reference in *out); `for_setitem` selects setitem's path. */
-static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tensor **out) {
+/* The view t[index] (new reference in *out) and the advanced items left to apply to it
+ * (`adv`, empty when there are none); `for_setitem` selects setitem's path. */
+static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tensor **out,
+                      adv_list *adv) {
     ct_tensor *t = T(self), *cur, *next = NULL;
     ct_status st;
     *out = NULL;
@@ -167,11 +261,16 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
     if (items == NULL)
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(items);
-    /* PyTorch's count_specified_dimensions: everything but None, Ellipsis and bools. */
+    /* PyTorch's count_specified_dimensions: everything but None, Ellipsis and bools; a
+     * bool or uint8 tensor counts its dims. */
     int64_t specified = 0, ndim = ct_tensor_dim(t);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *obj = PyTuple_GET_ITEM(items, i);
-        specified += obj != Py_None && obj != Py_Ellipsis && !PyBool_Check(obj);
+        ct_tensor *it = ctp_tensor_get(obj);
+        if (it != NULL && (ct_tensor_dtype(it) == CT_BOOL || ct_tensor_dtype(it) == CT_UINT8))
+            specified += ct_tensor_dim(it);
+        else
+            specified += obj != Py_None && obj != Py_Ellipsis && !PyBool_Check(obj);
     }
     if (specified > ndim) {
         PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %lld",
@@ -210,8 +309,7 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
             dim += ndim - specified;
             continue;
         case IX_OTHER:
-            raise_bad_index(obj);
-            rc = -1;
+            rc = apply_advanced(cur, &dim, obj, adv, &next);
             break;
         }
         if (rc == 0) {
@@ -222,6 +320,7 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
     Py_DECREF(items);
     if (rc < 0) {
         ct_tensor_release(cur);
+        adv_clear(adv);
         return -1;
     }
     if (cur == t) { /* t[()] and the like: a new alias, never self */
@@ -234,10 +333,16 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
 }
 
 PyObject *ctp_tensor_getitem(PyObject *self, PyObject *index) {
-    ct_tensor *r;
-    if (index_view(self, index, 0, &r) < 0)
+    ct_tensor *r, *c = NULL;
+    adv_list adv = {.n = 0};
+    if (index_view(self, index, 0, &r, &adv) < 0)
         return NULL;
-    return ctp_tensor_wrap(r);
+    if (adv.n == 0)
+        return ctp_tensor_wrap(r);
+    ct_status st = ct_tensor_index(r, (const ct_tensor *const *)adv.items, adv.n, &c);
+    ct_tensor_release(r);
+    adv_clear(&adv);
+    return ctp_tensor_result(NULL, st, c);
 }
 
 /* ---- assignment ---------------------------------------------------------------------------- */
@@ -287,6 +392,27 @@ static ct_status copy_to(ct_tensor *dst, const ct_tensor *src) {
     return st;
 }
 
+/* dst[adv] = value: a number as a 0-dim tensor of dst's dtype, a tensor without its leading
+ * size-1 dims (PyTorch's slicePrefix1sDims); index_put_ decides the rest. */
+static ct_status put_advanced(ct_tensor *dst, const adv_list *adv, const ct_tensor *src,
+                              ct_scalar v) {
+    ct_tensor *val = NULL;
+    ct_status st;
+    if (src == NULL)
+        st = ct_tensor_scalar_tensor(v, ct_tensor_dtype(dst), NULL, &val);
+    else {
+        int64_t ns = ct_tensor_dim(src), skip = 0;
+        const int64_t *ss = ct_tensor_sizes(src);
+        while (skip < ns && ss[skip] == 1)
+            skip++;
+        st = ct_tensor_view(src, ss + skip, ns - skip, &val);
+    }
+    if (st == CT_OK)
+        st = ct_tensor_index_put_(dst, (const ct_tensor *const *)adv->items, adv->n, val, false);
+    ct_tensor_release(val);
+    return st;
+}
+
 int ctp_tensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
     if (value == NULL) {
         PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items");
@@ -319,10 +445,16 @@ int ctp_tensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
         }
     }
     ct_tensor *dst;
-    if (index_view(self, index, 1, &dst) < 0)
+    adv_list adv = {.n = 0};
+    if (index_view(self, index, 1, &dst, &adv) < 0)
         return -1;
-    ct_status st = is_number ? ct_tensor_fill_(dst, v) : copy_to(dst, src);
+    ct_status st;
+    if (adv.n == 0)
+        st = is_number ? ct_tensor_fill_(dst, v) : copy_to(dst, src);
+    else
+        st = put_advanced(dst, &adv, is_number ? NULL : src, v);
     ct_tensor_release(dst);
+    adv_clear(&adv);
     if (st != CT_OK) {
         ctp_raise_status(st);
         return -1;

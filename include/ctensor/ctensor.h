@@ -86,6 +86,7 @@
 #include "ctensor/dtype.h"
 #include "ctensor/export.h"
 #include "ctensor/join.h"
+#include "ctensor/index.h"
 #include "ctensor/layout.h"
 #include "ctensor/linalg.h"
 #include "ctensor/memformat.h"

@@ -162,13 +162,10 @@ def test_setitem_all_dtypes(dtype):
     same(call)
 
 
-def test_advanced_indexing_not_implemented():
-    t = ctensor.arange(6.0).reshape(2, 3)
-    for index in [[0, 1], ctensor.tensor([0]), True, (0, [1]), ctensor.tensor([True, False])]:
-        with pytest.raises(NotImplementedError, match="advanced indexing"):
-            t[index]
-        with pytest.raises(NotImplementedError, match="advanced indexing"):
-            t[index] = 1.0
+def test_advanced_indexing_matches_torch():
+    # the full coverage is test_index_vs_torch.py
+    for index in ["[0, 1]", "L.tensor([0])", "True", "(0, [1])", "L.tensor([True, False])"]:
+        same(lambda L: L.arange(6.0).reshape(2, 3)[eval(index, {"L": L})])
 
 
 # ---- len and iteration ------------------------------------------------------------------------
