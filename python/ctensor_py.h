@@ -564,4 +564,8 @@ PyObject *ctp_tensor_tuple_of_list(ct_status st, ct_tensor **list, int64_t n);
  *  is_signed; after ctp_tensor_init. */
 int ctp_factories_init(PyObject *module);
 
+/* ---- sorting and selection (tensor_sort.c) --------------------------------------------- */
+/** Adds sort, argsort, msort, topk, kthvalue, unique and their methods: 0, or -1. */
+int ctp_sort_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */

@@ -83,7 +83,8 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddFunctions(module, ctp_reduce_functions) < 0 || ctp_arith_init(module) < 0 ||
         ctp_unary_init(module) < 0 || ctp_print_init(module) < 0 || ctp_sparse_init(module) < 0 ||
         ctp_ternary_init(module) < 0 /* where, clamp, lerp, addcmul, ... (tensor_ternary.c) */ ||
-        ctp_join_init(module) < 0 || ctp_factories_init(module) < 0
+        ctp_join_init(module) < 0 || ctp_factories_init(module) < 0 ||
+        ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif
