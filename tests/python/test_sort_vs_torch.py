@@ -58,14 +58,14 @@ def test_sort_stable(dtype, shape):
             for desc in (False, True):
                 same(lambda lib: lib.sort(make(lib, dtype, shape, 1, layout), dim=dim,
                                           descending=desc, stable=True))
-                same(lambda lib: lib.argsort(make(lib, dtype, shape, 2, layout), dim,
-                                             desc, stable=True))
+                same(lambda lib: lib.argsort(make(lib, dtype, shape, 2, layout), dim=dim,
+                                             descending=desc, stable=True))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bfloat16"])
 def test_sort_long_rows_and_methods(dtype):
     same(lambda lib: make(lib, dtype, (5000,), 3).sort(stable=True))
-    same(lambda lib: make(lib, dtype, (3, 3000), 4).sort(0, True, stable=True))
+    same(lambda lib: make(lib, dtype, (3, 3000), 4).sort(dim=0, descending=True, stable=True))
     same(lambda lib: make(lib, dtype, (300, 70), 5).argsort(dim=1, stable=True))
     same(lambda lib: lib.msort(make(lib, dtype, (60, 3), 6)))
     same(lambda lib: make(lib, dtype, (60, 3), 7).msort())
@@ -78,8 +78,7 @@ def test_sort_unstable_values():
         v, i = lib.sort(x, 1)
         t = torch.tensor(x.tolist())
         tv, _ = torch.sort(t, 1)
-        assert v.tolist() == pytest.approx(tv.tolist(), nan_ok=True)
-        assert x.tolist() == x.tolist()
+        assert torch.equal(torch.tensor(v.tolist()).nan_to_num(9.0), tv.nan_to_num(9.0))
         got = torch.tensor(x.tolist()).gather(1, torch.tensor(i.tolist()))
         assert torch.equal(got.isnan(), tv.isnan())
 
@@ -101,8 +100,7 @@ def _check_selection(x, v, i, dim):
     t = torch.tensor(x.tolist(), dtype=getattr(torch, str(x.dtype).split(".")[1]))
     tv = torch.tensor(v.tolist(), dtype=t.dtype)
     ti = torch.tensor(i.tolist())
-    if t.dim() == 0:
-        assert ti.item() == 0
+    if t.dim() == 0 or ti.numel() == 0:
         return
     got = t.gather(dim, ti if ti.dim() == t.dim() else ti.unsqueeze(dim))
     got = got if ti.dim() == t.dim() else got.squeeze(dim)
@@ -120,7 +118,7 @@ def test_topk(dtype, shape):
     nd = max(len(shape), 1)
     for dim in range(-nd, nd):
         n = shape[dim] if shape else 1
-        for k in sorted({0, 1, min(2, n), n}):
+        for k in sorted({0, min(1, n), min(2, n), n} - ({0} if not shape else set())):
             for largest in (True, False):
                 def values(lib):
                     r = lib.topk(make(lib, dtype, shape, 9, "transposed"), k, dim, largest)
@@ -155,8 +153,9 @@ def test_unique(dtype):
         def fn(lib, inv, cnt):
             x = make(lib, dtype, shape, 11, "transposed")
             if x.is_floating_point():  # torch 1.13 gives no consistent answer for NaN
-                x = x.nan_to_num(0.5, 9.0, -9.0) if lib is torch else \
-                    lib.where(x != x, lib.tensor(0.5, dtype=x.dtype), x)
+                x = lib.where(x != x, lib.tensor(0.5, dtype=x.dtype), x)
+                # torch 1.13 keeps -0.0 and 0.0 apart in bfloat16 (not in float32 / float64)
+                x = lib.where(x == 0, lib.tensor(0.0, dtype=x.dtype), x)
             return lib.unique(x, return_inverse=inv, return_counts=cnt)
         for inv in (False, True):
             for cnt in (False, True):
@@ -196,9 +195,14 @@ def test_errors():
 
 
 def test_meta():
-    same(lambda lib: lib.sort(lib.empty(3, 4, device="meta"), 0))
-    same(lambda lib: lib.topk(lib.empty(3, 4, device="meta"), 2))
-    same(lambda lib: lib.kthvalue(lib.empty(3, 4, device="meta"), 2, 0))
+    def desc(r):
+        return [(tuple(t.shape), t.stride(), str(t.dtype).split(".")[1], str(t.device))
+                for t in r]
+    same(lambda lib: desc(lib.sort(lib.empty(3, 4, device="meta"), 0)))
+    same(lambda lib: desc(lib.topk(lib.empty(3, 4, device="meta"), 2)))
+    # torch 1.13 has no meta kthvalue; ctensor gives the shapes
+    r = ctensor.kthvalue(ctensor.empty(3, 4, device="meta"), 2, 0)
+    assert desc(r) == [((4,), (1,), "float32", "meta"), ((4,), (1,), "int64", "meta")]
 
 
 def test_threads_same_results():
