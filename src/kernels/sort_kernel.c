@@ -261,6 +261,29 @@ static int64_t select_candidates(const sort_ctx *c, sort_scratch *s, int64_t n, 
     return m;
 }
 
+/* topk of a few (k <= TOPK_FEW) from one row with keys in s->key: a sorted buffer of the k
+ * best so far at the front of key / pos, which a later element enters only when strictly
+ * smaller than the worst (so of equal keys the first positions stay, in order). */
+#define TOPK_FEW 32
+#define DEFINE_FEW(NAME, K)                                                                        \
+    static void NAME(K *key, uint32_t *pos, int64_t n, int64_t k) {                                \
+        int64_t m = 0;                                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            K v = key[i];                                                                          \
+            if (m == k && v >= key[m - 1])                                                         \
+                continue;                                                                          \
+            int64_t j = m < k ? m++ : m - 1;                                                       \
+            for (; j > 0 && key[j - 1] > v; j--) {                                                 \
+                key[j] = key[j - 1];                                                               \
+                pos[j] = pos[j - 1];                                                               \
+            }                                                                                      \
+            key[j] = v;                                                                            \
+            pos[j] = (uint32_t)i;                                                                  \
+        }                                                                                          \
+    }
+DEFINE_FEW(few32, uint32_t)
+DEFINE_FEW(few64, uint64_t)
+
 static void rows_body(void *ctx, int64_t begin, int64_t end) {
     sort_ctx *c = ctx;
     int64_t n = c->n;
@@ -268,7 +291,8 @@ static void rows_body(void *ctx, int64_t begin, int64_t end) {
     size_t isz = ct_dtype_itemsize(c->dt);
     int64_t kout = c->k < 0 ? n : c->k;
     /* topk narrows by a histogram when k is small next to the row (16-bit keys or wider) */
-    bool select = c->k >= 0 && key_bytes(c->dt) >= 2 && n > 4096 && c->k * 8 < n;
+    bool few = c->k >= 0 && c->k <= TOPK_FEW && c->k * 4 < n;
+    bool select = !few && c->k >= 0 && key_bytes(c->dt) >= 2 && n > 4096 && c->k * 8 < n;
     sort_scratch s;
     if (!scratch_get(&s, n, ksize, select)) {
         atomic_store(&c->failed, 1);
@@ -278,13 +302,20 @@ static void rows_body(void *ctx, int64_t begin, int64_t end) {
         const char *row = c->src + (size_t)(r * n) * isz;
         make_keys(c, row, n, &s);
         int64_t m = n;
-        if (select) {
+        if (few) {
+            /* key[m] for m < i is only written after key[i] was read: in place is safe */
+            if (key_bytes(c->dt) == 8)
+                few64(s.key, s.pos, n, kout);
+            else
+                few32(s.key, s.pos, n, kout);
+        } else if (select) {
             m = select_candidates(c, &s, n, kout);
         } else {
             for (int64_t i = 0; i < n; i++)
                 s.pos[i] = (uint32_t)i;
         }
-        sort_keys(c, &s, m);
+        if (!few)
+            sort_keys(c, &s, m);
         int64_t *ix = c->idx + r * kout;
         for (int64_t j = 0; j < kout; j++)
             ix[j] = s.pos[j];

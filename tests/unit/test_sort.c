@@ -182,6 +182,16 @@ static void test_topk_large(void **state) {
     EXPECT(v, CT_FLOAT32, 0, 0, 0);
     ct_tensor_release(v);
     ct_tensor_release(i);
+    /* k = 40 > the insertion buffer's 32: the histogram path; 20 zeros, then 20 ones */
+    OK(ct_topk(x, 40, 0, false, true, &v, &i));
+    ix = ct_tensor_data_ptr(i);
+    const float *fv = ct_tensor_data_ptr(v);
+    for (int k = 0; k < 40; k++) {
+        assert_true(fv[k] == (k < 20 ? 0.0f : 1.0f));
+        assert_true(k == 0 || k == 20 || ix[k - 1] < ix[k]);
+    }
+    ct_tensor_release(v);
+    ct_tensor_release(i);
     /* the same indices for 1 and 2 threads */
     ct_tensor *x2 = NULL, *a = NULL, *c = NULL;
     OK(ct_tensor_view(x, SHAPE(40, 500), &x2));
