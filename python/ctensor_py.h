@@ -574,4 +574,8 @@ void ctp_linalg_number_slots(PyNumberMethods *nb);
 /** index_select, nonzero, masked_select (tensor_indexops.c); after ctp_tensor_init. */
 int ctp_indexops_init(PyObject *module);
 
+/* ---- sorting and selection (tensor_sort.c) --------------------------------------------- */
+/** Adds sort, argsort, msort, topk, kthvalue, unique and their methods: 0, or -1. */
+int ctp_sort_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */

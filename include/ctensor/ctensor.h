@@ -99,6 +99,7 @@
 #include "ctensor/scalar.h"
 #include "ctensor/sparse.h"
 #include "ctensor/status.h"
+#include "ctensor/sort.h"
 #include "ctensor/tensor.h"
 #include "ctensor/ternary.h"
 #include "ctensor/unary.h"
