@@ -56,13 +56,14 @@ static const ctp_signature f_clamp_max[] = {
     {3, {{TEN, "input"}, {NUM, "max"}, {TEN, "*out=None"}}},
 };
 static const ctp_signature m_clamp_max[] = {{1, {{TEN, "max"}}}, {1, {{NUM, "max"}}}};
+/* the Tensor overload first, as torch's parser tries them: a 0-dim weight is a Tensor */
 static const ctp_signature f_lerp[] = {
-    {4, {{TEN, "input"}, {TEN, "end"}, {NUM, "weight"}, {TEN, "*out=None"}}},
     {4, {{TEN, "input"}, {TEN, "end"}, {TEN, "weight"}, {TEN, "*out=None"}}},
+    {4, {{TEN, "input"}, {TEN, "end"}, {NUM, "weight"}, {TEN, "*out=None"}}},
 };
 static const ctp_signature m_lerp[] = {
-    {2, {{TEN, "end"}, {NUM, "weight"}}},
     {2, {{TEN, "end"}, {TEN, "weight"}}},
+    {2, {{TEN, "end"}, {NUM, "weight"}}},
 };
 static const ctp_signature f_addc[] = {
     {5, {{TEN, "input"}, {TEN, "tensor1"}, {TEN, "tensor2"}, {NUM, "*value=1"},
@@ -122,12 +123,14 @@ static const ter_entry ENTRIES[] = {
 };
 #define NUM_ENTRIES (int)(sizeof ENTRIES / sizeof ENTRIES[0])
 
-/* An operand: a Tensor (borrowed), a number (a wrapped number, owned), or absent (NULL). */
-static int operand_of(PyObject *obj, ct_tensor **t, ct_tensor **owned) {
+/* An operand: a Tensor (borrowed), a number (a wrapped number, owned), or absent (NULL).
+ * A 0-dim tensor given for a Number parameter is that number, as torch's Scalar overloads
+ * take it (clamp(x, tensor(1.5, dtype=float64), 4) computes in x's float type). */
+static int operand_of(PyObject *obj, const ctp_param *param, ct_tensor **t, ct_tensor **owned) {
     *t = NULL;
     if (obj == NULL || obj == Py_None)
         return 0;
-    if (ctp_tensor_check(obj)) {
+    if (ctp_tensor_check(obj) && param->kind != NUM) {
         *t = ctp_tensor_get(obj);
         return 0;
     }
@@ -170,10 +173,11 @@ static PyObject *ternary_call(const ter_entry *e, PyObject *self, PyObject *args
         const char *name = OPERANDS[e->op][i];
         if (name == NULL)
             continue;
-        PyObject *obj = e->form != FORM_FUNCTION && strcmp(name, "input") == 0
-                            ? self
-                            : ctp_arg(sig, parsed, name);
-        if (operand_of(obj, &ops[i], &owned[i]) < 0)
+        bool is_self = e->form != FORM_FUNCTION && strcmp(name, "input") == 0;
+        PyObject *obj = is_self ? self : ctp_arg(sig, parsed, name);
+        static const ctp_param self_param = {TEN, "self"};
+        if (operand_of(obj, is_self ? &self_param : ctp_param_named(sig, name), &ops[i],
+                       &owned[i]) < 0)
             goto done;
     }
     ct_scalar value = ct_scalar_int(1);

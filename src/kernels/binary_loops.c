@@ -5,7 +5,8 @@
  * its own table and binary_kernel.c picks one at run time. Every loop must give the same
  * bytes as the reference (binary_reference.c): the scalar parts call the same element
  * functions (binary_elem_impl.h), and the vector parts only use operations that round the
- * same way lane by lane (+, -, *, / and fused multiply-add for add with alpha).
+ * same way lane by lane (+, -, *, / and fused multiply-add for add with alpha). The one
+ * exception: float32 / float64 pow at the AVX2 and AVX-512 levels (SLEEF, within an ulp).
  *
  * Fast paths: all operands contiguous, or one input broadcast (stride 0) with the others
  * contiguous, and every pointer aligned to its type. They are written with GCC's vector
@@ -433,7 +434,6 @@ CT_KMATH_ROWS(CT_GEN_EXT_LOOPS)
     CT_IDIV_LOOP(fast_rem_##S, T, ct_krem_##S, gen_rem_##S)                                        \
     CT_IDIV_LOOP(fast_fmod_##S, T, ct_kfmod_##S, gen_fmod_##S)
 #define CT_FAST_EXT_FLOAT(S, T)                                                                    \
-    CT_TYPED_LOOP(fast_pow_##S, T, CT_NOTHING, ct_kpow_##S, gen_pow_##S)                           \
     CT_TYPED_LOOP(fast_pows_##S, T, CT_NOTHING, ct_kpows_##S, gen_pows_##S)                        \
     CT_TYPED_LOOP(fast_rem_##S, T, CT_NOTHING, ct_krem_##S, gen_rem_##S)                           \
     CT_TYPED_LOOP(fast_fmod_##S, T, CT_NOTHING, ct_kfmod_##S, gen_fmod_##S)                        \
@@ -458,6 +458,70 @@ CT_FAST_EXT_FLOAT(f32, float)
 CT_FAST_EXT_FLOAT(f64, double)
 CT_FAST_EXT_COMPLEX(c64, ct_complex64)
 CT_FAST_EXT_COMPLEX(c128, ct_complex128)
+
+/* pow of float32 and float64 tensors: SLEEF's 1.0-ulp vector pow at the AVX2 and AVX-512
+ * levels (the functions PyTorch's vectorized CPU pow calls), not a scalar pow per element;
+ * so these levels' pow may differ from the reference (scalar powf / pow) by an ulp, where
+ * every other loop here gives the same bytes. The tail goes through the vector function in
+ * a padded block so that every element of a tensor is computed the same way. */
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <sleef.h>
+#if defined(__AVX512F__)
+#define CT_SPOW_F32(x, y) Sleef_powf16_u10avx512f((x), (y))
+#define CT_SPOW_F64(x, y) Sleef_powd8_u10avx512f((x), (y))
+#define CT_SPOW_VF32 __m512
+#define CT_SPOW_VF64 __m512d
+#define CT_SPOW_LD_f32 _mm512_loadu_ps
+#define CT_SPOW_LD_f64 _mm512_loadu_pd
+#define CT_SPOW_ST_f32 _mm512_storeu_ps
+#define CT_SPOW_ST_f64 _mm512_storeu_pd
+#define CT_SPOW_SET_f32 _mm512_set1_ps
+#define CT_SPOW_SET_f64 _mm512_set1_pd
+#define CT_SPOW_BYTES 64
+#else
+#define CT_SPOW_F32(x, y) Sleef_powf8_u10avx2((x), (y))
+#define CT_SPOW_F64(x, y) Sleef_powd4_u10avx2((x), (y))
+#define CT_SPOW_VF32 __m256
+#define CT_SPOW_VF64 __m256d
+#define CT_SPOW_LD_f32 _mm256_loadu_ps
+#define CT_SPOW_LD_f64 _mm256_loadu_pd
+#define CT_SPOW_ST_f32 _mm256_storeu_ps
+#define CT_SPOW_ST_f64 _mm256_storeu_pd
+#define CT_SPOW_SET_f32 _mm256_set1_ps
+#define CT_SPOW_SET_f64 _mm256_set1_pd
+#define CT_SPOW_BYTES 32
+#endif
+#define CT_SLEEF_POW_LOOP(S, T, VT, VPOW)                                                          \
+    static CT_KLOOP_SIG(fast_pow_##S) {                                                            \
+        if (!CT_FAST_OK(T))                                                                        \
+            return gen_pow_##S(out, a, b, so, sa, sb, n, alpha);                                   \
+        enum { W = CT_SPOW_BYTES / sizeof(T) };                                                    \
+        T *o = (T *)(void *)out;                                                                   \
+        const T *x = (const T *)(const void *)a, *y = (const T *)(const void *)b;                  \
+        const VT x0 = CT_SPOW_SET_##S(x[0]), y0 = CT_SPOW_SET_##S(y[0]);                           \
+        int64_t i = 0;                                                                             \
+        for (; i + W <= n; i += W) {                                                               \
+            VT vx = sa != 0 ? CT_SPOW_LD_##S(x + i) : x0;                                          \
+            VT vy = sb != 0 ? CT_SPOW_LD_##S(y + i) : y0;                                          \
+            CT_SPOW_ST_##S(o + i, VPOW(vx, vy));                                                   \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            T bx[W], by[W], bo[W];                                                                 \
+            for (int k = 0; k < W; k++) {                                                          \
+                bx[k] = i + k < n && sa != 0 ? x[i + k] : x[0];                                    \
+                by[k] = i + k < n && sb != 0 ? y[i + k] : y[0];                                    \
+            }                                                                                      \
+            CT_SPOW_ST_##S(bo, VPOW(CT_SPOW_LD_##S(bx), CT_SPOW_LD_##S(by)));                      \
+            memcpy(o + i, bo, (size_t)(n - i) * sizeof(T));                                        \
+        }                                                                                          \
+        return CT_KERNEL_OK;                                                                       \
+    }
+CT_SLEEF_POW_LOOP(f32, float, CT_SPOW_VF32, CT_SPOW_F32)
+CT_SLEEF_POW_LOOP(f64, double, CT_SPOW_VF64, CT_SPOW_F64)
+#else
+CT_TYPED_LOOP(fast_pow_f32, float, CT_NOTHING, ct_kpow_f32, gen_pow_f32)
+CT_TYPED_LOOP(fast_pow_f64, double, CT_NOTHING, ct_kpow_f64, gen_pow_f64)
+#endif
 
 /* ---- the table ------------------------------------------------------------------------------ */
 #define CT_FAST_ENTRIES(E, S, T, K, F)                                                             \

@@ -453,17 +453,20 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
                                 KERNEL_NAMES[op],
                                 ct_dtype_impl_msg_name(ct_reduce_impl_has_kernel(in->dtype) ? res : in->dtype));
     }
-    ct_tensor *r;
-    CT_TRY(ct_reduce_impl_output(in, &p, res, out, &r));
-    ct_status st = CT_OK;
-    if (!is_meta) {
+    ct_tensor *r = NULL;
+    ct_tensor_impl_saved keep; /* a failure after out's resize gives it its old geometry */
+    CT_TRY(ct_tensor_impl_save(out, &keep));
+    ct_status st = ct_reduce_impl_output(in, &p, res, out, &r);
+    if (st == CT_OK && !is_meta) {
         st = compute(op == CT_REDUCE_MEAN ? CT_REDUCE_SUM : op, in, &p, r,
                      op == CT_REDUCE_MEAN);
     }
     if (st != CT_OK) {
         ct_tensor_release(r);
+        ct_tensor_impl_restore(out, &keep);
         return st;
     }
+    ct_tensor_impl_saved_drop(&keep);
     if (result != NULL)
         *result = r;
     else

@@ -237,10 +237,11 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
     ct_reduce_plan p;
     CT_TRY(ct_reduce_impl_plan(in, dims, ndims, keepdim, &p));
     ct_tensor *r = NULL;
-    CT_TRY(ct_reduce_impl_output(in, &p, res, out, &r));
-    ct_status st = CT_OK;
+    ct_tensor_impl_saved keep; /* a failure after out's resize gives it its old geometry */
+    CT_TRY(ct_tensor_impl_save(out, &keep));
+    ct_status st = ct_reduce_impl_output(in, &p, res, out, &r);
     const ct_tensor *src = in;
-    if (ind != in->dtype) { /* logsumexp of integers: in the default dtype */
+    if (st == CT_OK && ind != in->dtype) { /* logsumexp of integers: in the default dtype */
         st = ct_tensor_to_dtype(in, ind, &tmp);
         src = tmp;
     }
@@ -249,8 +250,10 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
     ct_tensor_release(tmp);
     if (st != CT_OK) {
         ct_tensor_release(r);
+        ct_tensor_impl_restore(out, &keep);
         return st;
     }
+    ct_tensor_impl_saved_drop(&keep);
     if (result != NULL)
         *result = r;
     else
@@ -320,9 +323,10 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
     CT_TRY(ct_reduce_impl_plan(input, dims, ndims, keepdim, &p));
     ct_dtype res = out != NULL ? out->dtype : real_of(ind);
     ct_tensor *r = NULL, *mr = NULL, *rows = NULL, *acc = NULL, *macc = NULL;
-    CT_TRY(ct_reduce_impl_output(input, &p, res, out, &r));
-    ct_status st = CT_OK;
-    if (mean != NULL) {
+    ct_tensor_impl_saved keep; /* a failure after out's resize gives it its old geometry */
+    CT_TRY(ct_tensor_impl_save(out, &keep));
+    ct_status st = ct_reduce_impl_output(input, &p, res, out, &r);
+    if (st == CT_OK && mean != NULL) {
         if (cplx) /* a complex mean: the plain mean */
             st = ct_reduce(CT_REDUCE_MEAN, input, dims, ndims, keepdim, CT_DTYPE_UNDEFINED, &mr);
         else
@@ -364,8 +368,10 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
     if (st != CT_OK) {
         ct_tensor_release(r);
         ct_tensor_release(mr);
+        ct_tensor_impl_restore(out, &keep);
         return st;
     }
+    ct_tensor_impl_saved_drop(&keep);
     *result = r;
     if (mean != NULL)
         *mean = mr;
@@ -448,9 +454,10 @@ ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t
     CT_TRY(ct_reduce_impl_plan(input, dims, ndims, keepdim, &pl));
     ct_dtype res = dtype != CT_DTYPE_UNDEFINED ? dtype : out != NULL ? out->dtype : real_of(ind);
     ct_tensor *r = NULL, *cast = NULL, *mag = NULL, *rows = NULL, *acc = NULL;
-    CT_TRY(ct_reduce_impl_output(input, &pl, res, out, &r));
-    ct_status st = CT_OK;
-    if (input->device.type != CT_DEVICE_META && pl.out_numel > 0) {
+    ct_tensor_impl_saved keep; /* a failure after out's resize gives it its old geometry */
+    CT_TRY(ct_tensor_impl_save(out, &keep));
+    ct_status st = ct_reduce_impl_output(input, &pl, res, out, &r);
+    if (st == CT_OK && input->device.type != CT_DEVICE_META && pl.out_numel > 0) {
         const ct_tensor *src = input;
         if (cd != ind) {
             st = ct_tensor_to_dtype(input, cd, &cast);
@@ -475,8 +482,10 @@ ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t
     ct_tensor_release(acc);
     if (st != CT_OK) {
         ct_tensor_release(r);
+        ct_tensor_impl_restore(out, &keep);
         return st;
     }
+    ct_tensor_impl_saved_drop(&keep);
     *result = r;
     return CT_OK;
 }

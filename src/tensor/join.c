@@ -329,19 +329,31 @@ ct_status ct_tensor_cat_out(const ct_tensor *const *tensors, size_t n, int64_t d
         return ct_set_error(CT_ERR_RUNTIME,
                             "Expected out tensor to have device %s, but got %s instead", want, got);
     }
+    /* a failure after the resize gives out its old geometry back */
+    ct_tensor_impl_saved keep;
+    CT_TRY(ct_tensor_impl_save(out, &keep));
+    ct_status st = CT_OK;
     if (out->ndim != p.ndim ||
         memcmp(out->sizes, p.sizes, (size_t)p.ndim * sizeof p.sizes[0]) != 0) {
         int64_t old[CT_MAX_DIMS], strides[CT_MAX_DIMS];
         int32_t old_ndim = out->ndim;
         int64_t old_numel = out->numel;
         memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
-        CT_TRY(ct_memory_format_strides(p.format, p.sizes, p.ndim, strides));
-        CT_TRY(ct_tensor_impl_resize(out, p.sizes, p.ndim, strides));
-        if (old_numel > 0)
+        st = ct_memory_format_strides(p.format, p.sizes, p.ndim, strides);
+        if (st == CT_OK)
+            st = ct_tensor_impl_resize(out, p.sizes, p.ndim, strides);
+        if (st == CT_OK && old_numel > 0)
             ct_tensor_impl_warn_out_resized(old, old_ndim, p.sizes, p.ndim);
     }
-    CT_TRY(check_overlap(out, tensors, n));
-    return p.valid < n ? cat_copy(tensors, n, p.dim, out) : CT_OK;
+    if (st == CT_OK)
+        st = check_overlap(out, tensors, n);
+    if (st == CT_OK && p.valid < n)
+        st = cat_copy(tensors, n, p.dim, out);
+    if (st != CT_OK)
+        ct_tensor_impl_restore(out, &keep);
+    else
+        ct_tensor_impl_saved_drop(&keep);
+    return st;
 }
 
 /* stack's common part: the wrapped dim and the shape check (PyTorch's check_stack_inputs). */

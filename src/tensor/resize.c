@@ -108,3 +108,64 @@ void ct_tensor_impl_warn_out_resized(const int64_t *old, int32_t old_ndim, const
             ct_tensor_impl_shape_format(was, sizeof was, old, old_ndim),
             ct_tensor_impl_shape_format(want, sizeof want, now, now_ndim));
 }
+
+ct_status ct_tensor_impl_save(const ct_tensor *t, ct_tensor_impl_saved *s) {
+    memset(s, 0, sizeof *s);
+    if (t == NULL || t->storage == NULL)
+        return CT_OK;
+    size_t bytes = 2 * (size_t)t->ndim * sizeof(int64_t);
+    if (t->ndim > CT_TENSOR_INLINE_DIMS) {
+        s->block = ct_alloc(bytes, _Alignof(int64_t));
+        if (s->block == NULL)
+            return CT_ERR_NOMEM; /* ct_alloc set the error */
+    }
+    s->ndim = t->ndim;
+    if (t->ndim > 0) {
+        memcpy(s->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
+        memcpy(s->strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    }
+    s->flags = t->flags;
+    s->numel = t->numel;
+    s->device = t->device;
+    s->storage = ct_storage_retain(t->storage);
+    return CT_OK;
+}
+
+void ct_tensor_impl_saved_drop(ct_tensor_impl_saved *s) {
+    if (s->block != NULL)
+        ct_free(s->block, 2 * (size_t)s->ndim * sizeof(int64_t), _Alignof(int64_t));
+    ct_storage_release(s->storage);
+    memset(s, 0, sizeof *s);
+}
+
+void ct_tensor_impl_restore(ct_tensor *t, ct_tensor_impl_saved *s) {
+    if (t == NULL || s->storage == NULL)
+        return;
+    /* the dims block: inline, or the heap block when it has the right size, or the saved one */
+    int64_t *block = t->inline_dims;
+    if (s->ndim > CT_TENSOR_INLINE_DIMS) {
+        if (t->sizes != t->inline_dims && t->ndim == s->ndim) {
+            block = t->sizes;
+        } else {
+            block = s->block;
+            s->block = NULL;
+        }
+    }
+    if (t->sizes != t->inline_dims && t->sizes != block)
+        ct_free(t->sizes, 2 * (size_t)t->ndim * sizeof(int64_t), _Alignof(int64_t));
+    if (s->ndim > 0) {
+        memcpy(block, s->sizes, (size_t)s->ndim * sizeof(int64_t));
+        memcpy(block + s->ndim, s->strides, (size_t)s->ndim * sizeof(int64_t));
+    }
+    t->sizes = block;
+    t->strides = block + s->ndim;
+    t->ndim = s->ndim;
+    t->numel = s->numel;
+    t->flags = s->flags;
+    t->device = s->device;
+    ct_storage *now = t->storage;
+    t->storage = s->storage; /* the saved reference moves back into t */
+    s->storage = NULL;
+    ct_storage_release(now);
+    ct_tensor_impl_saved_drop(s);
+}

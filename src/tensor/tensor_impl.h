@@ -179,6 +179,24 @@ ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t 
  * On error t is unchanged. Not synchronised with other users of t. */
 ct_status ct_tensor_impl_resize(ct_tensor *t, const int64_t *sizes, int64_t ndim,
                                 const int64_t *strides);
+/* An out= tensor's geometry and storage as they were before an op resized it, so that the
+ * op can put them back when it fails afterwards (an out= target keeps its metadata on
+ * error). ct_tensor_impl_save takes a reference to t's storage and, for more than
+ * CT_TENSOR_INLINE_DIMS dims, the block restore may need (CT_ERR_NOMEM: nothing kept);
+ * ct_tensor_impl_restore puts it all back and cannot fail; ct_tensor_impl_saved_drop
+ * discards it (after success). t NULL: all three do nothing. */
+typedef struct ct_tensor_impl_saved {
+    ct_storage *storage; /* a reference; NULL when nothing was saved */
+    int64_t *block;      /* 2 * ndim entries when ndim > CT_TENSOR_INLINE_DIMS, else NULL */
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int32_t ndim;
+    uint32_t flags;
+    int64_t numel;
+    ct_device device;
+} ct_tensor_impl_saved;
+ct_status ct_tensor_impl_save(const ct_tensor *t, ct_tensor_impl_saved *s);
+void ct_tensor_impl_restore(ct_tensor *t, ct_tensor_impl_saved *s);
+void ct_tensor_impl_saved_drop(ct_tensor_impl_saved *s);
 /* PyTorch's deprecation warning for an out= tensor with elements that an op resized from
  * shape `old` to shape `now` (element-wise ops and reductions alike). */
 void ct_tensor_impl_warn_out_resized(const int64_t *old, int32_t old_ndim, const int64_t *now,

@@ -302,6 +302,23 @@ def test_clamp_errors():
     check(lambda L, x: x.clone()[:1].clamp_(L.zeros(3)), x)
 
 
+
+def test_clamp_mixed_bounds():
+    """A tensor bound with a number matches neither of torch's overloads (TypeError), unless
+    the tensor is 0-dim: the Number overload takes it as a number, so the result has x's type
+    promoted by a Python float (float32 here), where a lone 0-dim bound is a Tensor."""
+    x, t = T("int32", (6,), 23), T("float32", (6,), 24)
+    check(lambda L, x, t: L.clamp(x, t, 2), x, t)
+    check(lambda L, x, t: L.clamp(x, 1, t), x, t)
+    check(lambda L, x, t: x.clamp(t, 2), x, t)
+    check(lambda L, x, t: x.clone().clamp_(t, 2), x, t)
+    check(lambda L, x, t: L.clip(x, 0.5, t), x, t)
+    check(lambda L, x: L.clamp(x, L.tensor(1.5, dtype=L.float64), 4), x)
+    check(lambda L, x: x.clamp(1, L.tensor(4.5, dtype=L.float64)), x)
+    check(lambda L, x: L.clamp(x, L.tensor(1.5, dtype=L.float64)), x)
+    check(lambda L, x: L.clamp(x, None, L.tensor(4.5, dtype=L.float64)), x)
+    check(lambda L, x: L.lerp(x.float(), x.float(), L.tensor(0.5, dtype=L.float64)), x)
+
 # ---- lerp ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("d", ["float32", "float64", "complex64", "complex128"])

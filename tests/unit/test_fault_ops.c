@@ -1,0 +1,526 @@
+/* Allocation-failure injection over the ops that came after test_fault_all.c's table: the
+ * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
+ * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
+ * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h). The
+ * contract is test_fault_all.c's: fail allocation 1, 2, ... until the call goes through;
+ * each failure returns CT_ERR_NOMEM with every result NULL, leaks nothing and leaves an
+ * out= / in-place target's metadata as it was. Run under ASan+LSan (build-asan). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+
+#include "tensor_test_util.h"
+
+#include "base/error_impl.h" /* CT_TRY */
+#include "fault_alloc.h"
+
+#define ONE ct_scalar_int(1)
+#define U CT_DTYPE_UNDEFINED
+#define LIST(...) ((const ct_tensor *const[]){__VA_ARGS__})
+
+/* Inputs made once, outside the faults: f23 float32 (2, 3) 0..5, i21 int32 (2, 1) 1..2,
+ * d13 float64 (1, 3), b23 bool (2, 3), h23 float16 (2, 3), x345 float32 (4, 3, 5) permuted
+ * (non-contiguous), w0 a wrapped number. */
+static ct_tensor *f23, *i21, *d13, *b23, *h23, *x345, *w0;
+/* An in-place / out= target, made fresh before each attempt by the case's prep. */
+static ct_tensor *target;
+
+/* ---- binary: the rows from pow on ---- */
+
+static ct_status bin(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_tensor **o) {
+    return ct_binary(op, a, b, ONE, o);
+}
+static ct_status op_pow_ff(ct_tensor **o) { return bin(CT_OP_POW, f23, f23, o); }
+static ct_status op_pow_mixed(ct_tensor **o) { return bin(CT_OP_POW, i21, d13, o); }
+static ct_status op_pow_int(ct_tensor **o) { return bin(CT_OP_POW, i21, i21, o); }
+static ct_status op_pow_wrapped(ct_tensor **o) { return bin(CT_OP_POW, h23, w0, o); }
+static ct_status op_remainder(ct_tensor **o) { return bin(CT_OP_REMAINDER, i21, f23, o); }
+static ct_status op_fmod(ct_tensor **o) { return bin(CT_OP_FMOD, f23, d13, o); }
+static ct_status op_atan2_int(ct_tensor **o) { return bin(CT_OP_ATAN2, i21, i21, o); }
+static ct_status op_hypot(ct_tensor **o) { return bin(CT_OP_HYPOT, f23, d13, o); }
+static ct_status op_bitwise_and(ct_tensor **o) { return bin(CT_OP_BITWISE_AND, i21, b23, o); }
+static ct_status op_bitwise_or(ct_tensor **o) { return bin(CT_OP_BITWISE_OR, b23, b23, o); }
+static ct_status op_bitwise_xor(ct_tensor **o) { return bin(CT_OP_BITWISE_XOR, i21, i21, o); }
+static ct_status op_lshift(ct_tensor **o) { return bin(CT_OP_BITWISE_LEFT_SHIFT, i21, i21, o); }
+static ct_status op_rshift(ct_tensor **o) { return bin(CT_OP_BITWISE_RIGHT_SHIFT, i21, b23, o); }
+static ct_status op_logical_and(ct_tensor **o) { return bin(CT_OP_LOGICAL_AND, f23, i21, o); }
+static ct_status op_logical_or(ct_tensor **o) { return bin(CT_OP_LOGICAL_OR, b23, d13, o); }
+static ct_status op_logical_xor(ct_tensor **o) { return bin(CT_OP_LOGICAL_XOR, h23, w0, o); }
+
+static ct_status prep_empty_f(void) {
+    return ct_tensor_empty(SHAPE(0), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                           &target);
+}
+static ct_status prep_empty_d(void) {
+    return ct_tensor_empty(SHAPE(0), CT_FLOAT64, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                           &target);
+}
+static ct_status prep_empty_b(void) {
+    return ct_tensor_empty(SHAPE(0), CT_BOOL, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                           &target);
+}
+static ct_status prep_f23(void) {
+    return ct_tensor_ones(SHAPE(2, 3), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &target);
+}
+static ct_status prep_i23(void) {
+    return ct_tensor_ones(SHAPE(2, 3), CT_INT64, &CPU, CT_LAYOUT_STRIDED, &target);
+}
+static ct_status op_pow_out(ct_tensor **o) {
+    (void)o;
+    return ct_binary_out(CT_OP_POW, i21, d13, ONE, target);
+}
+static ct_status op_atan2_out(ct_tensor **o) {
+    (void)o;
+    return ct_binary_out(CT_OP_ATAN2, f23, d13, ONE, target);
+}
+static ct_status op_logical_and_out(ct_tensor **o) {
+    (void)o;
+    return ct_binary_out(CT_OP_LOGICAL_AND, f23, i21, ONE, target);
+}
+static ct_status op_remainder_(ct_tensor **o) {
+    (void)o;
+    return ct_binary_(CT_OP_REMAINDER, target, d13, ONE);
+}
+static ct_status op_pow_(ct_tensor **o) {
+    (void)o;
+    return ct_binary_(CT_OP_POW, target, h23, ONE);
+}
+static ct_status op_bitwise_or_(ct_tensor **o) {
+    (void)o;
+    return ct_binary_(CT_OP_BITWISE_OR, target, b23, ONE);
+}
+
+/* ---- ternary ---- */
+
+static ct_status ter(ct_terop op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c,
+                     ct_tensor **o) {
+    return ct_ternary(op, a, b, c, ct_scalar_float(0.5), o);
+}
+static ct_status op_where(ct_tensor **o) { return ter(CT_TEROP_WHERE, b23, i21, d13, o); }
+static ct_status op_where_wrapped(ct_tensor **o) { return ter(CT_TEROP_WHERE, b23, w0, h23, o); }
+static ct_status op_clamp_t(ct_tensor **o) { return ter(CT_TEROP_CLAMP, f23, i21, d13, o); }
+static ct_status op_clamp_min(ct_tensor **o) {
+    return ter(CT_TEROP_CLAMP_MIN, h23, d13, NULL, o);
+}
+static ct_status op_clamp_max(ct_tensor **o) {
+    return ter(CT_TEROP_CLAMP_MAX, i21, w0, NULL, o);
+}
+static ct_status op_lerp(ct_tensor **o) { return ter(CT_TEROP_LERP, h23, h23, w0, o); }
+static ct_status op_addcmul(ct_tensor **o) { return ter(CT_TEROP_ADDCMUL, i21, f23, d13, o); }
+static ct_status op_addcdiv(ct_tensor **o) { return ter(CT_TEROP_ADDCDIV, h23, f23, d13, o); }
+static ct_status op_masked_fill(ct_tensor **o) {
+    return ter(CT_TEROP_MASKED_FILL, f23, b23, w0, o);
+}
+static ct_status op_clamp_out(ct_tensor **o) {
+    (void)o;
+    return ct_ternary_out(CT_TEROP_CLAMP, f23, i21, NULL, ONE, target);
+}
+static ct_status op_addcdiv_out(ct_tensor **o) {
+    (void)o;
+    return ct_ternary_out(CT_TEROP_ADDCDIV, d13, f23, h23, ONE, target);
+}
+static ct_status op_lerp_(ct_tensor **o) {
+    (void)o;
+    return ct_ternary_(CT_TEROP_LERP, target, f23, w0, ONE);
+}
+static ct_status op_clamp_min_(ct_tensor **o) { /* the bound a tensor */
+    (void)o;
+    return ct_ternary_(CT_TEROP_CLAMP_MIN, target, i21, NULL, ONE);
+}
+
+/* ---- reductions ---- */
+
+#define DIMS(...) ((const int64_t[]){__VA_ARGS__})
+static ct_status op_var_mean(ct_tensor **o) {
+    ct_tensor *m = NULL;
+    ct_status st = ct_std_var(x345, DIMS(0, 2), 2, 1, true, false, NULL, o, &m);
+    if (st != CT_OK && m != NULL)
+        fail_msg("mean not NULL after a failure");
+    ct_tensor_release(m);
+    return st;
+}
+static ct_status op_std_all(ct_tensor **o) {
+    return ct_std_var(h23, NULL, 0, 0, false, true, NULL, o, NULL);
+}
+static ct_status op_std_out(ct_tensor **o) {
+    return ct_std_var(f23, DIMS(1), 1, 1, false, true, target, o, NULL);
+}
+static ct_status op_norm2(ct_tensor **o) { return ct_norm(x345, 2, DIMS(1), 1, false, U, NULL, o); }
+static ct_status op_norm_inf(ct_tensor **o) {
+    return ct_norm(f23, INFINITY, NULL, 0, false, CT_FLOAT64, NULL, o);
+}
+static ct_status op_norm_fro(ct_tensor **o) {
+    return ct_norm_str(x345, "fro", DIMS(0, 2), 2, true, U, NULL, o);
+}
+static ct_status op_norm_out(ct_tensor **o) {
+    return ct_norm(h23, 1.5, DIMS(0), 1, false, U, target, o);
+}
+static ct_status check_pair(ct_status st, ct_tensor *lo, ct_tensor **hi, ct_tensor **o) {
+    if (st != CT_OK && (lo != NULL || *hi != NULL))
+        fail_msg("aminmax: a result not NULL after a failure");
+    ct_tensor_release(lo);
+    *o = *hi;
+    return st;
+}
+static ct_status op_aminmax(ct_tensor **o) {
+    ct_tensor *lo = NULL, *hi = NULL;
+    ct_status st = ct_aminmax(x345, NULL, false, NULL, NULL, &lo, &hi);
+    return check_pair(st, lo, &hi, o);
+}
+static ct_status op_aminmax_out(ct_tensor **o) {
+    ct_tensor *lo = NULL, *hi = NULL;
+    ct_status st = ct_aminmax(f23, DIMS(-1), true, target, NULL, &lo, &hi);
+    return check_pair(st, lo, &hi, o);
+}
+static ct_status op_max_dim(ct_tensor **o) {
+    ct_tensor *idx = NULL, *v = NULL;
+    ct_status st = ct_max_dim(x345, 1, true, &v, &idx);
+    return check_pair(st, idx, &v, o);
+}
+static ct_status op_cumprod(ct_tensor **o) {
+    return ct_cumulative(true, i21, 0, U, NULL, o);
+}
+static ct_status op_cumsum_dtype(ct_tensor **o) {
+    return ct_cumulative(false, x345, 2, CT_FLOAT64, NULL, o);
+}
+static ct_status op_cumsum_out(ct_tensor **o) {
+    (void)o;
+    ct_tensor *r = NULL;
+    ct_status st = ct_cumulative(false, f23, 1, U, target, &r);
+    ct_tensor_release(r);
+    return st;
+}
+static ct_status op_cumsum_(ct_tensor **o) {
+    (void)o;
+    return ct_cumulative_(false, target, 0, U);
+}
+static ct_status op_nansum(ct_tensor **o) {
+    return ct_reduce(CT_REDUCE_NANSUM, x345, DIMS(0, 1), 2, false, U, o);
+}
+static ct_status op_nanmean_h(ct_tensor **o) {
+    return ct_reduce(CT_REDUCE_NANMEAN, h23, NULL, 0, false, U, o);
+}
+static ct_status op_count_nonzero(ct_tensor **o) {
+    return ct_reduce(CT_REDUCE_COUNT_NONZERO, x345, DIMS(2), 1, false, U, o);
+}
+static ct_status op_logsumexp(ct_tensor **o) {
+    return ct_reduce(CT_REDUCE_LOGSUMEXP, d13, DIMS(0), 1, true, U, o);
+}
+static ct_status op_nansum_out(ct_tensor **o) {
+    (void)o;
+    return ct_reduce_out(CT_REDUCE_NANSUM, f23, DIMS(0), 1, false, U, target);
+}
+static ct_status op_argmin(ct_tensor **o) { return ct_argmin(x345, DIMS(2), false, o); }
+
+/* ---- joining, splitting, ranges ---- */
+
+static ct_status op_cat(ct_tensor **o) { return ct_tensor_cat(LIST(f23, b23, h23), 3, 0, o); }
+static ct_status op_cat_out(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_cat_out(LIST(f23, i21), 2, 1, target);
+}
+static ct_status op_stack(ct_tensor **o) { return ct_tensor_stack(LIST(f23, h23), 2, -1, o); }
+static ct_status op_stack_out(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_stack_out(LIST(d13, d13, d13), 3, 1, target);
+}
+/* Splits give lists: keep the last element as the case's result. */
+static ct_status take_last(ct_status st, ct_tensor **l, int64_t n, ct_tensor **o) {
+    if (st != CT_OK) {
+        if (l != NULL || n != 0)
+            fail_msg("list not NULL/0 after a failure");
+        return st;
+    }
+    *o = ct_tensor_retain(l[n - 1]);
+    ct_tensor_list_release(l, n);
+    return st;
+}
+static ct_status op_split(ct_tensor **o) {
+    ct_tensor **l = NULL;
+    int64_t n = 0;
+    ct_status st = ct_tensor_split(x345, 2, 1, &l, &n);
+    return take_last(st, l, n, o);
+}
+static ct_status op_split_sizes(ct_tensor **o) {
+    ct_tensor **l = NULL;
+    int64_t n = 0;
+    ct_status st = ct_tensor_split_with_sizes(x345, DIMS(1, 4), 2, -1, &l, &n);
+    return take_last(st, l, n, o);
+}
+static ct_status op_unbind(ct_tensor **o) {
+    ct_tensor **l = NULL;
+    int64_t n = 0;
+    ct_status st = ct_tensor_unbind(f23, 1, &l, &n);
+    return take_last(st, l, n, o);
+}
+static ct_status op_unflatten(ct_tensor **o) {
+    return ct_tensor_unflatten(x345, 2, DIMS(5, -1), 2, o);
+}
+static ct_status op_movedim(ct_tensor **o) {
+    return ct_tensor_movedim(x345, DIMS(0, 1), 2, DIMS(2, 0), 2, o);
+}
+static ct_status op_linspace(ct_tensor **o) {
+    return ct_tensor_linspace(ct_scalar_float(-1), ct_scalar_float(1), 7, CT_FLOAT64, NULL,
+                              CT_LAYOUT_STRIDED, o);
+}
+static ct_status op_linspace_int(ct_tensor **o) {
+    return ct_tensor_linspace(ct_scalar_int(0), ct_scalar_int(10), 4, CT_INT64, NULL,
+                              CT_LAYOUT_STRIDED, o);
+}
+static ct_status op_logspace(ct_tensor **o) {
+    return ct_tensor_logspace(ct_scalar_int(0), ct_scalar_int(3), 4, 2.0, CT_FLOAT32, NULL,
+                              CT_LAYOUT_STRIDED, o);
+}
+static ct_status op_eye_meta(ct_tensor **o) {
+    return ct_tensor_eye(4, 2, CT_BOOL, &META, CT_LAYOUT_STRIDED, o);
+}
+static ct_status op_eye(ct_tensor **o) {
+    return ct_tensor_eye(5, 3, CT_INT16, NULL, CT_LAYOUT_STRIDED, o);
+}
+
+typedef struct fault_case {
+    const char *name;
+    ct_status (*op)(ct_tensor **out);
+    ct_status (*prep)(void); /* makes `target` (fault off); NULL: none */
+    bool none;               /* must allocate nothing (so it cannot fail with NOMEM) */
+} fault_case;
+
+#define CASE(fn)                                                                                   \
+    { &(#fn)[3], fn, NULL, false }
+#define CASE_ON(fn, prep)                                                                          \
+    { &(#fn)[3], fn, prep, false }
+/* In-place forms whose target needs no resize allocate nothing (the iterator keeps its
+ * state inline): the test holds them to that. */
+#define CASE_NONE(fn, prep)                                                                        \
+    { &(#fn)[3], fn, prep, true }
+
+static const fault_case cases[] = {
+    CASE(op_pow_ff),
+    CASE(op_pow_mixed),
+    CASE(op_pow_int),
+    CASE(op_pow_wrapped),
+    CASE(op_remainder),
+    CASE(op_fmod),
+    CASE(op_atan2_int),
+    CASE(op_hypot),
+    CASE(op_bitwise_and),
+    CASE(op_bitwise_or),
+    CASE(op_bitwise_xor),
+    CASE(op_lshift),
+    CASE(op_rshift),
+    CASE(op_logical_and),
+    CASE(op_logical_or),
+    CASE(op_logical_xor),
+    CASE_ON(op_pow_out, prep_empty_d),
+    CASE_ON(op_atan2_out, prep_empty_f),
+    CASE_ON(op_logical_and_out, prep_empty_b),
+    CASE_NONE(op_remainder_, prep_f23),
+    CASE_NONE(op_pow_, prep_f23),
+    CASE_NONE(op_bitwise_or_, prep_i23),
+    CASE(op_where),
+    CASE(op_where_wrapped),
+    CASE(op_clamp_t),
+    CASE(op_clamp_min),
+    CASE(op_clamp_max),
+    CASE(op_lerp),
+    CASE(op_addcmul),
+    CASE(op_addcdiv),
+    CASE(op_masked_fill),
+    CASE_ON(op_clamp_out, prep_empty_d),
+    CASE_ON(op_addcdiv_out, prep_empty_d),
+    CASE_NONE(op_lerp_, prep_f23),
+    CASE_NONE(op_clamp_min_, prep_f23),
+    CASE(op_var_mean),
+    CASE(op_std_all),
+    CASE_ON(op_std_out, prep_empty_f),
+    CASE(op_norm2),
+    CASE(op_norm_inf),
+    CASE(op_norm_fro),
+    CASE_ON(op_norm_out, prep_empty_f),
+    CASE(op_aminmax),
+    CASE_ON(op_aminmax_out, prep_empty_f),
+    CASE(op_max_dim),
+    CASE(op_cumprod),
+    CASE(op_cumsum_dtype),
+    CASE_ON(op_cumsum_out, prep_empty_f),
+    CASE_ON(op_cumsum_, prep_f23),
+    CASE(op_nansum),
+    CASE(op_nanmean_h),
+    CASE(op_count_nonzero),
+    CASE(op_logsumexp),
+    CASE_ON(op_nansum_out, prep_empty_f),
+    CASE(op_argmin),
+    CASE(op_cat),
+    CASE_ON(op_cat_out, prep_empty_d),
+    CASE(op_stack),
+    CASE_ON(op_stack_out, prep_empty_d),
+    CASE(op_split),
+    CASE(op_split_sizes),
+    CASE(op_unbind),
+    CASE(op_unflatten),
+    CASE(op_movedim),
+    CASE(op_linspace),
+    CASE(op_linspace_int),
+    CASE(op_logspace),
+    CASE(op_eye_meta),
+    CASE(op_eye),
+};
+
+/* What an in-place or out= target must keep when the call fails. */
+typedef struct meta {
+    int64_t ndim, offset, sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct_dtype dtype;
+    const ct_storage *storage;
+} meta;
+
+static meta meta_of(const ct_tensor *t) {
+    meta m;
+    memset(&m, 0, sizeof m);
+    m.ndim = ct_tensor_dim(t);
+    m.offset = ct_tensor_storage_offset(t);
+    memcpy(m.sizes, ct_tensor_sizes(t), sizeof(int64_t) * (size_t)m.ndim);
+    memcpy(m.strides, ct_tensor_strides(t), sizeof(int64_t) * (size_t)m.ndim);
+    m.dtype = ct_tensor_dtype(t);
+    m.storage = ct_tensor_storage(t);
+    return m;
+}
+
+/* Fail allocation 1, 2, ... of `c` until it succeeds; returns the failures injected. */
+static long drive(const fault_case *c) {
+    for (long n = 1;; n++) {
+        long base = live_allocs;
+        if (c->prep != NULL && c->prep() != CT_OK)
+            fail_msg("%s: prep failed: %s", c->name, ct_last_error());
+        meta before = c->prep != NULL ? meta_of(target) : (meta){0};
+        long held = live_allocs;
+        ct_tensor *out = NULL;
+        ct_clear_error();
+        calls = 0;
+        fail_at = n;
+        ct_status st = c->op(&out);
+        fail_at = 0;
+        bool faulted = calls >= n;
+        if (!faulted && st != CT_OK)
+            fail_msg("%s: failed without a fault: %s", c->name, ct_last_error());
+        if (faulted && st != CT_OK) {
+            if (st != CT_ERR_NOMEM)
+                fail_msg("%s: allocation %ld failed with %s: %s", c->name, n, ct_status_name(st),
+                         ct_last_error());
+            if (out != NULL)
+                fail_msg("%s: out is not NULL after a failure", c->name);
+            if (live_allocs != held)
+                fail_msg("%s: allocation %ld failed and %ld allocations leaked", c->name, n,
+                         live_allocs - held);
+            if (c->prep != NULL) {
+                meta after = meta_of(target);
+                if (memcmp(&before, &after, sizeof before) != 0)
+                    fail_msg("%s: allocation %ld failed and the target changed", c->name, n);
+            }
+        }
+        ct_tensor_release(out);
+        ct_tensor_release(target);
+        target = NULL;
+        if (live_allocs != base)
+            fail_msg("%s: attempt %ld leaves %ld allocations", c->name, n, live_allocs - base);
+        if (!faulted)
+            return n - 1;
+    }
+}
+
+static int setup(void **state) {
+    (void)state;
+    ct_allocator a = {NULL, fa_alloc, fa_free};
+    return ct_set_allocator(&a) == CT_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    bool clean = live_allocs == 0;
+    if (!clean)
+        fprintf(stderr, "%ld allocations leaked\n", live_allocs);
+    ct_set_allocator(NULL);
+    return clean ? 0 : -1;
+}
+
+static void make_inputs(void) {
+    f23 = iota(SHAPE(2, 3));
+    ct_tensor *s = NULL;
+    OK(ct_tensor_arange(ct_scalar_int(1), ct_scalar_int(3), ONE, CT_INT32, &CPU, CT_LAYOUT_STRIDED,
+                        &s));
+    OK(ct_tensor_view(s, SHAPE(2, 1), &i21));
+    ct_tensor_release(s);
+    OK(ct_tensor_arange(ct_scalar_float(0.5), ct_scalar_float(3), ONE, CT_FLOAT64, &CPU,
+                        CT_LAYOUT_STRIDED, &s));
+    OK(ct_tensor_view(s, SHAPE(1, 3), &d13));
+    ct_tensor_release(s);
+    OK(ct_tensor_to_dtype(f23, CT_BOOL, &b23));
+    OK(ct_tensor_to_dtype(f23, CT_FLOAT16, &h23));
+    s = iota(SHAPE(3, 4, 5));
+    OK(ct_tensor_permute(s, SHAPE(1, 0, 2), &x345));
+    ct_tensor_release(s);
+    OK(ct_tensor_wrapped_number(ct_scalar_float(1.5), &w0));
+}
+
+static void test_fault_ops(void **state) {
+    (void)state;
+    make_inputs();
+    size_t n = sizeof cases / sizeof cases[0];
+    /* A first run of each, without faults, lets one-time lazy state settle outside the
+     * counts. */
+    long broken = 0;
+    for (size_t k = 0; k < n; k++) {
+        ct_tensor *out = NULL;
+        if (cases[k].prep != NULL)
+            OK(cases[k].prep());
+        if (cases[k].op(&out) != CT_OK) {
+            print_error("%s: %s\n", cases[k].name, ct_last_error());
+            broken++;
+        }
+        ct_tensor_release(out);
+        ct_tensor_release(target);
+        target = NULL;
+    }
+    assert_int_equal(broken, 0);
+    long total = 0, idle = 0, noalloc = 0;
+    const char *only = getenv("FAULT_ONLY"); /* debugging: drive one case */
+    for (size_t k = 0; k < n; k++) {
+        if (only != NULL && strcmp(only, cases[k].name) != 0)
+            continue;
+        long f = drive(&cases[k]);
+        if (cases[k].none) {
+            if (f != 0)
+                fail_msg("%s: allocates (%ld points)", cases[k].name, f);
+            noalloc++;
+            continue;
+        }
+        if (f == 0) {
+            print_error("%s allocates nothing: the loop tested no failure\n", cases[k].name);
+            idle++;
+        }
+        total += f;
+    }
+    assert_int_equal(idle, 0);
+    print_message("fault_ops: %zu operations (%ld allocation-free), %ld allocation failure "
+                  "points injected\n",
+                  n, noalloc, total);
+
+    /* The library still works: pow with broadcasting gives the right values. */
+    ct_tensor *r = NULL;
+    OK(ct_binary(CT_OP_POW, i21, d13, ONE, &r));
+    assert_sizes(r, 2, 3);
+    assert_int_equal(ct_tensor_dtype(r), CT_FLOAT64);
+    assert_true(fabs(((const double *)ct_tensor_data_ptr(r))[5] - 4 * sqrt(2.0)) < 1e-12);
+    ct_tensor_release(r);
+    ct_tensor_release(f23);
+    ct_tensor_release(i21);
+    ct_tensor_release(d13);
+    ct_tensor_release(b23);
+    ct_tensor_release(h23);
+    ct_tensor_release(x345);
+    ct_tensor_release(w0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fault_ops)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
