@@ -17,7 +17,7 @@ declare -A header_layer=(
     [device.h]=device [backend.h]=device
     [tensor.h]=tensor [layout.h]=tensor [memformat.h]=tensor [random.h]=tensor
     [print.h]=tensor [dlpack.h]=tensor
-    [join.h]=tensor [range.h]=tensor
+    [join.h]=tensor [range.h]=tensor [index.h]=tensor
     [ops.h]=ops [ops.def]=kernels [unary.h]=ops [unary.def]=kernels [reduce.h]=ops
     [ternary.h]=ops [ternary.def]=kernels [linalg.h]=ops
     [sort.h]=ops
