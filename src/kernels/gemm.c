@@ -171,8 +171,14 @@ typedef struct int_job {
 #else
 #define INT_CLONES
 #endif
+/* clang refuses noinline on a multiversioned function, which it never inlines anyway */
+#if defined(__clang__)
+#define INT_NOINLINE
+#else
+#define INT_NOINLINE __attribute__((noinline))
+#endif
 #define INT_AXPY4(U)                                                                               \
-    INT_CLONES __attribute__((noinline)) static void axpy4_##U(                                   \
+    INT_CLONES INT_NOINLINE static void axpy4_##U(                                   \
         U *restrict c0, U *restrict c1, U *restrict c2, U *restrict c3, const U *restrict b, U v0,  \
         U v1, U v2, U v3, int64_t nb) {                                                            \
         for (int64_t x = 0; x < nb; x++) {                                                         \
