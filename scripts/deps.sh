@@ -8,7 +8,9 @@ packages=(cmake make gcc g++ pkg-config libcmocka-dev python3-dev python3-torch 
           clang libclang-rt-14-dev libomp-dev libsleef-dev
           # OpenBLAS's OpenMP build (matrix products): its threads are the same OpenMP pool
           # as ctensor's, where the pthread build would oversubscribe the cores
-          libopenblas-openmp-dev)
+          libopenblas-openmp-dev
+          # mpi4py: global tensors on a communicator the program already has
+          python3-mpi4py)
 
 missing=()
 for p in "${packages[@]}"; do
