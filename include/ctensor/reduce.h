@@ -166,7 +166,16 @@ CT_API ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, 
  *  most 2 of them: CT_ERR_RUNTIME "Expected at most 2 dimensions, but got 3 dimensions
  *  instead."; `dtype` given: CT_ERR_VALUE "dtype argument is not supported in frobenius
  *  norm"; dims NULL with out NULL: every dim, else dims NULL means every dim as a list, as
- *  torch.norm passes them); "nuc": CT_ERR_NOT_IMPLEMENTED; other strings: CT_ERR_RUNTIME
+ *  torch.norm passes them); "nuc" (the sum of the singular values, through LAPACK, of the
+ *  matrix over two dims: dims NULL needs a 2-D input, CT_ERR_RUNTIME "Expected a tensor with
+ *  2 dimensions, but got a tensor with 3 dimensions instead.", else exactly two distinct
+ *  dims, CT_ERR_RUNTIME "nuclear norm requires a 'dim' argument of size 2" / "duplicate or
+ *  invalid dimensions"; `dtype` given: CT_ERR_VALUE "dtype argument is not supported in
+ *  nuclear norm"; float32/64 and complex inputs (real result), float16/bfloat16:
+ *  CT_ERR_NOT_IMPLEMENTED "\"linalg_svd_cpu\" not implemented for 'Half'", integers:
+ *  CT_ERR_RUNTIME "linalg.svd: Expected a floating point or complex tensor as input. Got
+ *  Long"; a NaN or infinity: CT_ERR_RUNTIME "linalg.svd: The algorithm failed to converge
+ *  because the input matrix contained non-finite values."); other strings: CT_ERR_RUNTIME
  *  "only valid string values are 'fro' and 'nuc', found foo". */
 CT_API ct_status ct_norm_str(const ct_tensor *input, const char *p, const int64_t *dims,
                              int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,

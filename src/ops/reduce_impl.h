@@ -26,6 +26,11 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
                               int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
                               ct_tensor **result);
 
+/* torch.norm(input, 'nuc', dim, keepdim, out=out): ct_norm_str's nuclear norm (norm_nuc.c).
+ * dims NULL: the input must be a matrix; else exactly two distinct dims. */
+ct_status ct_reduce_impl_norm_nuc(const ct_tensor *input, const int64_t *dims, int64_t ndims,
+                                  bool keepdim, ct_tensor *out, ct_tensor **result);
+
 /* Write src into an out= tensor of a tuple result (max(dim, out=), aminmax(out=)): out's dtype
  * must be src's (CT_ERR_RUNTIME "Expected out tensor to have dtype float, but got double
  * instead"), its device src's; resized to src's shape as reductions resize. */

@@ -512,8 +512,11 @@ ct_status ct_norm_str(const ct_tensor *input, const char *p, const int64_t *dims
                                 (long long)ndims);
         return ct_norm(input, 2.0, dims, ndims, keepdim, CT_DTYPE_UNDEFINED, out, result);
     }
-    if (strcmp(p, "nuc") == 0)
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "norm: the nuclear norm is not implemented");
+    if (strcmp(p, "nuc") == 0) {
+        if (dtype != CT_DTYPE_UNDEFINED)
+            return ct_set_error(CT_ERR_VALUE, "dtype argument is not supported in nuclear norm");
+        return ct_reduce_impl_norm_nuc(input, dims, ndims, keepdim, out, result);
+    }
     return ct_set_error(CT_ERR_RUNTIME, "only valid string values are 'fro' and 'nuc', found %s",
                         p);
 }

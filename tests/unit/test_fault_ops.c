@@ -152,6 +152,12 @@ static ct_status op_norm_inf(ct_tensor **o) {
 static ct_status op_norm_fro(ct_tensor **o) {
     return ct_norm_str(x345, "fro", DIMS(0, 2), 2, true, U, NULL, o);
 }
+static ct_status op_norm_nuc(ct_tensor **o) {
+    return ct_norm_str(x345, "nuc", DIMS(2, 0), 2, true, U, NULL, o);
+}
+static ct_status op_norm_nuc_out(ct_tensor **o) {
+    return ct_norm_str(f23, "nuc", NULL, 0, false, U, target, o);
+}
 static ct_status op_norm_out(ct_tensor **o) {
     return ct_norm(h23, 1.5, DIMS(0), 1, false, U, target, o);
 }
@@ -336,6 +342,8 @@ static const fault_case cases[] = {
     CASE(op_norm2),
     CASE(op_norm_inf),
     CASE(op_norm_fro),
+    CASE(op_norm_nuc),
+    CASE_ON(op_norm_nuc_out, prep_empty_f),
     CASE_ON(op_norm_out, prep_empty_f),
     CASE(op_aminmax),
     CASE_ON(op_aminmax_out, prep_empty_f),

@@ -7,6 +7,7 @@
  * logsumexp, var/std, norm, aminmax), the scans (cumsum, cumprod) and max/min's out=. Expected values and messages were checked against
  * torch 1.13. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -493,6 +494,21 @@ static void test_norm(void **state) {
                "dtype argument is not supported in frobenius norm");
     EXPECT_ERR(ct_norm_str(x, "abc", NULL, 0, false, U, NULL, &r), CT_ERR_RUNTIME,
                "only valid string values are 'fro' and 'nuc', found abc");
+    /* the nuclear norm of [[3, -4], [0, 1]]: singular values sqrt(13 +- sqrt(160)) */
+    OK(ct_norm_str(x, "nuc", NULL, 0, false, U, NULL, &r));
+    assert_int_equal(ct_tensor_dtype(r), CT_FLOAT32);
+    double nuc = sqrt(13 + sqrt(160.0)) + sqrt(13 - sqrt(160.0)); /* LAPACK's: to an ulp */
+    assert_true(fabs(*(const float *)ct_tensor_data_ptr(r) - nuc) < 4 * FLT_EPSILON * nuc);
+    ct_tensor_release(r);
+    OK(ct_norm_str(x, "nuc", DIMS(1, 0), 2, true, U, NULL, &r));
+    assert_sizes(r, 1, 1);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_norm_str(x, "nuc", DIMS(0), 1, false, U, NULL, &r), CT_ERR_RUNTIME,
+               "nuclear norm requires a 'dim' argument of size 2");
+    EXPECT_ERR(ct_norm_str(x, "nuc", DIMS(1, -1), 2, false, U, NULL, &r), CT_ERR_RUNTIME,
+               "duplicate or invalid dimensions");
+    EXPECT_ERR(ct_norm_str(x, "nuc", NULL, 0, false, CT_FLOAT64, NULL, &r), CT_ERR_VALUE,
+               "dtype argument is not supported in nuclear norm");
     EXPECT_ERR(ct_norm(x, 2, NULL, 0, false, CT_INT64, NULL, &r), CT_ERR_RUNTIME,
                "norm(): the desired output dtype should be either floating point or complex. "
                "Got Long instead.");
