@@ -70,8 +70,11 @@ static char *compose(const doc_row *row, const char *prefix) {
     size_t name_len = strlen(row->name), n_sigs = 1;
     for (const char *s = strstr(row->params, " | "); s != NULL; s = strstr(s + 3, " | "))
         n_sigs++;
-    size_t cap = strlen(row->params) + strlen(row->meaning) + n_sigs * (name_len + 8) +
-                 strlen(prefix) + 8;
+    if (row->kind == DOC_FUNCX)
+        prefix = ""; /* no text signature: help() shows the lines as written */
+    /* per signature: the name, "<prefix>, " and a newline; then "\n--\n\n" and the NUL */
+    size_t cap = strlen(row->params) + strlen(row->meaning) +
+                 n_sigs * (name_len + strlen(prefix) + 3) + 8;
     char *doc = PyMem_RawMalloc(cap), *out = doc;
     if (doc == NULL)
         return NULL;

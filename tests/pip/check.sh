@@ -39,6 +39,9 @@ x = ctensor.ones(2, 3) + ctensor.arange(3)
 assert x.sum().item() == 12.0
 print("ctensor", ctensor.__version__, "from", pkg, "global tensors:", hasattr(ctensor, "placement"))
 PY
+# self-contained: the C library is inside the module, not a libctensor*.so to find at run time
+so="$("$tmp/venv1/bin/python" -c 'import ctensor; print(ctensor.__file__)')"
+if ldd "$so" | grep -q 'libctensor'; then ldd "$so"; exit 1; fi
 if command -v mpicc >/dev/null; then # Open MPI present: the dist part must be in
     "$tmp/venv1/bin/python" -c 'import ctensor; assert hasattr(ctensor, "placement")'
 fi
