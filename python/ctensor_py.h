@@ -10,6 +10,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "pycompat.h" /* CPython 3.9 and 3.10 */
 
 #include "ctensor/ctensor.h"
 

@@ -58,6 +58,8 @@ PyObject *ctp_add_submodule(PyObject *module, struct PyModuleDef *def, const cha
 PyMODINIT_FUNC PyInit_ctensor(void);
 /* Tensor.__dlpack__, __dlpack_device__ and from_dlpack (dlpack.c). */
 int ctp_dlpack_init(PyObject *module);
+/* Docstrings and text signatures from docs.def, once every name exists (docs.c). */
+int ctp_docs_init(PyObject *module);
 
 PyMODINIT_FUNC PyInit_ctensor(void) {
     /* The module is linked with the static library, so a mismatch means a broken build. */
@@ -90,6 +92,7 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif
+        || ctp_docs_init(module) < 0 /* last: patches the docs of everything registered above */
     ) {
         Py_DECREF(module);
         return NULL;
