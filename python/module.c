@@ -58,6 +58,10 @@ PyObject *ctp_add_submodule(PyObject *module, struct PyModuleDef *def, const cha
 PyMODINIT_FUNC PyInit_ctensor(void);
 /* Tensor.__dlpack__, __dlpack_device__ and from_dlpack (dlpack.c). */
 int ctp_dlpack_init(PyObject *module);
+/* pickle and copy of tensors (tensor_pickle.c). */
+int ctp_pickle_init(PyObject *module);
+/* save_file, load_file and ctensor.safetensors (safetensors.c). */
+int ctp_safetensors_init(PyObject *module);
 
 PyMODINIT_FUNC PyInit_ctensor(void) {
     /* The module is linked with the static library, so a mismatch means a broken build. */
@@ -90,6 +94,8 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif
+        || ctp_pickle_init(module) < 0 /* after dist: GlobalTensor's refusal */ ||
+        ctp_safetensors_init(module) < 0
     ) {
         Py_DECREF(module);
         return NULL;
