@@ -9,6 +9,7 @@ once to warm the page cache, then times, best of --reps:
   load         ctensor.load_file: map the file, parse the header, make the views
   load+touch   load_file, then read one byte of every 4 KiB page of every tensor (so every
                page is really mapped: what any first use of the data costs)
+  load+read    load_file, then read every byte (an int64 sum over each tensor's bytes)
   safetensors  safetensors.torch.load_file (the package; copies into torch tensors), when
                installed
 and the process's anonymous memory (RssAnon) before and after load+touch: the tensors are
@@ -52,6 +53,11 @@ def touch(tensors):
     return s
 
 
+def read_all(tensors):
+    """Every byte of every tensor (summed as int64: one pass over the memory)."""
+    return sum(int(t.view(ctensor.int64).sum().item()) for t in tensors.values())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=1024)
@@ -68,6 +74,7 @@ def main():
                                                check=True), args.reps)
         t_load = best_of(lambda: ctensor.load_file(path), args.reps)
         t_touch = best_of(lambda: touch(ctensor.load_file(path)), args.reps)
+        t_read = best_of(lambda: read_all(ctensor.load_file(path)), args.reps)
         before = rss()
         kept = ctensor.load_file(path)
         touch(kept)
@@ -76,6 +83,7 @@ def main():
         print(f"  cat > /dev/null     {t_cat * 1e3:9.1f} ms")
         print(f"  load_file           {t_load * 1e3:9.3f} ms   ({t_load / t_cat:.3f}x cat)")
         print(f"  load_file + touch   {t_touch * 1e3:9.1f} ms   ({t_touch / t_cat:.3f}x cat)")
+        print(f"  load_file + read    {t_read * 1e3:9.1f} ms   ({t_read / t_cat:.3f}x cat)")
         try:
             import safetensors.torch as st_torch
             t_pkg = best_of(lambda: st_torch.load_file(path), max(1, args.reps // 2))
