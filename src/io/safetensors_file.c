@@ -175,7 +175,8 @@ ct_status ct_safetensors_tensor(const ct_safetensors *f, size_t i, ct_tensor **o
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "safetensors: dtype %s of '%s' has no ctensor "
                                                     "dtype", e->format->name, e->name);
     int64_t shape[CT_MAX_DIMS];
-    memcpy(shape, e->shape, (size_t)e->ndim * sizeof(int64_t));
+    if (e->ndim > 0)
+        memcpy(shape, e->shape, (size_t)e->ndim * sizeof(int64_t));
     if (e->format->dtype == CT_FLOAT4_E2M1FN_X2) { /* the file counts values, ctensor pairs */
         if (e->ndim == 0 || shape[e->ndim - 1] % 2 != 0)
             return ct_set_error(CT_ERR_VALUE, "safetensors: F4 tensor '%s' has %s; "
