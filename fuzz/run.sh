@@ -16,7 +16,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DCT_SANITIZE=address,undefined -DCT_BUILD_TESTS=OFF -DCT_BUILD_BENCH=OFF \
     -DCT_BUILD_PYTHON=OFF -DCT_BUILD_DIST=OFF -DCT_BUILD_CUDA=OFF >/dev/null
 fi
-all="device_string dtype_name tensor_create dlpack_import iter python_lists"
+all="device_string dtype_name tensor_create dlpack_import iter safetensors python_lists"
 targets="${CT_FUZZ_TARGETS:-$all}"
 build_targets=()
 for t in $targets; do

@@ -60,6 +60,10 @@ PyMODINIT_FUNC PyInit_ctensor(void);
 int ctp_dlpack_init(PyObject *module);
 /* Docstrings and text signatures from docs.def, once every name exists (docs.c). */
 int ctp_docs_init(PyObject *module);
+/* pickle and copy of tensors (tensor_pickle.c). */
+int ctp_pickle_init(PyObject *module);
+/* save_file, load_file and ctensor.safetensors (safetensors.c). */
+int ctp_safetensors_init(PyObject *module);
 
 PyMODINIT_FUNC PyInit_ctensor(void) {
     /* The module is linked with the static library, so a mismatch means a broken build. */
@@ -92,6 +96,8 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif
+        || ctp_pickle_init(module) < 0 /* after dist: GlobalTensor's refusal */
+        || ctp_safetensors_init(module) < 0
         || ctp_docs_init(module) < 0 /* last: patches the docs of everything registered above */
     ) {
         Py_DECREF(module);

@@ -11,7 +11,10 @@
  *
  * numpy() shares memory with a cpu tensor through the buffer protocol (NumPy is imported
  * only when called); dtypes NumPy lacks (bfloat16, complex32, float8, float4) raise
- * TypeError "Got unsupported ScalarType BFloat16", as PyTorch.
+ * TypeError "Got unsupported ScalarType BFloat16", as PyTorch, except that the float8 dtypes
+ * become arrays of ml_dtypes' types of the same names when ml_dtypes can be imported (still
+ * sharing memory). float4_e2m1fn_x2 stays refused: it packs two values in a byte, and
+ * ml_dtypes.float4_e2m1fn holds one per byte, so no array can share its memory.
  */
 #include "ctensor_py.h"
 
@@ -292,10 +295,41 @@ static PyTypeObject buffer_type = {
 
 static const ctp_signature numpy_sig[] = {{1, {{CTP_PARAM_BOOL, "*force=False"}}}};
 
+static PyObject *numpy_of_bytes(ct_tensor *t);
+
+/* ml_dtypes' type of the same name for a float8 dtype, when ml_dtypes can be imported (NULL
+ * without an exception otherwise): float8 arrays are NumPy arrays of those types. */
+static PyObject *ml_dtypes_type(ct_dtype d) {
+    if (!ct_dtype_is_float8(d))
+        return NULL;
+    PyObject *ml = PyImport_ImportModule("ml_dtypes");
+    if (ml == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_ImportError))
+            PyErr_Clear();
+        return NULL;
+    }
+    PyObject *type = PyObject_GetAttrString(ml, ct_dtype_name(d));
+    Py_DECREF(ml);
+    return type;
+}
+
 static PyObject *numpy_of(ct_tensor *t) {
-    if (buffer_format(ct_tensor_dtype(t)) == NULL)
+    PyObject *ml_type = NULL;
+    if (buffer_format(ct_tensor_dtype(t)) == NULL &&
+        (ml_type = ml_dtypes_type(ct_tensor_dtype(t))) == NULL && !PyErr_Occurred())
         return PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s",
                             ct_dtype_cpp_name(ct_tensor_dtype(t)));
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *r = numpy_of_bytes(t);
+    if (r != NULL && ml_type != NULL) /* the bytes as uint8, seen as ml_dtypes' type */
+        Py_SETREF(r, PyObject_CallMethod(r, "view", "O", ml_type));
+    Py_XDECREF(ml_type);
+    return r;
+}
+
+/* The tensor's memory as an array (uint8 for dtypes without a buffer format). */
+static PyObject *numpy_of_bytes(ct_tensor *t) {
     if (ct_tensor_strides(t) == NULL)
         return PyErr_Format(PyExc_NotImplementedError,
                             "numpy() is only supported for strided tensors");

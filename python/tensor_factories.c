@@ -226,8 +226,35 @@ static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
     int native_order = PyObject_IsTrue(isnative);
     int object = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "O") == 0;
     int boolean = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "b") == 0;
+    int vtype = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "V") == 0;
     Py_DECREF(isnative);
     Py_DECREF(kind);
+    /* ml_dtypes' float8 types carry ctensor's names (kind 'V', or 'f' for e5m2): shared as
+     * bytes, as bool is */
+    ct_dtype shared_as = boolean ? CT_BOOL : CT_DTYPE_UNDEFINED;
+    PyObject *dt2 = PyObject_GetAttrString(arr, "dtype");
+    PyObject *name = dt2 != NULL ? PyObject_GetAttrString(dt2, "name") : NULL;
+    Py_XDECREF(dt2);
+    const char *cname = name != NULL ? PyUnicode_AsUTF8(name) : NULL;
+    if (cname == NULL) {
+        Py_XDECREF(name);
+        return NULL;
+    }
+    ct_dtype named = CT_DTYPE_UNDEFINED;
+    int float8 = ct_dtype_from_name(cname, &named) == CT_OK && ct_dtype_is_float8(named);
+    if (float8)
+        shared_as = named;
+    if (vtype && !float8) {
+        PyErr_Format(PyExc_TypeError,
+                     "can't convert np.ndarray of type %s. The only supported types are: "
+                     "float64, float32, float16, complex64, complex128, int64, int32, int16, "
+                     "int8, uint8, bool, and ml_dtypes' float8_e4m3fn, float8_e5m2, "
+                     "float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu.",
+                     cname);
+        Py_DECREF(name);
+        return NULL;
+    }
+    Py_DECREF(name);
     if (!native_order)
         return PyErr_Format(PyExc_ValueError,
                             "given numpy array has byte order different from the native byte "
@@ -240,15 +267,17 @@ static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
     PyObject *mod = PyImport_ImportModule("ctensor");
     if (mod == NULL)
         return NULL;
-    /* NumPy's DLPack export has no bool: share the bytes as uint8, then view them as bool */
-    PyObject *src = boolean ? PyObject_CallMethod(arr, "view", "s", "uint8") : Py_NewRef(arr);
+    /* NumPy's DLPack export has no bool (nor float8): share the bytes as uint8, then view
+     * them as the dtype */
+    int as_bytes = shared_as != CT_DTYPE_UNDEFINED;
+    PyObject *src = as_bytes ? PyObject_CallMethod(arr, "view", "s", "uint8") : Py_NewRef(arr);
     PyObject *r = src != NULL ? PyObject_CallMethod(mod, "from_dlpack", "O", src) : NULL;
     Py_XDECREF(src);
-    if (r != NULL && boolean) {
+    if (r != NULL && as_bytes) {
         ct_tensor *v = ctp_tensor_get(r), *b = NULL;
         ct_status st =
             ct_tensor_from_storage(ct_tensor_storage(v), ct_tensor_sizes(v), ct_tensor_strides(v),
-                                   ct_tensor_dim(v), ct_tensor_storage_offset(v), CT_BOOL, &b);
+                                   ct_tensor_dim(v), ct_tensor_storage_offset(v), shared_as, &b);
         Py_SETREF(r, ctp_tensor_result(NULL, st, b));
     }
     Py_DECREF(mod);

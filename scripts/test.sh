@@ -15,6 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 "$root/scripts/deps.sh"
+"$root/scripts/pydeps.sh"
 
 echo "== sanitizer build (gcc; address, undefined): C unit tests and C global-tensor tests"
 "$root/scripts/build_asan.sh"

@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # Layers, lowest first; src/<layer>/ folders use the same names.
-layers=(base dtype device tensor iter kernels ops sparse cuda dist)
+layers=(base dtype device tensor iter kernels ops sparse io cuda dist)
 # The layer of every public header. ctensor.h is the umbrella of the core library, so it sits
 # with its highest part (sparse), below dist.
 declare -A header_layer=(
@@ -22,6 +22,7 @@ declare -A header_layer=(
     [ternary.h]=ops [ternary.def]=kernels [linalg.h]=ops
     [sort.h]=ops
     [sparse.h]=sparse [ctensor.h]=sparse
+    [safetensors.h]=io
     [cuda.h]=cuda
     [placement.h]=dist [sbp.h]=dist [global.h]=dist [dist.h]=dist
 )
