@@ -12,10 +12,15 @@
  * RTLD_LOCAL (they link libopen-pal themselves), so libmpi is not re-opened RTLD_GLOBAL as
  * mpi4py does for older MPIs.
  */
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 
 #include "ctensor_dist_py.h"
+
+#ifdef CTP_HAVE_MPI4PY
+#include <mpi4py/mpi4py.h>
+#endif
 
 PyObject *ctp_dist_raise(ct_status st) { return ctp_raise_status(st); }
 
@@ -204,7 +209,67 @@ static PyObject *env_all_device_placement(PyObject *m, PyObject *type) {
     return ctp_placement_all(type);
 }
 
+/* init(comm=None): start the runtime on MPI_COMM_WORLD, or on an mpi4py communicator. */
+static PyObject *env_init(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    static char k_comm[] = "comm";
+    static char *kwlist[] = {k_comm, NULL};
+    PyObject *comm = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:init", kwlist, &comm))
+        return NULL;
+    ct_status st;
+    if (comm == Py_None) {
+        st = ct_dist_init();
+    } else {
+#ifdef CTP_HAVE_MPI4PY
+        if (import_mpi4py() < 0)
+            return NULL;
+        MPI_Comm *c = PyMPIComm_Get(comm); /* TypeError for anything but an MPI.Comm */
+        if (c == NULL)
+            return NULL;
+        st = ct_dist_init_comm(c);
+#else
+        PyErr_SetString(PyExc_RuntimeError,
+                        "ctensor.env.init(comm=...) needs mpi4py, but this ctensor was built "
+                        "without mpi4py's C headers");
+        return NULL;
+#endif
+    }
+    if (st != CT_OK)
+        return ctp_dist_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *env_set_timeout(PyObject *m, PyObject *arg) {
+    (void)m;
+    double seconds = PyFloat_AsDouble(arg);
+    if (seconds == -1.0 && PyErr_Occurred())
+        return NULL;
+    ct_status st = ct_dist_set_timeout(seconds);
+    if (st != CT_OK)
+        return ctp_dist_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *env_get_timeout(PyObject *m, PyObject *unused) {
+    (void)m;
+    (void)unused;
+    double seconds = 0;
+    ct_status st = ct_dist_get_timeout(&seconds);
+    return st == CT_OK ? PyFloat_FromDouble(seconds) : ctp_dist_raise(st);
+}
+
 static PyMethodDef env_functions[] = {
+    {"init", CTP_KW_FUNC(env_init), METH_VARARGS | METH_KEYWORDS,
+     "init(comm=None) -> None\n\nStart the distributed runtime now: on MPI_COMM_WORLD, or on "
+     "`comm`, an mpi4py communicator (e.g. a split of COMM_WORLD), before any other global "
+     "operation; ranks and placements are then those of `comm`."},
+    {"set_timeout", env_set_timeout, METH_O,
+     "set_timeout(seconds) -> None\n\nHow long a global operation waits for the other ranks "
+     "before raising (default: CTENSOR_TIMEOUT_SECONDS, ONEFLOW_TIMEOUT_SECONDS or 300); 0 "
+     "goes back to that default. After a timeout the runtime refuses every global operation."},
+    {"get_timeout", env_get_timeout, METH_NOARGS,
+     "get_timeout() -> float\n\nThe deadline in force, in seconds."},
     {"get_rank", env_get_rank, METH_NOARGS, "get_rank() -> int\n\nThis process's rank."},
     {"get_world_size", env_get_world_size, METH_NOARGS,
      "get_world_size() -> int\n\nThe number of processes."},

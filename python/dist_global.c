@@ -162,7 +162,7 @@ static PyObject *g_to_consistent(PyObject *self, PyObject *args, PyObject *kwarg
     (void)args;
     (void)kwargs;
     uint64_t mark = ctp_dist_mark();
-    PyErr_SetString(PyExc_RuntimeError, "to_consistent is removed, please use to_global instead");
+    PyErr_SetString(PyExc_RuntimeError, ".to_consistent has been removed, please use .to_global instead");
     return ctp_dist_failed("to_global", mark);
 }
 
@@ -297,7 +297,7 @@ static PyObject *get_device(PyObject *self, void *closure) {
 static PyObject *get_is_consistent(PyObject *self, void *closure) {
     (void)self;
     (void)closure;
-    PyErr_SetString(PyExc_RuntimeError, "is_consistent is removed, please use is_global instead");
+    PyErr_SetString(PyExc_RuntimeError, ".is_consistent has been removed, please use .is_global instead");
     return NULL;
 }
 

@@ -45,7 +45,7 @@ static PyObject *get_sbp(PyObject *self, void *closure) {
 static PyObject *get_is_consistent(PyObject *self, void *closure) {
     (void)self;
     (void)closure;
-    return raise_runtime("is_consistent is removed, please use is_global instead");
+    return raise_runtime(".is_consistent has been removed, please use .is_global instead");
 }
 
 PyGetSetDef ctp_dist_tensor_getset[] = {
@@ -116,7 +116,7 @@ static PyObject *t_to_consistent(PyObject *self, PyObject *args, PyObject *kwarg
     (void)args;
     (void)kwargs;
     uint64_t mark = ctp_dist_mark();
-    raise_runtime("to_consistent is removed, please use to_global instead");
+    raise_runtime(".to_consistent has been removed, please use .to_global instead");
     return ctp_dist_failed("to_global", mark);
 }
 

@@ -12,7 +12,8 @@
  * the placement has the same metadata and a local component with every size 0 (a 0-dim
  * logical tensor: a 0-dim zero).
  *
- * Every function here is COLLECTIVE over all ranks of MPI_COMM_WORLD (SPMD, dist.h): every
+ * Every function here is COLLECTIVE over all ranks of the runtime's communicator (MPI_COMM_WORLD
+ * unless ct_dist_init_comm chose another; SPMD, dist.h): every
  * rank calls it, in the same order, with the same placement and sbp arguments. Arguments
  * that disagree between ranks (placement, sbp, dtype, shapes that cannot form one logical
  * tensor, or different operations) are detected by one small collective at the start and
@@ -120,9 +121,12 @@ CT_API ct_status ct_global_from_local(const ct_tensor *local, const ct_placement
  *  1-D and N-D placements, and any change of placement (ranks, hierarchy, device type),
  *  is supported. When nothing changes, *out is a new reference to `global` itself (a copy
  *  with CT_GLOBAL_COPY). Only the logical value is defined for a partial_sum output; its
- *  layout is: from split on the same 1-D placement, each rank keeps its own shard in place
- *  and zeros elsewhere (no communication; OneFlow's newer tests); otherwise the first rank
- *  of each partial group (coordinate 0 on the axis) holds the value and the others zeros.
+ *  layout is OneFlow's: from a 1-D split (any 1-D placement) or a one-rank tensor to 1-D
+ *  partial_sum, each shard goes to its own rank when that rank is in the output placement,
+ *  else to output parallel id (input parallel id % output size), in place in zeros (so on
+ *  the same placement each rank keeps its shard, without communication); otherwise the
+ *  first rank of each partial group (coordinate 0 on the axis) holds the value and the
+ *  others zeros.
  *  New reference in *out. */
 CT_API ct_status ct_global_to_global(const ct_global *global, const ct_placement *placement,
                                      const ct_sbp *sbp, int64_t n_sbp, unsigned flags,

@@ -338,6 +338,9 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
     h = ct_dist_impl_hash_scalar(h, d->alpha);
     h = d->scalar ? ct_dist_impl_hash_scalar(h, d->s) : hash_global(h, y);
     rec.hash = hash_global(h, x);
+    rec.placement = x ? ct_placement_hash(ct_global_placement(x)) : 0;
+    if (!d->scalar && y)
+        rec.placement = ct_hash_bytes(rec.placement, &y->placement->hash, sizeof(uint64_t));
     rec.has_local = 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
     ct_dist_impl_agree_set_op(&rec, d->name);

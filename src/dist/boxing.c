@@ -18,9 +18,12 @@
  *     member[destination rank % group size], which spreads the load over the replicas.
  *     Send and receive types are subarrays of the contiguous local tensors, so nothing is
  *     packed. When no data crosses ranks, the copies are done locally without MPI.
- *  3. Partial sums created on the output: the rank with coordinate 0 on such an axis keeps
- *     the data, the others hold zeros (OneFlow's convention); those ranks are not
- *     sent anything.
+ *  3. Partial sums created on the output, in OneFlow's layouts: from a 1-D split (or a
+ *     one-rank input) to 1-D partial_sum, each shard goes to its own rank when that rank is
+ *     in the output placement, else to output parallel id (input id % output size), in
+ *     place in a tensor of zeros (OneFlow's naive-s-to-p and naive-1-to-p); otherwise the
+ *     rank with coordinate 0 on such an axis keeps the data and the others hold zeros
+ *     (symmetric-b-to-p after a broadcast); those ranks are not sent anything.
  *
  * SPMD discipline: every fallible local step (plan, allocations, datatypes) happens before
  * the first collective, and all ranks agree on success first, so a rank that fails alone
@@ -42,6 +45,7 @@ typedef struct plan {
     bool reduce_p[MAXH]; /* input axis is summed first: to broadcast, or scattered */
     bool scatter_p[MAXH]; /* ... by a reduce-scatter to the output's split (in_eff[k]) */
     bool create_p[MAXH]; /* output axis becomes partial: coordinate != 0 holds zeros */
+    bool spread;         /* 1-D S (or one rank) -> 1-D P: shards spread over the output */
     int64_t nin, nout;
     ct_box *bin, *bout;  /* box of every input / output member */
     int64_t *cin, *cout; /* coordinates, hin / hout per member */
@@ -108,6 +112,15 @@ static void plan_axes(plan *p, const ct_sbp *in, const ct_sbp *out, ct_sbp *in_e
         p->create_p[k] = partial && !(k < p->hin && p->keep_p[k]);
         out_eff[k] = partial ? ct_sbp_broadcast() : out[k];
     }
+    p->spread = p->hin == 1 && p->hout == 1 && p->create_p[0] &&
+                (in[0].kind == CT_SBP_SPLIT || p->nin == 1);
+}
+
+/* In spread mode, the output member that receives input member i's shard: i's own rank
+ * when it is in the output placement, else parallel id i % output size. */
+static int64_t spread_dest(const plan *p, int64_t i) {
+    int64_t q = ct_placement_parallel_id(p->pout, p->pin->ranks[i]);
+    return q >= 0 ? q : i % p->nout;
 }
 
 /* Boxes, coordinates and replica groups of every member. */
@@ -163,6 +176,8 @@ static ct_status plan_members(plan *p, const ct_sbp *in_eff, const ct_sbp *out_e
 
 /* Whether output member q receives data (it holds zeros when a created-P coordinate != 0). */
 static bool dest_needs_data(const plan *p, int64_t q) {
+    if (p->spread)
+        return true; /* what it holds besides the shards it receives is zero */
     for (int64_t k = 0; k < p->hout; k++)
         if (p->create_p[k] && p->cout[q * p->hout + k] != 0)
             return false;
@@ -172,6 +187,8 @@ static bool dest_needs_data(const plan *p, int64_t q) {
 /* Whether group leader g holds data for output member q: the kept-P coordinates match
  * (the layouts are equal then, so coordinates compare directly). */
 static bool group_serves(const plan *p, int64_t g, int64_t q) {
+    if (p->spread)
+        return spread_dest(p, g) == q;
     for (int64_t k = 0; k < p->hin; k++)
         if (p->keep_p[k] && p->cin[g * p->hin + k] != p->cout[q * p->hout + k])
             return false;
@@ -181,6 +198,8 @@ static bool group_serves(const plan *p, int64_t g, int64_t q) {
 /* The world rank that sends group g's part to output member q. */
 static int64_t designated_source(const plan *p, int64_t g, int64_t q) {
     int64_t dest = p->pout->ranks[q];
+    if (p->spread)
+        return p->pin->ranks[g]; /* a shard has one holder (equal boxes are empty ones) */
     int64_t pid = ct_placement_parallel_id(p->pin, dest);
     if (pid >= 0 && p->group[pid] == g)
         return dest;
@@ -331,7 +350,8 @@ static ct_status box_view(const ct_tensor *t, const ct_box *box, const ct_box *i
 /* No data crosses ranks: every destination copies from its own input. */
 static ct_status copy_local(const plan *p, const ct_tensor *src, int64_t me_in, ct_tensor *dst,
                             int64_t me_out) {
-    if (me_in < 0 || me_out < 0 || !dest_needs_data(p, me_out))
+    if (me_in < 0 || me_out < 0 || !dest_needs_data(p, me_out) ||
+        !group_serves(p, p->group[me_in], me_out))
         return CT_OK;
     ct_box in;
     ct_dist_impl_box_intersect(&p->bin[me_in], &p->bout[me_out], &in);
@@ -442,7 +462,7 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
             ct_box box;
             ct_dist_impl_local_box(p.sizes, p.ndim, pout, out_eff, me_out, &box);
             st = ct_dist_impl_global_alloc_local(&box, x->dtype, pout, &res);
-            if (st == CT_OK && numel > 0 && !dest_needs_data(&p, me_out))
+            if (st == CT_OK && numel > 0 && (p.spread || !dest_needs_data(&p, me_out)))
                 st = ct_tensor_zero_(res);
         } else {
             st = ct_dist_impl_global_empty_local(x->dtype, p.ndim, &res);

@@ -54,6 +54,17 @@ ct_status ct_dist_impl_world(MPI_Comm *out);
 /** Rank and size of the world, valid after ct_dist_impl_world succeeded. */
 int64_t ct_dist_impl_my_rank(void);
 int64_t ct_dist_impl_size(void);
+/** OneFlow's default (ONEFLOW_TIMEOUT_SECONDS = 300). */
+#define CT_DIST_DEFAULT_TIMEOUT 300.0
+/** Seconds a rank waits for its peers in an agreement: ct_dist_set_timeout's value, else
+ *  CTENSOR_TIMEOUT_SECONDS, else ONEFLOW_TIMEOUT_SECONDS (read at every call), else the
+ *  default. May be INFINITY. */
+double ct_dist_impl_timeout(void);
+/** After a timeout: remember the operation; from then on ct_dist_impl_world (so every global
+ *  operation) fails with ct_dist_impl_broken_error's message. */
+void ct_dist_impl_mark_broken(const char *op);
+bool ct_dist_impl_is_broken(void);
+ct_status ct_dist_impl_broken_error(void);
 
 /* ---- mpi_types.c ------------------------------------------------------------------------- */
 
@@ -161,6 +172,8 @@ bool ct_dist_impl_box_equal(const ct_box *a, const ct_box *b);
  *  its message. */
 typedef struct ct_agree_record {
     uint64_t hash;
+    uint64_t placement; /* digest of the placement(s) named; differing: "Inconsistent parallel
+                           description" */
     int32_t has_local;
     int32_t dtype;
     int64_t ndim;
@@ -169,7 +182,10 @@ typedef struct ct_agree_record {
     char what[256];
 } ct_agree_record;
 
-/** MPI_Allgather of every rank's record over the world. Fills all[0..world) (caller
+/** A non-blocking allgather of every rank's record over the world, waited for until the
+ *  deadline (ct_dist_impl_timeout): past it, CT_ERR_RUNTIME "Timeout: global operation <op>
+ *  waited N s for the other ranks. Maybe executing different code in different ranks, ..."
+ *  and the runtime is marked broken (ct_dist_impl_mark_broken). Fills all[0..world) (caller
  *  allocates ct_dist_impl_size() records; NULL: a buffer reserved by ct_dist_init, under a lock).
  *  When some record is failed (has_local < 0), every rank fails: a failed rank returns its
  *  own status with its last error untouched, the others the first failed rank's status with
@@ -192,7 +208,7 @@ ct_status ct_dist_impl_agree_reserve(int64_t n);
 void ct_dist_impl_agree_unreserve(void);
 /** Every member of `comm` learns whether all of them got this far: a rank that failed
  *  locally (an allocation) must not leave the others waiting in the collective that
- *  follows. Returns `mine` on a failed rank (its message kept) and, on the others, the
+ *  follows. Waits with the agreement's deadline. Returns `mine` on a failed rank (its message kept) and, on the others, the
  *  worst status with "<what> failed on another rank". */
 ct_status ct_dist_impl_all_ready(ct_status mine, MPI_Comm comm, const char *what);
 /** Helpers to build a record's hash over ct_hash_bytes (base/hash.h): an nd-sbp by its

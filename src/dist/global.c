@@ -144,6 +144,7 @@ void ct_dist_impl_global_describe(ct_agree_record *rec, const char *op, const ct
     char sb[128];
     ct_nd_sbp_format_short(sbp, n, sb, sizeof(sb));
     ct_dist_impl_agree_set_op(rec, op);
+    rec->placement = p->hash;
     ct_sb s;
     ct_sb_init_buf(&s, rec->what, sizeof(rec->what));
     ct_sb_appendf(&s, "%s(placement=", op);
@@ -625,6 +626,7 @@ static ct_status to_global(const ct_global *global, const ct_placement *placemen
     ct_agree_record mine;
     memset(&mine, 0, sizeof(mine));
     ct_dist_impl_global_describe(&mine, "to_global", tp, ts, tn);
+    mine.placement = ct_hash_bytes(mine.placement, &global->placement->hash, sizeof(uint64_t));
     /* The input's metadata is part of the digest: ranks holding different tensors disagree. */
     uint64_t h = ct_dist_impl_global_hash_args("to_global", tp, ts, tn);
     h = ct_hash_bytes(h, &global->placement->hash, sizeof(uint64_t));

@@ -31,6 +31,7 @@ static ct_status agree_call(const ct_dist_oneop *op, const ct_global *x, bool ha
     if (op->hash)
         h = op->hash(h, op->ctx);
     rec.hash = ct_dist_impl_hash_global(h, x);
+    rec.placement = x ? ct_placement_hash(ct_global_placement(x)) : 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
     ct_dist_impl_agree_set_op(&rec, op->name);
     MPI_Comm world;

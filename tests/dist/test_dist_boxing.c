@@ -7,7 +7,8 @@
  * or whose logical or is it for bool). After the conversion each rank checks its local
  * component against the reference slice of its output box; outputs with partial_sum are
  * checked by gathering every component and summing the partial groups, and created
- * partial_sum axes must follow OneFlow's "coordinate 0 keeps, the others hold zeros".
+ * partial_sum axes must follow OneFlow's layouts (global.h: spread shards from 1-D S, else
+ * "coordinate 0 keeps, the others hold zeros").
  * The boxes are recomputed here independently of shard.c.
  *
  * Failures are counted per rank (each failing rank prints the case) and combined with
@@ -371,22 +372,35 @@ static int check_case(const tcase *c, const ct_global *x, const ct_global *y, ct
             kept |= keep;
             zeros |= !keep && co[k] != 0;
         }
-        /* 1-D S(i) -> P on one placement keeps each shard in place (OneFlow's symmetric
-         * S -> P, test_consistent_cast 1n2d); everything else: first rank keeps. */
-        bool shard_in_place = hout == 1 && ct_placement_ndim(c->pin) == 1 &&
-                              ct_placement_equal(c->pin, c->pout) &&
-                              c->sin[0].kind == CT_SBP_SPLIT &&
-                              c->sout[0].kind == CT_SBP_PARTIAL_SUM;
-        tbox own;
-        tbox_of(c->sizes, c->nd, c->pin, c->sin, pid, &own);
+        /* 1-D S(i) (or a one-rank input) -> 1-D P spreads the shards (OneFlow's
+         * naive-s-to-p / naive-1-to-p, global.h): input member i's box goes to its own rank
+         * when that rank is in the output placement, else to output id i % size; zeros
+         * elsewhere. Everything else: first rank keeps. */
+        int64_t nin = ct_placement_size(c->pin);
+        bool spread = hout == 1 && ct_placement_ndim(c->pin) == 1 &&
+                      c->sout[0].kind == CT_SBP_PARTIAL_SUM &&
+                      (c->sin[0].kind == CT_SBP_SPLIT || nin == 1) &&
+                      !(same_layout(c->pin, c->pout) && c->sin[0].kind == CT_SBP_PARTIAL_SUM);
+        int64_t pos[4];
         for (int64_t e = 0; ok && e < n; e++) {
             double want = zeros ? 0 : ref_val(c->dt, c->seed, li[e]);
-            if (shard_in_place) {
-                int64_t d = c->sin[0].dim, stride = 1;
-                for (int64_t k = d + 1; k < c->nd; k++)
-                    stride *= c->sizes[k];
-                int64_t at = (li[e] / stride) % c->sizes[d];
-                bool mine = at >= own.begin[d] && at < own.begin[d] + own.len[d];
+            if (spread) {
+                int64_t rest = li[e];
+                for (int64_t d = c->nd - 1; d >= 0; d--) {
+                    pos[d] = rest % c->sizes[d];
+                    rest /= c->sizes[d];
+                }
+                bool mine = false;
+                for (int64_t i = 0; i < nin && !mine; i++) {
+                    int64_t dest = ct_placement_parallel_id(c->pout, ct_placement_ranks(c->pin)[i]);
+                    if ((dest >= 0 ? dest : i % ct_placement_size(c->pout)) != pid)
+                        continue;
+                    tbox src;
+                    tbox_of(c->sizes, c->nd, c->pin, c->sin, i, &src);
+                    mine = true;
+                    for (int64_t d = 0; d < c->nd; d++)
+                        mine &= pos[d] >= src.begin[d] && pos[d] < src.begin[d] + src.len[d];
+                }
                 want = mine ? ref_val(c->dt, c->seed, li[e]) : 0;
             }
             if (kept && !zeros)
@@ -635,6 +649,14 @@ static int32_t g_acat(int64_t i, int64_t j, const void *ctx) {
     return f_a(c[3 + row / 4], row % 4, c[1] + j);
 }
 
+/* ctx: {dim, lo, hi, then g_acat's ctx}: g_acat inside [lo, hi) along dim (0 rows, 1
+ * columns), zero outside: a shard spread to a partial_sum rank in place. */
+static int32_t g_band(int64_t i, int64_t j, const void *ctx) {
+    const int32_t *c = ctx;
+    int64_t at = c[0] == 0 ? i : j;
+    return at >= c[1] && at < c[2] ? g_acat(i, j, c + 3) : 0;
+}
+
 static void test_exact_1n2d(void **state) {
     (void)state;
     if (g_world < 2)
@@ -713,16 +735,16 @@ static void test_exact_eager_boxing_1n4d(void **state) {
     ct_global_release(y);
     ct_global_release(x);
 
-    /* [0,1] S(0) -> [2,3] S(1): halves of [A0; A1]; -> [2,3] P: rank 2 full, rank 3 zeros. */
+    /* [0,1] S(0) -> [2,3] S(1): halves of [A0; A1]; -> [2,3] P (OneFlow's naive-s-to-p):
+     * rank 0's shard to output id 0 (rank 2), rank 1's to id 1 (rank 3), zeros elsewhere. */
     x = g_from(local_i32(4, 4, f_a), s84, p01, s0);
     y = to_global(x, p23, s1);
     int32_t cat01[5] = {0, c0, 2, 0, 1};
     ok &= g_rank < 2 || local_is(y, 8, 2, g_acat, cat01);
     ct_global_release(y);
     y = to_global(x, p23, pp);
-    int32_t full01[5] = {0, 0, 2, 0, 1}, zero = 0;
-    ok &= g_rank != 2 || local_is(y, 8, 4, g_acat, full01);
-    ok &= g_rank != 3 || local_is(y, 8, 4, g_const, &zero);
+    int32_t band01[8] = {0, g_rank == 2 ? 0 : 4, g_rank == 2 ? 4 : 8, 0, 0, 2, 0, 1};
+    ok &= g_rank < 2 || local_is(y, 8, 4, g_band, band01);
     ct_global_release(y);
     ct_global_release(x);
 
@@ -758,12 +780,12 @@ static void test_exact_eager_boxing_1n4d(void **state) {
     ct_global_release(y);
     ct_global_release(x);
 
-    /* S(1) on all -> [1,3] P: rank 1 the full value, rank 3 zeros. */
+    /* S(1) on all -> [1,3] P: columns of ranks 1 and 3 stay; rank 0's go to output id 0
+     * (rank 1), rank 2's to id 2 % 2 = 0 (rank 1): rank 1 columns 0-2, rank 3 column 3. */
     x = g_from(local_i32(4, 1, f_a0col), s44, pall, s1);
     y = to_global(x, p13, pp);
-    int32_t a0all[3] = {0, 1, 0};
-    ok &= g_rank != 1 || local_is(y, 4, 4, g_asum, a0all);
-    ok &= g_rank != 3 || local_is(y, 4, 4, g_const, &zero);
+    int32_t band13[7] = {1, g_rank == 1 ? 0 : 3, g_rank == 1 ? 3 : 4, 0, 0, 1, 0};
+    ok &= (g_rank != 1 && g_rank != 3) || local_is(y, 4, 4, g_band, band13);
     ct_global_release(y);
     ct_global_release(x);
 

@@ -117,14 +117,22 @@ def n_partial_parts(pl, names):
 
 def p_layout_expected(value, in_pl, in_names, out_pl, out_names, pid):
     """The local a member holds of `value` after a conversion to (out_pl, out_names), per
-    global.h: S(i) -> P on the same 1-D placement keeps each shard in place with zeros
-    elsewhere (no communication, OneFlow's newer layout); otherwise every partial_sum axis
-    is held by its first rank (first_keeps_expected)."""
-    if (in_pl == out_pl and len(out_names) == 1 and out_names[0] == "P"
-            and in_names[0].startswith("S")):
+    global.h (OneFlow's layouts): from a 1-D split, or a one-rank input, to 1-D partial_sum,
+    each input member's shard goes to its own rank when that rank is in the output placement,
+    else to output parallel id (input id % output size), in place in zeros (on the same
+    placement: each shard stays where it is); otherwise every partial_sum axis is held by its
+    first rank (first_keeps_expected)."""
+    if (len(in_names) == 1 and len(out_names) == 1 and out_names[0] == "P"
+            and (in_names[0].startswith("S") or len(in_pl.ranks) == 1)
+            and not (in_pl == out_pl and in_names[0] == "P")):
         local = np.zeros_like(value)
-        sl = box(value.shape, in_pl, in_names, pid)
-        local[sl] = value[sl]
+        for i, r in enumerate(in_pl.ranks):
+            dest = out_pl.pid(r)
+            if dest < 0:
+                dest = i % len(out_pl.ranks)
+            if dest == pid:
+                sl = box(value.shape, in_pl, in_names, i)
+                local[sl] = value[sl]
         return local
     return first_keeps_expected(value, out_pl, out_names, pid)
 

@@ -497,10 +497,10 @@ def test_to_local_errors():
 def test_to_consistent_removed():
     t = ctensor.ones(2)
     with pytest.raises(RuntimeError, match=escape(
-            "to_consistent is removed, please use to_global instead")):
+            ".to_consistent has been removed, please use .to_global instead")):
         t.to_consistent(placement=all_placement(), sbp=B)
     with pytest.raises(RuntimeError, match=escape(
-            "is_consistent is removed, please use is_global instead")):
+            ".is_consistent has been removed, please use .is_global instead")):
         t.is_consistent
 
 

@@ -2,9 +2,10 @@
 1-D, across placements and on N-D grids):
 test_consistent_cast (1n2d, 1n4d), test_eager_boxing (4 ranks) and the mixed 2-D example.
 
-Where OneFlow versions disagree on the local layout of a partial_sum result (its tests of S -> P),
-ctensor's contract (global.h) is the older one: the first rank of each partial group holds
-the value and the others zeros; that is what is asserted here."""
+The local layout of a partial_sum result follows OneFlow's boxing (global.h): from a 1-D split
+each shard goes to its own rank, or to output parallel id (input id % output size) when its
+rank is not in the output placement, in place in zeros (test_eager_boxing's
+non_overlapping_placement_s1_to_p); from broadcast the first rank holds the value."""
 import warnings
 
 import numpy as np
@@ -190,8 +191,26 @@ def test_eager_s0_to_other_placement_s1():
 def test_eager_s0_to_other_placement_p():
     a, y, loc, got = eager([0, 1], S0, [2, 3], P)
     full = np.concatenate([a[0], a[1]])
-    expect = {2: full, 3: np.zeros_like(full)}
+    z = np.zeros_like(a[0])
+    # rank 0's shard goes to output parallel id 0 (rank 2), rank 1's to id 1 (rank 3)
+    expect = {2: np.concatenate([a[0], z]), 3: np.concatenate([z, a[1]])}
     assert y.sbp == (P,)
+    assert np.array_equal(got, full)
+    assert np.array_equal(loc, expect[RANK]) if RANK in expect else loc.shape == (0, 0)
+
+
+@only4
+def test_eager_s1_to_other_placement_p():
+    # OneFlow's test_eager_boxing_with_non_overlapping_placement_s1_to_p
+    a = arrays()
+    x = ctensor.tensor(a[RANK]).to_global(placement=pl([0, 1]), sbp=S0).to_global(sbp=S1)
+    y = x.to_global(placement=pl([2, 3]), sbp=P)
+    loc, got = np_local(y), y.numpy()
+    full = np.concatenate([a[0], a[1]])
+    left, right = full.copy(), full.copy()
+    left[:, 2:] = 0
+    right[:, :2] = 0
+    expect = {2: left, 3: right}
     assert np.array_equal(got, full)
     assert np.array_equal(loc, expect[RANK]) if RANK in expect else loc.shape == (0, 0)
 
@@ -232,9 +251,22 @@ def test_eager_dict_placement_b_to_s0():
 def test_eager_s1_all_to_subset_p():
     a, y, loc, got = eager([0, 1, 2, 3], S1, [1, 3], P)
     full = np.concatenate(a, axis=1)
-    expect = {1: full, 3: np.zeros_like(full)}
+    # columns of ranks 1 and 3 stay there; rank 0's go to id 0 (rank 1), rank 2's to id 0 too
+    keep = {1: [0, 1, 2], 3: [3]}
+    expect = np.zeros_like(full)
+    for r in keep.get(RANK, []):
+        expect[:, 4 * r:4 * r + 4] = full[:, 4 * r:4 * r + 4]
     assert np.array_equal(got, full)
-    assert np.array_equal(loc, expect[RANK]) if RANK in expect else loc.shape == (0, 0)
+    assert np.array_equal(loc, expect) if RANK in keep else loc.shape == (0, 0)
+
+
+@only2
+def test_inconsistent_placement_across_ranks():
+    # OneFlow's test_multi_input_with_diff_device_or_placement / parallel_desc check
+    x = ctensor.ones(2, 3)
+    p = pl([0, 1]) if RANK == 0 else pl([0])
+    with pytest.raises(RuntimeError, match="Inconsistent parallel description"):
+        x.to_global(placement=p, sbp=S1)
 
 
 @only4
