@@ -89,6 +89,7 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
+        || ctp_global_finish() < 0   /* last: every Tensor method has its global form or error */
 #endif
     ) {
         Py_DECREF(module);
