@@ -170,6 +170,12 @@ void ctp_dist_spec_of_global(PyObject *global, struct ctp_dist_spec *spec);
 PyObject *ctp_dist_like(int kind, PyObject *input, ct_scalar value, ct_dtype dtype,
                         const struct ctp_dist_spec *spec);
 
+/** ctensor.full(size, fill_value) with a global zero-dim fill_value: its value (collective:
+ *  item()), and without placement= and sbp= the fill value's placement with broadcast; then
+ *  the factory `fn` as ctp_run_factory_named runs it. */
+PyObject *ctp_dist_full_global_fill(ctp_factory_fn fn, const void *what, PyObject *args,
+                                    PyObject *kwargs);
+
 /** A NumPy array as the operand of a global tensor `like` in arithmetic, as OneFlow takes
  *  it: a broadcast global tensor of like's dtype on like's placement, the value of the
  *  placement's first rank (collective). New reference or NULL. */

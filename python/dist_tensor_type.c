@@ -4,7 +4,9 @@
  *  - the Tensor methods with a global meaning that dist_global.c / dist_arith.c /
  *    dist_unary.c / dist_reduce.c do not have: the dtype shortcuts and to(dtype) (collective:
  *    ct_global_to_dtype), type_as, copy_, new_zeros / new_ones / new_empty / new_full / new
- *    (on the tensor's placement and sbp, as OneFlow), __array__, int() / float() / index();
+ *    (on the tensor's placement and sbp, as OneFlow), __array__, int() / float() / index(),
+ *    x[index] and x[index] = v on the logical value (gathered on every rank: correct, not
+ *    yet shard-local);
  *  - the slots Tensor has and GlobalTensor would inherit (mapping, iteration, construction);
  *  - ctp_global_finish: every other Tensor method and attribute raises NotImplementedError
  *    "flip() is not implemented for global tensors yet ..." on GlobalTensor. The refusal is
@@ -361,6 +363,60 @@ PyObject *ctp_global_from_array(PyObject *array, PyObject *like) {
     return ctp_dist_from_logical(local, &spec);
 }
 
+PyObject *ctp_dist_full_global_fill(ctp_factory_fn fn, const void *what, PyObject *args,
+                                    PyObject *kwargs) {
+    int positional = PyTuple_GET_SIZE(args) >= 2;
+    PyObject *fill = positional ? PyTuple_GET_ITEM(args, 1)
+                                : PyDict_GetItemString(kwargs, "fill_value");
+    uint64_t mark = ctp_dist_mark();
+    if (ct_global_dim(G(fill)) != 0) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "full(): fill_value must be a 0-dimensional tensor, but it has %lld "
+                     "dimensions",
+                     (long long)ct_global_dim(G(fill)));
+        return ctp_dist_failed("item", mark);
+    }
+    PyObject *value = PyObject_CallMethod(fill, "item", NULL); /* collective */
+    if (value == NULL)
+        return NULL;
+    PyObject *args2 = PyTuple_New(PyTuple_GET_SIZE(args));
+    PyObject *kwargs2 = kwargs != NULL ? PyDict_Copy(kwargs) : PyDict_New();
+    PyObject *r = NULL;
+    if (args2 == NULL || kwargs2 == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++)
+        PyTuple_SET_ITEM(args2, i, Py_NewRef(positional && i == 1 ? value
+                                                                   : PyTuple_GET_ITEM(args, i)));
+    if (!positional && PyDict_SetItemString(kwargs2, "fill_value", value) < 0)
+        goto done;
+    PyObject *p = PyDict_GetItemString(kwargs2, "placement");
+    PyObject *sbp = PyDict_GetItemString(kwargs2, "sbp");
+    if ((p == NULL || p == Py_None) && (sbp == NULL || sbp == Py_None)) {
+        const ct_placement *pl = ct_global_placement(G(fill));
+        const int64_t nh = ct_placement_ndim(pl);
+        PyObject *place = ctp_placement_wrap(ct_placement_retain((ct_placement *)pl));
+        PyObject *b = ctp_sbp_new_ref((ct_sbp){.kind = CT_SBP_BROADCAST, .dim = -1});
+        PyObject *sbps = place != NULL && b != NULL ? PyTuple_New(nh) : NULL;
+        for (int64_t k = 0; sbps != NULL && k < nh; k++)
+            PyTuple_SET_ITEM(sbps, k, Py_NewRef(b));
+        int rc = sbps != NULL && PyDict_SetItemString(kwargs2, "placement", place) == 0 &&
+                         PyDict_SetItemString(kwargs2, "sbp", sbps) == 0
+                     ? 0
+                     : -1;
+        Py_XDECREF(place);
+        Py_XDECREF(b);
+        Py_XDECREF(sbps);
+        if (rc < 0)
+            goto done;
+    }
+    r = ctp_run_factory_named(fn, what, "full", args2, kwargs2);
+done:
+    Py_DECREF(value);
+    Py_XDECREF(args2);
+    Py_XDECREF(kwargs2);
+    return r;
+}
+
 /* ---- the *_like factories ------------------------------------------------------------------- */
 
 PyObject *ctp_dist_like(int kind, PyObject *input, ct_scalar value, ct_dtype dtype,
@@ -434,18 +490,94 @@ static Py_ssize_t mp_length(PyObject *self) {
     return (Py_ssize_t)ct_global_sizes(G(self))[0];
 }
 
+/* The logical value of a global tensor on every rank, as a local Tensor object (collective;
+ * `op` names it in the agreement). */
+static PyObject *logical_of(PyObject *global, const char *op) {
+    ct_tensor *t = NULL;
+    ct_status st = ct_global_to_logical_named(G(global), op, &t);
+    ctp_dist_entered();
+    if (st != CT_OK)
+        return ctp_dist_raise(st);
+    return ctp_tensor_wrap(t);
+}
+
+/* x[index]: the local indexing of the logical value, which every rank holds after a gather,
+ * so that its errors are every rank's; the result is broadcast on x's placement. The local
+ * step's error joins the agreement of the next collective (the result's) as failed, so a
+ * rank whose index differs does not leave the others waiting. */
 static PyObject *mp_subscript(PyObject *self, PyObject *index) {
-    (void)self;
-    (void)index;
-    return not_implemented("indexing (x[...])");
+    PyObject *logical = logical_of(self, "getitem");
+    if (logical == NULL)
+        return NULL;
+    uint64_t mark = ctp_dist_mark();
+    PyObject *r = PyObject_GetItem(logical, index);
+    Py_DECREF(logical);
+    if (r != NULL && !ctp_tensor_check(r)) { /* cannot happen: indexing gives a tensor */
+        Py_CLEAR(r);
+        PyErr_SetString(PyExc_RuntimeError, "getitem: no tensor");
+    }
+    if (r == NULL)
+        return ctp_dist_failed("tensor", mark);
+    ctp_dist_spec spec;
+    ctp_dist_spec_of_global(self, &spec);
+    for (int64_t k = 0; k < spec.n_sbp; k++)
+        spec.sbp[k] = (ct_sbp){.kind = CT_SBP_BROADCAST, .dim = -1};
+    return ctp_dist_from_logical(r, &spec);
+}
+
+/* x[index] = value (a number, or a global tensor: its logical value): set on the logical
+ * value every rank holds, then laid out again in x's placement and sbp and copied into x's
+ * component (x's data: to_local() shares it). A local tensor value is OneFlow's mixing
+ * error, on every rank through the first agreement. */
+static int ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
+    uint64_t mark = ctp_dist_mark();
+    if (value == NULL) {
+        PyErr_SetString(PyExc_TypeError, "'ctensor.GlobalTensor' object does not support item "
+                                         "deletion");
+        ctp_dist_failed("setitem", mark);
+        return -1;
+    }
+    if (ctp_tensor_check(value)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Expected all tensors to be global, but found a local tensor");
+        ctp_dist_failed("setitem", mark);
+        return -1;
+    }
+    PyObject *logical = logical_of(self, "setitem");
+    if (logical == NULL)
+        return -1;
+    PyObject *v = ctp_global_check(value) ? logical_of(value, "setitem") : Py_NewRef(value);
+    if (v == NULL) {
+        Py_DECREF(logical);
+        return -1;
+    }
+    mark = ctp_dist_mark();
+    int rc = PyObject_SetItem(logical, index, v);
+    Py_DECREF(v);
+    if (rc < 0) {
+        Py_DECREF(logical);
+        ctp_dist_failed("tensor", mark);
+        return -1;
+    }
+    const ct_global *g = G(self);
+    ct_global *fresh = NULL;
+    ct_status st = ct_global_from_tensor(ctp_tensor_get(logical), ct_global_placement(g),
+                                         ct_global_sbp(g),
+                                         ct_placement_ndim(ct_global_placement(g)), &fresh);
+    ctp_dist_entered();
+    Py_DECREF(logical);
+    if (st == CT_OK)
+        st = ct_tensor_copy_((ct_tensor *)ct_global_local(g), ct_global_local(fresh));
+    ct_global_release(fresh);
+    if (st != CT_OK) {
+        ctp_dist_raise(st);
+        return -1;
+    }
+    return 0;
 }
 
 static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
-    (void)self;
-    (void)index;
-    (void)value;
-    not_implemented("index assignment (x[...] = v)");
-    return -1;
+    return ass_subscript(self, index, value);
 }
 
 static PyMappingMethods global_as_mapping = {

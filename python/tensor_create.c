@@ -281,7 +281,18 @@ static PyObject *run_factory(const void *what, PyObject *args, PyObject *kwargs,
 RUN_FACTORY(empty, F_EMPTY, empty_sigs, 2)
 RUN_FACTORY(zeros, F_ZEROS, fill_sigs, 2)
 RUN_FACTORY(ones, F_ONES, fill_sigs, 2)
-RUN_FACTORY(full, F_FULL, full_sigs, 2)
+static PyObject *py_full(PyObject *m, PyObject *args, PyObject *kwargs) {
+    static const factory_def def = {"full", F_FULL, full_sigs, 2};
+    (void)m;
+#ifdef CT_HAVE_DIST
+    PyObject *fill = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1)
+                     : kwargs != NULL              ? PyDict_GetItemString(kwargs, "fill_value")
+                                                   : NULL;
+    if (fill != NULL && ctp_global_check(fill)) /* OneFlow's full with a global fill value */
+        return ctp_dist_full_global_fill(run_factory, &def, args, kwargs);
+#endif
+    return ctp_run_factory_named(run_factory, &def, "full", args, kwargs);
+}
 RUN_FACTORY(rand, F_RAND, random_sigs, 4)
 RUN_FACTORY(randn, F_RANDN, random_sigs, 4)
 

@@ -181,6 +181,53 @@ def test_numpy_operand_both_orders(op, sbp):
     assert np.allclose(got[2], expect[2])
 
 
+INDEXES = [0, -1, (1, 2), (slice(1, 3), slice(None, None, 2)), (Ellipsis, 4), (None, 2),
+           slice(0, 0)]
+
+
+@pytest.mark.parametrize("index", INDEXES, ids=[str(i) for i in range(len(INDEXES))])
+@pytest.mark.parametrize("sbp", [B, S0, S1, P], ids=["B", "S0", "S1", "P"])
+def test_getitem_setitem_on_the_logical_value(index, sbp):
+    g = make(sbp) if sbp is not P else make(B).to_global(sbp=P)
+    r = g[index]
+    got = r.numpy()
+    g[index] = -100.0
+    after_number = g.numpy()
+    src = make(B, np.full(VALUE[index].shape, 5.0, np.float32)) if VALUE[index].ndim else None
+    if src is not None:
+        g[index] = src
+    after_tensor = g.numpy()
+    assert r.is_global and r.placement == g.placement and g.sbp == ((sbp,) if sbp is not P
+                                                                    else (P,))
+    assert np.array_equal(got, VALUE[index])
+    expect = VALUE.copy()
+    expect[index] = -100.0
+    assert np.array_equal(after_number, expect)
+    if src is not None:
+        expect[index] = 5.0
+    assert np.array_equal(after_tensor, expect)
+
+
+def test_index_errors_on_every_rank():
+    g = make(S0)
+    with pytest.raises(IndexError):
+        g[10]
+    with pytest.raises(RuntimeError, match="Expected all tensors to be global"):
+        g[0] = ctensor.ones(6)
+    assert np.array_equal(g.numpy(), VALUE)  # still in step, unchanged
+
+
+def test_full_with_a_global_fill_value():
+    s = make(B).sum()  # a zero-dim global tensor
+    f = ctensor.full((2, 3), s)
+    h = ctensor.full((WORLD, 2), s, placement=all_placement(), sbp=S0)
+    got = f.numpy(), h.numpy()
+    assert f.is_global and f.sbp == (B,) and f.placement == s.placement
+    assert h.sbp == (S0,)
+    assert np.array_equal(got[0], np.full((2, 3), VALUE.sum(), np.float32))
+    assert np.array_equal(got[1], np.full((WORLD, 2), VALUE.sum(), np.float32))
+
+
 def test_methods_without_global_form_raise():
     g = make(S0)
     for call in (lambda: g.permute(1, 0), lambda: g.view(24), lambda: g.matmul(g),
@@ -189,8 +236,6 @@ def test_methods_without_global_form_raise():
             call()
     with pytest.raises(NotImplementedError, match="Tensor.is_cuda"):
         g.is_cuda
-    with pytest.raises(NotImplementedError, match="indexing"):
-        g[0]
     with pytest.raises(NotImplementedError, match="iteration"):
         list(g)
     with pytest.raises(NotImplementedError):
