@@ -609,8 +609,41 @@ static int check_string_keys(PyObject *kwargs) {
     return 0;
 }
 
+static int parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyObject *args,
+                      PyObject *kwargs, PyObject *out[CTP_MAX_PARAMS]);
+
+/* Whether `obj` is a global tensor (a Tensor to Python, without local data). */
+static int is_global_tensor(PyObject *obj) {
+    return ctp_tensor_global_type != NULL && Py_TYPE(obj) == ctp_tensor_global_type;
+}
+
 int ctp_parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyObject *args,
                    PyObject *kwargs, PyObject *out[CTP_MAX_PARAMS]) {
+    int r = parse_args(fname, sigs, nsigs, args, kwargs, out);
+    if (r >= 0 || ctp_tensor_global_type == NULL || !PyErr_ExceptionMatches(PyExc_TypeError))
+        return r;
+    /* A global tensor where a local function takes tensors: OneFlow's mixing error (the
+     * mirror of "Expected all tensors to be global, but found a local tensor"), not the
+     * TypeError of a wrong type; only on this failure path, so a local call pays nothing. */
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    int global = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args) && !global; i++)
+        global = is_global_tensor(PyTuple_GET_ITEM(args, i));
+    while (!global && kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value))
+        global = is_global_tensor(value);
+    if (global) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s(): Expected all tensors to be local, but found a global tensor (%s "
+                     "has no global form yet; x.to_local() gives this rank's component)",
+                     fname, fname);
+    }
+    return -1;
+}
+
+static int parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyObject *args,
+                      PyObject *kwargs, PyObject *out[CTP_MAX_PARAMS]) {
     if (check_string_keys(kwargs) < 0)
         return -1;
     if (nsigs == 1) /* PyTorch raises the single signature's own error */

@@ -101,10 +101,17 @@ int ctp_sbp_init(PyObject *module);
 
 /* ---- GlobalTensor (dist_global.c) ----------------------------------------------------------- */
 
+/* A global tensor is a ctensor.Tensor (GlobalTensor is a subtype, as OneFlow's global tensors
+ * are oneflow.Tensor): isinstance(x, Tensor) holds and the Tensor methods answer with the
+ * global meaning or a clear error. The local slot `base.tensor` holds a meta tensor of the
+ * logical sizes and dtype, never NULL: the metadata queries GlobalTensor inherits (dim(),
+ * numel(), is_floating_point(), element_size(), ...) read it, and a local code path that
+ * still meets the object (Tensor.flip(g) called through the base class) sees a tensor
+ * without data, never a NULL pointer. ctp_tensor_check() is false for global tensors, so
+ * the argument parsers of the local functions never take one as a local tensor. */
 typedef struct {
-    PyObject ob_base;
-    ct_global *global; /* owned reference; never NULL once constructed */
-    PyObject *weakrefs;
+    ctp_tensor_object base; /* base.tensor: the meta stand-in; base.weakrefs */
+    ct_global *global;      /* owned reference; never NULL once constructed */
 } ctp_global_object;
 
 extern PyTypeObject ctp_global_type;
@@ -133,6 +140,50 @@ PyObject *ctp_global_to_global(PyObject *self, PyObject *placement, PyObject *sb
 PyObject *ctp_global_to_local(PyObject *self, int copy);
 
 int ctp_global_init(PyObject *module);
+
+/* ---- GlobalTensor as a Tensor (dist_tensor_type.c) ------------------------------------------ */
+
+/** The Tensor methods of GlobalTensor beyond dist_global.c's: dtype shortcuts, to(dtype),
+ *  type_as, copy_, new_zeros / new_ones / new_empty / new_full / new, __array__. Merged into
+ *  the type before PyType_Ready. */
+extern PyMethodDef ctp_global_tensor_methods[];
+
+/** Fill what GlobalTensor would otherwise inherit from Tensor's C slots (number slots it
+ *  lacks, mapping, iteration, construction) with the global form or a clear error. Before
+ *  PyType_Ready. */
+void ctp_global_fill_slots(PyTypeObject *type);
+
+/** After every part of the module has added its Tensor methods: give GlobalTensor, for each
+ *  Tensor method and attribute it has no own form of, one that raises NotImplementedError
+ *  "flip() is not implemented for global tensors yet ..." (a few metadata queries that the
+ *  meta stand-in answers with the logical value stay inherited). 0, or -1. */
+int ctp_global_finish(void);
+
+/** The placement and sbp of a global tensor as a factory's spec (release with
+ *  ctp_dist_spec_clear). */
+void ctp_dist_spec_of_global(PyObject *global, struct ctp_dist_spec *spec);
+
+/** The *_like factories with a global input or placement= / sbp= (tensor_create.c):
+ *  `kind` 0 empty, 1 zeros, 2 ones, 3 full, 4 rand, 5 randn; `input` the input object (a
+ *  local or a global tensor); dtype UNDEFINED keeps the input's; `spec` NULL takes the
+ *  global input's placement and sbp. */
+PyObject *ctp_dist_like(int kind, PyObject *input, ct_scalar value, ct_dtype dtype,
+                        const struct ctp_dist_spec *spec);
+
+/** ctensor.full(size, fill_value) with a global zero-dim fill_value: its value (collective:
+ *  item()), and without placement= and sbp= the fill value's placement with broadcast; then
+ *  the factory `fn` as ctp_run_factory_named runs it. */
+PyObject *ctp_dist_full_global_fill(ctp_factory_fn fn, const void *what, PyObject *args,
+                                    PyObject *kwargs);
+
+/** A NumPy array as the operand of a global tensor `like` in arithmetic, as OneFlow takes
+ *  it: a broadcast global tensor of like's dtype on like's placement, the value of the
+ *  placement's first rank (collective). New reference or NULL. */
+PyObject *ctp_global_from_array(PyObject *array, PyObject *like);
+
+/** The meta stand-in of a global tensor (logical sizes and dtype, no data) as a local Tensor
+ *  object, for parsers that read only metadata. New reference. */
+PyObject *ctp_global_stand_in(PyObject *global);
 
 /* ---- arithmetic (dist_arith.c) -------------------------------------------------------------- */
 

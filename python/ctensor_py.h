@@ -347,8 +347,13 @@ typedef struct {
 
 extern PyTypeObject ctp_tensor_type;
 
-/** Whether `obj` is a ctensor.Tensor (or an instance of a subclass). */
+/** Whether `obj` is a local ctensor.Tensor (or an instance of a subclass): false for a
+ *  global tensor, which is a Tensor to Python (isinstance) but has no local data. */
 int ctp_tensor_check(PyObject *obj);
+
+/** The type of global tensors, a subtype of Tensor (set by the dist part of the module;
+ *  NULL without it). */
+extern PyTypeObject *ctp_tensor_global_type;
 
 /** A new ctensor.Tensor object owning `t`: steals the reference, also on failure (then
  *  releases it). NULL `t` (a failed C call) raises nothing new and returns NULL, so that

@@ -93,6 +93,20 @@ static PyObject *binary(ct_op d, PyObject *a, PyObject *b) {
         return NULL;
     if (kx != K_GLOBAL && ky != K_GLOBAL)
         Py_RETURN_NOTIMPLEMENTED;
+    /* a NumPy array next to a global tensor: OneFlow takes it as a broadcast global tensor of
+     * the tensor's dtype on its placement (the array of the placement's first rank) */
+    PyObject *converted = NULL;
+    if (kx == K_OTHER && ctp_type_has_base(a, "numpy.ndarray"))
+        converted = a = ctp_global_from_array(a, b);
+    else if (ky == K_OTHER && ctp_type_has_base(b, "numpy.ndarray"))
+        converted = b = ctp_global_from_array(b, a);
+    if (converted != NULL) {
+        PyObject *r = binary(d, a, b);
+        Py_DECREF(converted);
+        return r;
+    }
+    if (PyErr_Occurred())
+        return NULL;
     if (kx == K_OTHER || ky == K_OTHER) {
         /* NotImplemented only where Python has another method to try; otherwise Python
          * would raise its TypeError on this rank alone, outside the agreement, and the

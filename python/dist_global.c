@@ -1,10 +1,12 @@
-/* ctensor.GlobalTensor: a Python object owning one reference to a ct_global (global.h).
+/* ctensor.GlobalTensor: a ctensor.Tensor whose object owns one reference to a ct_global
+ * (global.h).
  *
- * Not a subclass of ctensor.Tensor, so that no local-tensor function can silently run on
- * one rank's shard: only what a global tensor means is here (logical shape, dtype,
- * placement, sbp, conversions, the logical value, printing, + - * / //). Every method that
- * needs the other ranks (to_global, numpy, tolist, repr, arithmetic) is collective: every
- * rank calls it, in the same order (SPMD).
+ * A subtype of Tensor (ctensor_dist_py.h: the meta stand-in in the local slot); the Tensor
+ * methods it has no global form of raise (dist_tensor_type.c), so that no local-tensor
+ * function silently runs on one rank's shard. Here: logical shape, dtype, placement, sbp,
+ * conversions, the logical value, printing. Every method that needs the other ranks
+ * (to_global, numpy, tolist, repr, arithmetic) is collective: every rank calls it, in the
+ * same order (SPMD).
  */
 #include <string.h>
 
@@ -18,14 +20,30 @@ PyObject *ctp_global_wrap(ct_global *g) {
             PyErr_SetString(PyExc_RuntimeError, "ctensor: no global tensor to wrap");
         return NULL;
     }
-    ctp_global_object *self = PyObject_New(ctp_global_object, &ctp_global_type);
+    /* the stand-in: logical sizes and dtype on meta, no storage */
+    ct_device meta = {CT_DEVICE_META, CT_DEVICE_NO_INDEX};
+    ct_tensor *stand_in = NULL;
+    ct_status st = ct_tensor_empty(ct_global_sizes(g), ct_global_dim(g), ct_global_dtype(g), &meta,
+                                   CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &stand_in);
+    if (st != CT_OK) {
+        ct_global_release(g);
+        return ctp_raise_status(st);
+    }
+    ctp_global_object *self =
+        (ctp_global_object *)ctp_global_type.tp_alloc(&ctp_global_type, 0);
     if (self == NULL) {
+        ct_tensor_release(stand_in);
         ct_global_release(g);
         return NULL;
     }
+    self->base.tensor = stand_in;
+    self->base.weakrefs = NULL;
     self->global = g;
-    self->weakrefs = NULL;
     return (PyObject *)self;
+}
+
+PyObject *ctp_global_stand_in(PyObject *global) {
+    return ctp_tensor_wrap(ct_tensor_retain(((ctp_global_object *)global)->base.tensor));
 }
 
 PyObject *ctp_global_result(PyObject *self, ct_status st, ct_global *r) {
@@ -49,10 +67,12 @@ PyObject *ctp_global_result(PyObject *self, ct_status st, ct_global *r) {
 
 static void global_dealloc(PyObject *self) {
     ctp_global_object *g = (ctp_global_object *)self;
-    if (g->weakrefs != NULL)
+    if (g->base.weakrefs != NULL)
         PyObject_ClearWeakRefs(self);
     ct_global_release(g->global);
     g->global = NULL;
+    ct_tensor_release(g->base.tensor);
+    g->base.tensor = NULL;
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -473,7 +493,14 @@ static PyMethodDef global_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* x.data: the same global value in a new object (no autograd to detach from) */
+static PyObject *get_data(PyObject *self, void *closure) {
+    (void)closure;
+    return ctp_global_wrap(ct_global_retain(G(self)));
+}
+
 static PyGetSetDef global_getset[] = {
+    {"data", get_data, NULL, "The same global tensor in a new object.", NULL},
     {"shape", get_shape, NULL, "The logical sizes, as a ctensor.Size.", NULL},
     {"ndim", get_ndim, NULL, "The number of logical dimensions.", NULL},
     {"dtype", get_dtype, NULL, NULL, NULL},
@@ -496,17 +523,19 @@ PyTypeObject ctp_global_type = {
     .tp_str = global_repr,
     .tp_as_number = &ctp_global_as_number,
     .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_base = &ctp_tensor_type,
     .tp_doc = "A tensor distributed over the ranks of a placement as its sbp says (OneFlow's "
               "global tensor). Made by Tensor.to_global(placement, sbp) or by the factories "
               "with placement= and sbp=.",
-    .tp_weaklistoffset = offsetof(ctp_global_object, weakrefs),
+    .tp_weaklistoffset = offsetof(ctp_global_object, base.weakrefs),
     .tp_getset = global_getset,
 };
 /* clang-format on */
 
 static PyMethodDef *merge_methods(void) {
     PyMethodDef *const parts[] = {global_methods, ctp_global_arith_methods,
-                                  ctp_global_unary_methods, ctp_global_reduce_methods};
+                                  ctp_global_unary_methods, ctp_global_reduce_methods,
+                                  ctp_global_tensor_methods};
     const size_t n_parts = sizeof parts / sizeof parts[0];
     size_t n = 0, k = 0;
     for (size_t i = 0; i < n_parts; i++)
@@ -525,20 +554,24 @@ int ctp_global_init(PyObject *module) {
     if (ctp_global_type.tp_methods == NULL) { /* once per process: the type is static */
         ctp_global_unary_setup(&ctp_global_as_number);
         ctp_global_compare_slots(&ctp_global_type);
+        ctp_global_fill_slots(&ctp_global_type); /* what Tensor's slots would do wrong */
         ctp_global_type.tp_methods = merge_methods();
         if (ctp_global_type.tp_methods == NULL)
             return -1;
     }
     if (PyType_Ready(&ctp_global_type) < 0)
         return -1;
-    /* NumPy scalars defer to global tensors in binary operations, as to local ones */
+    /* NumPy arrays and scalars defer to global tensors in binary operations (ndarray + x is
+     * x.__radd__(ndarray), computed as OneFlow does; dist_arith.c), instead of making an
+     * object array of global tensors; np.add(a, x) raises NumPy's TypeError */
     PyObject *priority = PyLong_FromLong(1000);
     if (priority == NULL)
         return -1;
     int rc = PyDict_SetItemString(ctp_global_type.tp_dict, "__array_priority__", priority);
     Py_DECREF(priority);
-    if (rc < 0)
+    if (rc < 0 || PyDict_SetItemString(ctp_global_type.tp_dict, "__array_ufunc__", Py_None) < 0)
         return -1;
+    ctp_tensor_global_type = &ctp_global_type;
     PyType_Modified(&ctp_global_type);
     return PyModule_AddObjectRef(module, "GlobalTensor", (PyObject *)&ctp_global_type);
 }

@@ -95,6 +95,7 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
+        || ctp_global_finish() < 0   /* last: every Tensor method has its global form or error */
 #endif
         || ctp_pickle_init(module) < 0 /* after dist: GlobalTensor's refusal */
         || ctp_safetensors_init(module) < 0

@@ -281,7 +281,18 @@ static PyObject *run_factory(const void *what, PyObject *args, PyObject *kwargs,
 RUN_FACTORY(empty, F_EMPTY, empty_sigs, 2)
 RUN_FACTORY(zeros, F_ZEROS, fill_sigs, 2)
 RUN_FACTORY(ones, F_ONES, fill_sigs, 2)
-RUN_FACTORY(full, F_FULL, full_sigs, 2)
+static PyObject *py_full(PyObject *m, PyObject *args, PyObject *kwargs) {
+    static const factory_def def = {"full", F_FULL, full_sigs, 2};
+    (void)m;
+#ifdef CT_HAVE_DIST
+    PyObject *fill = PyTuple_GET_SIZE(args) >= 2 ? PyTuple_GET_ITEM(args, 1)
+                     : kwargs != NULL              ? PyDict_GetItemString(kwargs, "fill_value")
+                                                   : NULL;
+    if (fill != NULL && ctp_global_check(fill)) /* OneFlow's full with a global fill value */
+        return ctp_dist_full_global_fill(run_factory, &def, args, kwargs);
+#endif
+    return ctp_run_factory_named(run_factory, &def, "full", args, kwargs);
+}
 RUN_FACTORY(rand, F_RAND, random_sigs, 4)
 RUN_FACTORY(randn, F_RANDN, random_sigs, 4)
 
@@ -439,11 +450,66 @@ static const ctp_signature full_like_sig[] = {
     {8, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_NUMBER, "fill_value"}, LIKE_OPTIONS}},
 };
 
-static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, PyObject *kwargs) {
+#ifdef CT_HAVE_DIST
+/* *_like of a global input (its placement and sbp, unless given) or with placement= and sbp=:
+ * the options are parsed with the input's meta stand-in in its place. */
+static PyObject *run_like_global(const char *fname, factory_kind kind, PyObject *args,
+                                 PyObject *kwargs, const ctp_dist_spec *spec) {
     PyObject *a[CTP_MAX_PARAMS];
     options o;
     ct_scalar value = ct_scalar_int(0);
     const ctp_signature *sig = kind == F_FULL ? &full_like_sig[0] : &like_sig[0];
+    int positional = PyTuple_GET_SIZE(args) > 0;
+    PyObject *input = positional ? PyTuple_GET_ITEM(args, 0)
+                                 : (kwargs != NULL ? PyDict_GetItemString(kwargs, "input") : NULL);
+    PyObject *stand_in = NULL, *args2 = NULL, *kwargs2 = NULL, *r = NULL;
+    if (input != NULL && ctp_global_check(input)) {
+        stand_in = ctp_global_stand_in(input);
+        /* a new tuple (a full slice would be `args` itself) */
+        args2 = stand_in != NULL ? PyTuple_New(PyTuple_GET_SIZE(args)) : NULL;
+        for (Py_ssize_t i = 0; args2 != NULL && i < PyTuple_GET_SIZE(args); i++)
+            PyTuple_SET_ITEM(args2, i, Py_NewRef(i == 0 ? stand_in : PyTuple_GET_ITEM(args, i)));
+        kwargs2 = kwargs != NULL && args2 != NULL ? PyDict_Copy(kwargs) : NULL;
+        if (args2 == NULL || (kwargs != NULL && kwargs2 == NULL))
+            goto done;
+        if (!positional && PyDict_SetItemString(kwargs2, "input", stand_in) < 0)
+            goto done;
+    } else {
+        args2 = Py_NewRef(args);
+        kwargs2 = Py_XNewRef(kwargs);
+    }
+    if (ctp_parse_args(fname, sig, 1, args2, kwargs2, a) < 0 ||
+        (kind == F_FULL && ctp_scalar_of_arg(a[1], &value) < 0) ||
+        read_options(fname, sig, a, 1, &o) < 0 ||
+        ctp_check_factory_options(CT_FLOAT32, ctp_arg(sig, a, "requires_grad"), NULL, NULL) < 0)
+        goto done;
+    if (o.devp != NULL) {
+        PyErr_SetString(PyExc_ValueError, "device and placement cannot be given together");
+        goto done;
+    }
+    r = ctp_dist_like((int)kind, input, value, o.dtype, spec);
+done:
+    Py_XDECREF(stand_in);
+    Py_XDECREF(args2);
+    Py_XDECREF(kwargs2);
+    return r;
+}
+#endif
+
+static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, PyObject *kwargs,
+                          const ctp_dist_spec *spec) {
+    PyObject *a[CTP_MAX_PARAMS];
+    options o;
+    ct_scalar value = ct_scalar_int(0);
+    const ctp_signature *sig = kind == F_FULL ? &full_like_sig[0] : &like_sig[0];
+#ifdef CT_HAVE_DIST
+    if (spec != NULL || (PyTuple_GET_SIZE(args) > 0 && ctp_global_check(PyTuple_GET_ITEM(args, 0))) ||
+        (PyTuple_GET_SIZE(args) == 0 && kwargs != NULL && PyDict_GetItemString(kwargs, "input") &&
+         ctp_global_check(PyDict_GetItemString(kwargs, "input"))))
+        return run_like_global(fname, kind, args, kwargs, spec);
+#else
+    (void)spec;
+#endif
     if (ctp_parse_args(fname, sig, 1, args, kwargs, a) < 0 ||
         (kind == F_FULL && ctp_scalar_of_arg(a[1], &value) < 0) ||
         read_options(fname, sig, a, 1, &o) < 0)
@@ -476,34 +542,52 @@ static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, 
     return finish(sig, a, st, r);
 }
 
+typedef struct {
+    const char *fname;
+    factory_kind kind;
+} like_what;
+
+/* placement= and sbp= are taken out by ctp_run_factory_named */
+static PyObject *like_body(const void *what, PyObject *args, PyObject *kwargs,
+                           const ctp_dist_spec *spec) {
+    const like_what *w = what;
+    return run_like(w->fname, w->kind, args, kwargs, spec);
+}
+
 static PyObject *py_empty_like(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_like("empty_like", F_EMPTY, args, kwargs);
+    static const like_what w = {"empty_like", F_EMPTY};
+    return ctp_run_factory_named(like_body, &w, "empty_like", args, kwargs);
 }
 
 static PyObject *py_zeros_like(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_like("zeros_like", F_ZEROS, args, kwargs);
+    static const like_what w = {"zeros_like", F_ZEROS};
+    return ctp_run_factory_named(like_body, &w, "zeros_like", args, kwargs);
 }
 
 static PyObject *py_ones_like(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_like("ones_like", F_ONES, args, kwargs);
+    static const like_what w = {"ones_like", F_ONES};
+    return ctp_run_factory_named(like_body, &w, "ones_like", args, kwargs);
 }
 
 static PyObject *py_full_like(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_like("full_like", F_FULL, args, kwargs);
+    static const like_what w = {"full_like", F_FULL};
+    return ctp_run_factory_named(like_body, &w, "full_like", args, kwargs);
 }
 
 static PyObject *py_rand_like(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_like("rand_like", F_RAND, args, kwargs);
+    static const like_what w = {"rand_like", F_RAND};
+    return ctp_run_factory_named(like_body, &w, "rand_like", args, kwargs);
 }
 
 static PyObject *py_randn_like(PyObject *m, PyObject *args, PyObject *kwargs) {
     (void)m;
-    return run_like("randn_like", F_RANDN, args, kwargs);
+    static const like_what w = {"randn_like", F_RANDN};
+    return ctp_run_factory_named(like_body, &w, "randn_like", args, kwargs);
 }
 
 #define FACTORY(name, doc)                                                                         \

@@ -289,13 +289,17 @@ static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
 
 static PyObject *py_is_tensor(PyObject *m, PyObject *obj) {
     (void)m;
-    return PyBool_FromLong(ctp_tensor_check(obj));
+    return PyBool_FromLong(PyObject_TypeCheck(obj, &ctp_tensor_type)); /* global ones too */
 }
 
 static const ctp_signature input_sig[] = {{1, {{TEN, "input"}}}};
 
 static ct_tensor *input_of(const char *fname, PyObject *args, PyObject *kwargs) {
     PyObject *a[CTP_MAX_PARAMS];
+    /* a global tensor's metadata: its meta stand-in has the logical sizes and dtype */
+    if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1 &&
+        Py_TYPE(PyTuple_GET_ITEM(args, 0)) == ctp_tensor_global_type)
+        return ((ctp_tensor_object *)PyTuple_GET_ITEM(args, 0))->tensor;
     if (ctp_parse_args(fname, input_sig, 1, args, kwargs, a) < 0)
         return NULL;
     return ctp_tensor_get(a[0]);

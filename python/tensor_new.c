@@ -556,7 +556,23 @@ static ct_tensor *unwrap(PyObject *obj) {
     return t;
 }
 
+static PyObject *legacy_new_local(PyTypeObject *type, PyObject *args, PyObject *kwargs);
+
+/* ctensor.Tensor(*size, placement=..., sbp=...): OneFlow's global form, an uninitialised
+ * global tensor of the default dtype */
+static PyObject *legacy_factory(const void *what, PyObject *args, PyObject *kwargs,
+                                const ctp_dist_spec *spec) {
+    (void)what;
+    return ctp_factory_result(legacy_new_local(&ctp_tensor_type, args, kwargs), spec);
+}
+
 PyObject *ctp_tensor_legacy_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    if (kwargs != NULL && type == &ctp_tensor_type)
+        return ctp_run_factory_named(legacy_factory, NULL, "Tensor", args, kwargs);
+    return legacy_new_local(type, args, kwargs);
+}
+
+static PyObject *legacy_new_local(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *a[CTP_MAX_PARAMS];
     int64_t sizes[CT_MAX_DIMS];
     ct_device device;

@@ -70,7 +70,15 @@ static PyMethodDef debug_functions[] = {
 
 PyObject *(*ctp_tensor_repr_hook)(PyObject *tensor) = NULL;
 
-int ctp_tensor_check(PyObject *obj) { return PyObject_TypeCheck(obj, &ctp_tensor_type); }
+PyTypeObject *ctp_tensor_global_type = NULL;
+
+/* The exact type first: a local tensor pays what PyObject_TypeCheck costs. */
+int ctp_tensor_check(PyObject *obj) {
+    if (Py_IS_TYPE(obj, &ctp_tensor_type))
+        return 1;
+    return PyType_IsSubtype(Py_TYPE(obj), &ctp_tensor_type) &&
+           Py_TYPE(obj) != ctp_tensor_global_type;
+}
 
 ct_tensor *ctp_tensor_get(PyObject *obj) {
     return ctp_tensor_check(obj) ? ((ctp_tensor_object *)obj)->tensor : NULL;

@@ -300,6 +300,15 @@ CT_API ct_status ct_global_round_decimals(const ct_global *x, int64_t decimals, 
 CT_API ct_status ct_global_reduce(ct_reduce_op op, const ct_global *x, const int64_t *dims,
                                   int64_t ndims, bool keepdim, ct_dtype dtype, ct_global **out);
 
+/** The global tensor `x` in `dtype` (Tensor.to(dtype) of a global tensor), collective: the
+ *  local ct_tensor_to on every member's component. split and broadcast axes stay; a
+ *  partial_sum axis stays partial_sum when the cast commutes with the sum (floating to
+ *  floating, integer to integer, integer to floating), else it is reduced to broadcast first
+ *  (floating to integer, to or from bool). The same dtype returns `x` itself (a new
+ *  reference). Errors: ct_tensor_to's, on every rank alike; CT_ERR_MISUSE "ct_global_to_dtype:
+ *  invalid dtype 99". New reference in *out. */
+CT_API ct_status ct_global_to_dtype(const ct_global *x, ct_dtype dtype, ct_global **out);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_GLOBAL_H */

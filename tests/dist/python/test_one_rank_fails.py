@@ -4,7 +4,6 @@ correctly. Every rank must raise, the failing rank its own exception (the messag
 alone), the others "global operation <op> failed on rank <r>: ..." of the same class, and
 afterwards every rank must still be in step (a correct collective works). With one rank the
 only rank is the failing one."""
-import numpy as np
 import pytest
 
 import ctensor
@@ -105,11 +104,6 @@ def test_builtin_sequence_operand(other):
     check(lambda x: x * 2, lambda x: x * other, TypeError, "mul",
           "unsupported operand type(s) for *: 'ctensor.GlobalTensor' and '%s'" % name)
     check(lambda x: 2 * x, lambda x: other * x, TypeError, "mul")
-
-
-def test_numpy_array_operand():
-    check(lambda x: x + 1, lambda x: x + np.ones(3, dtype=np.float32), TypeError, "add",
-          "unsupported operand type(s) for +: 'ctensor.GlobalTensor' and 'numpy.ndarray'")
 
 
 def test_bad_alpha():
