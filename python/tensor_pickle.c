@@ -10,7 +10,7 @@
  * Every dtype goes as raw bytes (shell dtypes too); other devices go through a cpu copy of
  * the storage's bytes and come back on the same device. The C API (ct_storage_*,
  * ct_tensor_from_storage, ct_sparse_*) does the work; this file packs tuples. Global tensors
- * are another type (dist_global.c) and are not picklable. */
+ * (a subtype of Tensor, dist_tensor_type.c) are not picklable. */
 #include <string.h>
 
 #include "ctensor_py.h"
@@ -298,13 +298,28 @@ static PyObject *global_reduce_ex(PyObject *self, PyObject *protocol) {
                         ".to_local())");
 }
 
-static PyMethodDef global_pickle_method = {"__reduce_ex__", global_reduce_ex, METH_O, NULL};
+static PyObject *global_copy(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return global_reduce_ex(self, NULL);
+}
+
+/* A GlobalTensor is a Tensor: the Tensor's __copy__ / __deepcopy__ (above) would be
+ * inherited, so the global type gets its own refusals for all three entry points. */
+static PyMethodDef global_refusals[] = {
+    {"__reduce_ex__", global_reduce_ex, METH_O, NULL},
+    {"__copy__", global_copy, METH_NOARGS, NULL},
+    {"__deepcopy__", global_reduce_ex, METH_O, NULL},
+};
 
 static int refuse_global(void) {
-    PyObject *descr = PyDescr_NewMethod(&ctp_global_type, &global_pickle_method);
-    int rc = descr != NULL ? PyDict_SetItemString(ctp_global_type.tp_dict, "__reduce_ex__", descr)
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof global_refusals / sizeof global_refusals[0]; i++) {
+        PyObject *descr = PyDescr_NewMethod(&ctp_global_type, &global_refusals[i]);
+        rc = descr != NULL ? PyDict_SetItemString(ctp_global_type.tp_dict,
+                                                  global_refusals[i].ml_name, descr)
                            : -1;
-    Py_XDECREF(descr);
+        Py_XDECREF(descr);
+    }
     PyType_Modified(&ctp_global_type);
     return rc;
 }
