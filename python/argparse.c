@@ -635,9 +635,10 @@ int ctp_parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyOb
     if (global) {
         PyErr_Clear();
         PyErr_Format(PyExc_RuntimeError,
-                     "%s(): Expected all tensors to be local, but found a global tensor (%s "
-                     "has no global form yet; x.to_local() gives this rank's component)",
-                     fname, fname);
+                     "%s(): Expected all tensors to be local, but found a global tensor (no "
+                     "global form of this function yet; x.to_local() gives this rank's "
+                     "component)",
+                     fname);
     }
     return -1;
 }

@@ -55,12 +55,26 @@ static void keys32(ct_dtype dt, const void *src, int64_t n, bool desc, uint32_t 
             key[i] = FLOAT_KEY(b, 0x8000u, 0x7f80u, 0xffc0u) & 0xffffu;
         }
         break;
-    default: /* float32 */
-        for (int64_t i = 0; i < n; i++) {
-            uint32_t b = ((const uint32_t *)src)[i];
-            key[i] = FLOAT_KEY(b, 0x80000000u, 0x7f800000u, 0xffc00000u);
+    default: { /* float32: FLOAT_KEY without branches, four lanes at a time (the baseline
+                * build vectorizes no loop that needs a scalar epilogue) */
+        typedef uint32_t u32x4 __attribute__((vector_size(16)));
+        const uint32_t *sb = src;
+        uint32_t flip = desc ? 0xffffffffu : 0u;
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            u32x4 b;
+            memcpy(&b, sb + i, sizeof b);
+            u32x4 a = b & 0x7fffffffu;
+            u32x4 k = b ^ ((0u - (b >> 31)) | 0x80000000u); /* ~b if negative, else b | s */
+            u32x4 zero = (u32x4)(a == 0u), nan = (u32x4)(a > 0x7f800000u);
+            k = (k & ~zero) | (0x80000000u & zero);
+            k = ((k & ~nan) | (0xffc00000u & nan)) ^ flip;
+            memcpy(key + i, &k, sizeof k);
         }
-        break;
+        for (; i < n; i++)
+            key[i] = FLOAT_KEY(sb[i], 0x80000000u, 0x7f800000u, 0xffc00000u) ^ flip;
+        return;
+    }
     }
     if (desc)
         for (int64_t i = 0; i < n; i++)
@@ -265,20 +279,35 @@ static int64_t select_candidates(const sort_ctx *c, sort_scratch *s, int64_t n, 
  * best so far at the front of key / pos, which a later element enters only when strictly
  * smaller than the worst (so of equal keys the first positions stay, in order). */
 #define TOPK_FEW 32
+#define FEW_RUN 16
 #define DEFINE_FEW(NAME, K)                                                                        \
     static void NAME(K *key, uint32_t *pos, int64_t n, int64_t k) {                                \
         int64_t m = 0;                                                                             \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            K v = key[i];                                                                          \
-            if (m == k && v >= key[m - 1])                                                         \
-                continue;                                                                          \
-            int64_t j = m < k ? m++ : m - 1;                                                       \
-            for (; j > 0 && key[j - 1] > v; j--) {                                                 \
-                key[j] = key[j - 1];                                                               \
-                pos[j] = pos[j - 1];                                                               \
+        for (int64_t i = 0; i < n;) {                                                              \
+            /* full buffer: a run of FEW_RUN keys none of which beats the worst kept is skipped   \
+             * with one vectorizable test; a run with one goes element by element */               \
+            if (m == k && i + FEW_RUN <= n) {                                                      \
+                K w = key[m - 1];                                                                  \
+                unsigned beats = 0;                                                                \
+                for (int u = 0; u < FEW_RUN; u++)                                                  \
+                    beats |= key[i + u] < w;                                                       \
+                if (!beats) {                                                                      \
+                    i += FEW_RUN;                                                                  \
+                    continue;                                                                      \
+                }                                                                                  \
             }                                                                                      \
-            key[j] = v;                                                                            \
-            pos[j] = (uint32_t)i;                                                                  \
+            for (int64_t end = n - i < FEW_RUN ? n : i + FEW_RUN; i < end; i++) {                  \
+                K v = key[i];                                                                      \
+                if (m == k && v >= key[m - 1])                                                     \
+                    continue;                                                                      \
+                int64_t j = m < k ? m++ : m - 1;                                                   \
+                for (; j > 0 && key[j - 1] > v; j--) {                                             \
+                    key[j] = key[j - 1];                                                           \
+                    pos[j] = pos[j - 1];                                                           \
+                }                                                                                  \
+                key[j] = v;                                                                        \
+                pos[j] = (uint32_t)i;                                                              \
+            }                                                                                      \
         }                                                                                          \
     }
 DEFINE_FEW(few32, uint32_t)

@@ -43,6 +43,15 @@ extern const ct_unary_reduced_table ct_unary_reduced_baseline;
 extern const ct_unary_reduced_table ct_unary_reduced_avx2;
 extern const ct_unary_reduced_table ct_unary_reduced_avx512;
 
+/* float16 / bfloat16 computations in registers: the element's 16 bits in, its rounded 16 bits
+ * out, the same bytes as widening to float32, the float32 loop of the tables above and
+ * rounding once. NULL entries: go through float32 buffers. */
+enum { CT_UNH_BF16, CT_UNH_F16, CT_UNH_COUNT };
+typedef ct_unary_math_loop ct_unary_half_table[CT_NUM_UNKS][CT_UNH_COUNT];
+extern const ct_unary_half_table ct_unary_half_baseline;
+extern const ct_unary_half_table ct_unary_half_avx2;
+extern const ct_unary_half_table ct_unary_half_avx512;
+
 extern const ct_unary_loop_table ct_unary_loops_baseline;
 extern const ct_unary_loop_table ct_unary_loops_avx2;
 extern const ct_unary_loop_table ct_unary_loops_avx512;

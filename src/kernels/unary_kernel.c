@@ -56,6 +56,21 @@ static const ct_unary_reduced_table *reduced_table(void) {
     }
 }
 
+static const ct_unary_half_table *half_table(void) {
+    switch (ct_cpu_isa_active()) {
+#if defined(CT_HAVE_ISA_AVX512)
+    case CT_ISA_AVX512:
+        return &ct_unary_half_avx512;
+#endif
+#if defined(CT_HAVE_ISA_AVX2)
+    case CT_ISA_AVX2:
+        return &ct_unary_half_avx2;
+#endif
+    default:
+        return &ct_unary_half_baseline;
+    }
+}
+
 static const ct_unary_loop_table *active_table(void) {
     switch (ct_cpu_isa_active()) {
 #if defined(CT_HAVE_ISA_AVX512)
@@ -127,6 +142,13 @@ ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unary_kop op, ct_dtyp
                             CPU_NAMES[op], ct_dtype_cpp_name(compute));
     init_common(k, compute, out, in, math);
     k->loop = loop;
+    ct_unary_math_loop half = NULL;
+    if (compute == CT_FLOAT16 || compute == CT_BFLOAT16)
+        half = (*half_table())[op][compute == CT_BFLOAT16 ? CT_UNH_BF16 : CT_UNH_F16];
+    if (half != NULL) { /* the loop reads and writes the 16-bit computation dtype itself */
+        k->loop = half;
+        k->in_math = k->out_math = compute;
+    }
     if (op == CT_UNK_LOGICAL_NOT) {
         k->out_math = k->result = CT_BOOL;
     } else if (op == CT_UNK_ABS && ct_dtype_is_complex(compute)) {

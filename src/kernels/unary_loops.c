@@ -11,6 +11,7 @@
 #include <sleef.h>
 #endif
 
+#include "dtype/convert/codec_impl.h"
 #include "kernels/unary.h"
 #include "kernels/unary_elem.h"
 
@@ -199,9 +200,119 @@ const ct_unary_reduced_table CAT2(ct_unary_reduced, CT_ISA_SUFFIX) = {
     REDUCED(sin, SIN) REDUCED(cos, COS) REDUCED(tan, TAN) REDUCED(log, LOG) REDUCED(log2, LOG2)
     REDUCED(tanh, TANH) REDUCED(atan, ATAN) REDUCED(exp2, EXP2) REDUCED(sigmoid, SIGMOID)
 };
+
+/* ---- float16 / bfloat16 in registers (unary.h, ct_unary_half_table) ------------------------
+ * The same float32 vector function as the loops above, with the widening before it and the
+ * rounding after it done on the registers: the bytes of the block pipeline (widen exactly,
+ * compute, round once to nearest even as fast_bf16_from_f32 / fast_f16_from_f32 in
+ * src/dtype/convert/loops.c), without its two trips through float32 buffers. The tail (fewer
+ * than VW elements, where the float32 loop goes scalar too) takes the float32 loop itself. */
+#if defined(__AVX512F__)
+#define BF16_WIDEN(p)                                                                              \
+    _mm512_castsi512_ps(                                                                           \
+        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(p))), 16))
+static inline void bf16_narrow(uint16_t *p, __m512 v) {
+    __m512i b = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7FFF)), lsb);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(-1));
+    _mm256_storeu_si256((void *)p, _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
+}
+#define F16_WIDEN(p) _mm512_cvtph_ps(_mm256_loadu_si256((const void *)(p)))
+#define F16_ROUND(v) _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT)
+#define HV __m256i
+#define HSTORE(p, h) _mm256_storeu_si256((void *)(p), (h))
+#define H_AND _mm256_and_si256
+#define H_ANDNOT _mm256_andnot_si256
+#define H_GT16 _mm256_cmpgt_epi16
+#define H_SET16 _mm256_set1_epi16
+#else
+#define BF16_WIDEN(p)                                                                              \
+    _mm256_castsi256_ps(                                                                           \
+        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const void *)(p))), 16))
+static inline void bf16_narrow(uint16_t *p, __m256 v) {
+    __m256i b = _mm256_castps_si256(v);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), lsb);
+    r = _mm256_srli_epi32(r, 16);
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    r = _mm256_or_si256(r, _mm256_srli_epi32(nan, 16));
+    /* lanes are <= 0xFFFF: the unsigned-saturating pack is exact */
+    _mm_storeu_si128((void *)p, _mm_packus_epi32(_mm256_castsi256_si128(r),
+                                                  _mm256_extracti128_si256(r, 1)));
+}
+#define F16_WIDEN(p) _mm256_cvtph_ps(_mm_loadu_si128((const void *)(p)))
+#define F16_ROUND(v) _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT)
+#define HV __m128i
+#define HSTORE(p, h) _mm_storeu_si128((void *)(p), (h))
+#define H_AND _mm_and_si128
+#define H_ANDNOT _mm_andnot_si128
+#define H_GT16 _mm_cmpgt_epi16
+#define H_SET16 _mm_set1_epi16
+#endif
+/* vcvtps2ph keeps NaN payload bits; ctensor writes the canonical 0x7E00 | sign */
+static inline void f16_narrow(uint16_t *p, VF v) {
+    HV h = F16_ROUND(v);
+    HV nan = H_GT16(H_AND(h, H_SET16(0x7FFF)), H_SET16(0x7C00));
+    HSTORE(p, H_ANDNOT(H_AND(nan, H_SET16(0x01FF)), h));
+}
+#define bf16_widen_1 ct_cvt_bf16_to_f32
+#define bf16_round_1 ct_cvt_f32_to_bf16
+#define f16_widen_1 ct_cvt_f16_to_f32
+#define f16_round_1 ct_cvt_f32_to_f16
+#define BF16_NARROW bf16_narrow
+#define F16_NARROW f16_narrow
+#define HALF_LOOP(OPN, H, h, VEXPR, F32LOOP)                                                       \
+    static void hloop_##OPN##_##h(void *o, const void *i, int64_t n) {                            \
+        uint16_t *y = o;                                                                           \
+        const uint16_t *x = i;                                                                     \
+        int64_t k = 0;                                                                             \
+        for (; k + VW <= n; k += VW) {                                                             \
+            VF v = H##_WIDEN(x + k);                                                               \
+            H##_NARROW(y + k, VEXPR);                                                              \
+        }                                                                                          \
+        if (k < n) {                                                                               \
+            float t[VW];                                                                           \
+            for (int64_t j = 0; k + j < n; j++)                                                    \
+                t[j] = h##_widen_1(x[k + j]);                                                      \
+            F32LOOP(t, t, n - k);                                                                  \
+            for (int64_t j = 0; k + j < n; j++)                                                    \
+                y[k + j] = h##_round_1(t[j]);                                                      \
+        }                                                                                          \
+    }
+#define HALF_LOOPS(OPN, VEXPR, F32LOOP)                                                            \
+    HALF_LOOP(OPN, BF16, bf16, VEXPR, F32LOOP) HALF_LOOP(OPN, F16, f16, VEXPR, F32LOOP)
+/* the reduced table's functions where it has one, the float32 table's otherwise */
+#define HALF_R35(OPN) HALF_LOOPS(OPN, SLEEF_F35(OPN)(v), vloop_r_##OPN)
+#define HALF_U10(OPN) HALF_LOOPS(OPN, SLEEF_F(OPN)(v), vloop_##OPN)
+HALF_R35(sin)
+HALF_R35(cos)
+HALF_R35(tan)
+HALF_R35(log)
+HALF_R35(log2)
+HALF_R35(tanh)
+HALF_R35(atan)
+HALF_R35(exp2)
+HALF_LOOPS(sigmoid, r_sigmoid(v), vloop_r_sigmoid)
+HALF_U10(exp)
+HALF_U10(expm1)
+HALF_U10(log10)
+HALF_U10(asin)
+HALF_U10(acos)
+HALF_U10(atanh)
+HALF_U10(erf)
+HALF_LOOPS(sqrt, VSQRT(v), vloop_sqrt)
+#define HALF(OPN, E) [CT_UNK_##E] = {[CT_UNH_BF16] = hloop_##OPN##_bf16, [CT_UNH_F16] = hloop_##OPN##_f16},
+const ct_unary_half_table CAT2(ct_unary_half, CT_ISA_SUFFIX) = {
+    HALF(sin, SIN) HALF(cos, COS) HALF(tan, TAN) HALF(log, LOG) HALF(log2, LOG2) HALF(tanh, TANH)
+    HALF(atan, ATAN) HALF(exp2, EXP2) HALF(sigmoid, SIGMOID) HALF(exp, EXP) HALF(expm1, EXPM1)
+    HALF(log10, LOG10) HALF(asin, ASIN) HALF(acos, ACOS) HALF(atanh, ATANH) HALF(erf, ERF)
+    HALF(sqrt, SQRT)
+};
 #define F32(OPN) vloop_##OPN
 #else
 const ct_unary_reduced_table CAT2(ct_unary_reduced, CT_ISA_SUFFIX) = {NULL};
+const ct_unary_half_table CAT2(ct_unary_half, CT_ISA_SUFFIX) = {{NULL}};
 #define F32(OPN) loop_##OPN##_f32
 #endif
 
