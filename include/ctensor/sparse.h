@@ -240,7 +240,8 @@ CT_API ct_status ct_sparse_mul(const ct_tensor *self, const ct_tensor *other, ct
 
 /** torch.div(self, other, rounding_mode=mode) with sparse self and a 0-dim strided divisor
  *  (a Python number is a wrapped 0-dim tensor): the values divided (dense div semantics),
- *  same indices (a copy) and flag; the result dtype is result_type, the default dtype for
+ *  same indices (a copy) and flag; with a rounding mode the tensor is coalesced first (the
+ *  rounding does not distribute over duplicates), as 1.13. The result dtype is result_type, the default dtype for
  *  integers without a rounding mode. Errors (CT_ERR_RUNTIME): "Sparse division requires a
  *  scalar or zero-dim dense tensor divisor (got shape [2, 3] for divisor)", "... (got a
  *  sparse divisor)"; those of the dense div. */
@@ -266,7 +267,8 @@ CT_API ct_status ct_sparse_with_values(const ct_tensor *tensor, const ct_tensor 
 /** transpose(dim0, dim1): dims wrapped as PyTorch's maybe_wrap_dim (CT_ERR_INDEX "Dimension
  *  out of range ..."); equal dims give a clone; otherwise both must be sparse dims
  *  (CT_ERR_RUNTIME "sparse transpose: transposed dimensions must be sparse Got sparse_dim:
- *  1, d0: 0, d1: 1"): index rows swapped (copies), values copied, flagged uncoalesced. */
+ *  1, d0: 0, d1: 1"): index rows swapped (copies), values copied, flagged uncoalesced
+ *  (nnz 0 keeps the flag). */
 CT_API ct_status ct_sparse_transpose(const ct_tensor *tensor, int64_t dim0, int64_t dim1,
                                      ct_tensor **out);
 /** t(): transpose(0, 1) (0, 0 below 2 dims). CT_ERR_RUNTIME "t() expects a tensor with <= 2

@@ -88,9 +88,8 @@ ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dt
     const ct_sparse_coo *p = ct_sparse_impl_payload(s);
     int64_t shape[CT_MAX_DIMS], n;
     CT_TRY(infer_size(d->sizes, d->ndim, s->sizes, s->ndim, shape, &n));
-    if (p->nnz == 0 || s->numel == 0 || d->numel == 0)
-        return empty_result(s->device, n - p->dense_dim, p->values->sizes, p->values->ndim, dtype,
-                            shape, n, out);
+    if (p->nnz == 0 || s->numel == 0 || d->numel == 0) /* resized and cleared: all sparse */
+        return empty_result(s->device, n, (const int64_t[]){0}, 1, dtype, shape, n, out);
     if (d->ndim > s->ndim)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "mul(dense, sparse): a dense operand with more dims (%" PRId64
@@ -203,12 +202,13 @@ static ct_status mul_merge(const ct_tensor *t, const ct_tensor *s, ct_dtype dtyp
     const ct_sparse_coo *tp = ct_sparse_impl_payload(t), *sp = ct_sparse_impl_payload(s);
     ct_dtype common;
     CT_TRY(ct_promote_types(t->dtype, s->dtype, &common));
-    /* 1.13's scalar loop (no dense dims) and addcmul_ (dense dims) lack some dtypes */
+    /* 1.13's scalar loop (no dense dims) and addcmul_ (dense dims, called per match) lack
+     * some dtypes */
     bool hybrid = tp->dense_dim > 0;
-    if (common == CT_BOOL || common == CT_COMPLEX32 || (hybrid && common == CT_FLOAT16) ||
-        !ct_sparse_impl_axpy_dtype(common))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
-                            hybrid ? "addcmul_cpu_out" : "mul_out_sparse",
+    bool refused = common == CT_BOOL || common == CT_COMPLEX32 ||
+                   (hybrid && common == CT_FLOAT16) || !ct_sparse_impl_axpy_dtype(common);
+    if (refused && !hybrid)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"mul_out_sparse\" not implemented for '%s'",
                             ct_dtype_impl_msg_name(common));
     ct_tensor *ti = NULL, *si = NULL, *tv = NULL, *sv = NULL, *ind = NULL, *vals = NULL;
     int64_t sd = sp->sparse_dim, tn = tp->nnz, sn = sp->nnz, m = tn < sn ? tn : sn, r = 0;
@@ -239,6 +239,9 @@ static ct_status mul_merge(const ct_tensor *t, const ct_tensor *s, ct_dtype dtyp
                 for (int64_t q = 0; q < r; q++)
                     ((int64_t *)ct_tensor_data_ptr(ind))[d * r + q] = tix[d * tn + at[q]];
     }
+    if (st == CT_OK && refused && r > 0)
+        st = ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"addcmul_cpu_out\" not implemented for '%s'",
+                          ct_dtype_impl_msg_name(common));
     if (st == CT_OK)
         st = ct_tensor_to_dtype(tp->values, common, &tv);
     if (st == CT_OK)
@@ -396,9 +399,9 @@ static ct_status mul_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
     if (!equal)
         return mul_intersection(t, s, dtype, out);
     const ct_sparse_coo *tp = ct_sparse_impl_payload(t), *sp = ct_sparse_impl_payload(s);
-    if (tp->nnz == 0 || sp->nnz == 0) /* r.resize_as_(t).zero_() */
-        return empty_result(t->device, tp->sparse_dim, tp->values->sizes, tp->values->ndim, dtype,
-                            t->sizes, t->ndim, out);
+    if (tp->nnz == 0 || sp->nnz == 0) /* r.resize_as_(t).zero_(): every dim sparse */
+        return empty_result(t->device, t->ndim, (const int64_t[]){0}, 1, dtype, t->sizes, t->ndim,
+                            out);
     if (!atomic_load(&tp->coalesced) || !atomic_load(&sp->coalesced))
         return mul_intersection(t, s, dtype, out);
     return mul_merge(t, s, dtype, out);
@@ -469,15 +472,20 @@ ct_status ct_sparse_div(const ct_tensor *self, const ct_tensor *other, ct_roundi
     CT_TRY(same_device(self, other));
     ct_op op;
     CT_TRY(ct_op_div(mode, &op));
-    const ct_sparse_coo *p = ct_sparse_impl_payload(self);
-    ct_tensor *vals = NULL, *ind = NULL;
+    /* rounding does not distribute over the sum of duplicates: coalesce first */
+    ct_tensor *c = NULL, *vals = NULL, *ind = NULL;
+    if (mode != CT_ROUNDING_NONE)
+        CT_TRY(ct_sparse_coalesce(self, &c));
+    const ct_sparse_coo *p = ct_sparse_impl_payload(c != NULL ? c : self);
     ct_status st = ct_binary(op, p->values, other, ct_scalar_int(1), &vals);
     if (st == CT_OK)
         st = ct_tensor_clone(p->indices, CT_MEMFMT_CONTIGUOUS, &ind);
+    bool coalesced = atomic_load(&p->coalesced);
+    ct_tensor_release(c);
     if (st != CT_OK) {
         ct_tensor_release(vals);
         return st;
     }
-    return finish(ind, vals, dtype, self->sizes, self->ndim, p->sparse_dim,
-                  atomic_load(&p->coalesced), out);
+    return finish(ind, vals, dtype, self->sizes, self->ndim, ct_sparse_impl_payload(self)->sparse_dim,
+                  coalesced, out);
 }

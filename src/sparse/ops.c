@@ -80,23 +80,59 @@ static ct_status new_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_s
     return new_result(op, a, b, alpha, out);
 }
 
+/* Which of PyTorch's mul paths self *= other (self sparse) takes, for its cast check. */
+typedef enum { MUL_SHORTCUT, MUL_DENSE, MUL_MERGE, MUL_INTERSECTION } mul_path;
+
+static mul_path mul_path_of(const ct_tensor *self, const ct_tensor *other) {
+    const ct_sparse_coo *p = ct_sparse_impl_payload(self), *q = ct_sparse_impl_payload(other);
+    if (q == NULL || other->ndim == 0 || self->ndim == 0) /* the dense operand's path */
+        return p->nnz == 0 || self->numel == 0 || other->numel == 0 ? MUL_SHORTCUT : MUL_DENSE;
+    if (self->ndim != other->ndim ||
+        memcmp(self->sizes, other->sizes, (size_t)self->ndim * sizeof(int64_t)) != 0)
+        return MUL_INTERSECTION;
+    if (p->nnz == 0 || q->nnz == 0)
+        return MUL_SHORTCUT;
+    return atomic_load(&p->coalesced) && atomic_load(&q->coalesced) ? MUL_MERGE : MUL_INTERSECTION;
+}
+
 /* The cast check of PyTorch's in-place kernel for op. */
-static ct_status inplace_cast_check(ct_op op, ct_dtype result, const ct_tensor *self) {
+static ct_status inplace_cast_check(ct_op op, ct_dtype result, ct_tensor *self,
+                                    const ct_tensor *other) {
+    const char *r = ct_dtype_impl_msg_name(result), *o = ct_dtype_impl_msg_name(self->dtype);
+    if (op == CT_OP_MUL && self->layout != CT_LAYOUT_STRIDED) {
+        switch (mul_path_of(self, other)) {
+        case MUL_SHORTCUT:
+            return CT_OK;
+        case MUL_DENSE: /* the new values are stored without a cast */
+            if (result != self->dtype)
+                return ct_set_error(CT_ERR_RUNTIME,
+                                    "dtype of values (%s) must match dtype of sparse tensor (%s)",
+                                    r, o);
+            return CT_OK;
+        case MUL_MERGE:
+            if (!ct_can_cast(result, self->dtype))
+                return ct_set_error(CT_ERR_RUNTIME,
+                                    "Can't convert result type %s to output %s in mul operation",
+                                    r, o);
+            return CT_OK;
+        default:
+            if (!ct_can_cast(result, self->dtype))
+                return ct_set_error(CT_ERR_RUNTIME, "Can't convert result type %s to output %s",
+                                    r, o);
+            return CT_OK;
+        }
+    }
     if (ct_can_cast(result, self->dtype))
         return CT_OK;
-    if (op == CT_OP_ADD || op == CT_OP_SUB || (op == CT_OP_MUL && self->layout == CT_LAYOUT_STRIDED))
-        return ct_set_error(CT_ERR_RUNTIME, "Can't convert result type %s to output %s in add operation",
-                            ct_dtype_impl_msg_name(result), ct_dtype_impl_msg_name(self->dtype));
-    if (op == CT_OP_MUL) /* the new values are stored without a cast */
+    if (op == CT_OP_ADD || op == CT_OP_SUB || op == CT_OP_MUL)
         return ct_set_error(CT_ERR_RUNTIME,
-                            "dtype of values (%s) must match dtype of sparse tensor (%s)",
-                            ct_dtype_impl_msg_name(result), ct_dtype_impl_msg_name(self->dtype));
+                            "Can't convert result type %s to output %s in add operation", r, o);
     return ct_check_output_cast(result, self->dtype);
 }
 
 /* self op= other with a strided self: the sparse or strided result, densified, copied in. */
 static ct_status inplace_dense(ct_op op, ct_tensor *self, const ct_tensor *r) {
-    CT_TRY(inplace_cast_check(op, r->dtype, self));
+    CT_TRY(inplace_cast_check(op, r->dtype, self, NULL));
     ct_tensor *d = NULL;
     CT_TRY(ct_sparse_to_dense(r, &d));
     char x[400], y[400];
@@ -113,8 +149,8 @@ static ct_status inplace_dense(ct_op op, ct_tensor *self, const ct_tensor *r) {
 }
 
 /* self op= other with a sparse self: self takes the result's payload. */
-static ct_status inplace_sparse(ct_op op, ct_tensor *self, ct_tensor *r) {
-    CT_TRY(inplace_cast_check(op, r->dtype, self));
+static ct_status inplace_sparse(ct_op op, ct_tensor *self, const ct_tensor *other, ct_tensor *r) {
+    CT_TRY(inplace_cast_check(op, r->dtype, self, other));
     if (!ct_sparse_is_sparse(r) || r->ndim != self->ndim ||
         memcmp(r->sizes, self->sizes, (size_t)r->ndim * sizeof(int64_t)) != 0) {
         char x[400], y[400];
@@ -126,9 +162,17 @@ static ct_status inplace_sparse(ct_op op, ct_tensor *self, ct_tensor *r) {
     if (r->dtype != self->dtype)
         CT_TRY(ct_sparse_to(r, self->dtype, NULL, false, &c));
     ct_tensor *src = c != NULL ? c : r;
-    /* PyTorch's in-place mul replaces the values, which drops the flag */
-    if (op == CT_OP_MUL)
-        atomic_store(&((ct_sparse_coo *)src->ext)->coalesced, false);
+    /* PyTorch's in-place mul stores new indices and values into self, which drops self's
+     * flag (nnz < 2 sets it again) before the kernel reads it back as an operand's */
+    ct_sparse_coo *rp = src->ext;
+    if (op == CT_OP_MUL) {
+        mul_path path = mul_path_of(self, other);
+        if (path == MUL_DENSE)
+            atomic_store(&rp->coalesced, rp->nnz < 2);
+        else if (path == MUL_INTERSECTION)
+            atomic_store(&rp->coalesced,
+                         rp->nnz < 2 && atomic_load(&ct_sparse_impl_payload(other)->coalesced));
+    }
     void *ext = self->ext;
     self->ext = src->ext;
     src->ext = ext; /* the old payload goes with src */
@@ -136,13 +180,33 @@ static ct_status inplace_sparse(ct_op op, ct_tensor *self, ct_tensor *r) {
     return CT_OK;
 }
 
+static bool same_sizes(const ct_tensor *a, const ct_tensor *b) {
+    return a->ndim == b->ndim &&
+           memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t)) == 0;
+}
+
 static ct_status inplace_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
                               ct_tensor *target, ct_tensor **out) {
     (void)out;
+    /* PyTorch checks the cast before computing where its kernel computes into self (add,
+     * sub; mul of two sparse tensors), after its size checks */
+    bool sparse_self = target->layout != CT_LAYOUT_STRIDED;
+    if (op == CT_OP_SUB)
+        CT_TRY(sub_check(a, b));
+    if (same_sizes(a, b) &&
+        (op == CT_OP_ADD || op == CT_OP_SUB ||
+         (op == CT_OP_MUL && sparse_self && mul_path_of(target, b) >= MUL_MERGE))) {
+        ct_dtype expected;
+        if (op == CT_OP_MUL)
+            CT_TRY(ct_tensor_result_type((const ct_tensor *[]){a, b}, 2, &expected));
+        else
+            CT_TRY(ct_promote_types(a->dtype, b->dtype, &expected));
+        CT_TRY(inplace_cast_check(op, expected, target, b));
+    }
     ct_tensor *r = NULL;
     CT_TRY(new_result(op, a, b, alpha, &r));
     ct_status st = target->layout == CT_LAYOUT_STRIDED ? inplace_dense(op, target, r)
-                                                       : inplace_sparse(op, target, r);
+                                                       : inplace_sparse(op, target, b, r);
     ct_tensor_release(r);
     return st;
 }

@@ -128,7 +128,8 @@ ct_status ct_sparse_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1, ct
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
     sizes[d0] = t->sizes[d1];
     sizes[d1] = t->sizes[d0];
-    return ct_sparse_impl_make(ind, v, sizes, t->ndim, p->sparse_dim, false, out);
+    return ct_sparse_impl_make(ind, v, sizes, t->ndim, p->sparse_dim,
+                               p->nnz == 0 && atomic_load(&p->coalesced), out);
 }
 
 ct_status ct_sparse_t(const ct_tensor *t, ct_tensor **out) {
