@@ -101,7 +101,7 @@ ct_status ct_sparse_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1, ct
                             "sparse_dim: %" PRId64 ", d0: %" PRId64 ", d1: %" PRId64,
                             p->sparse_dim, d0, d1);
     /* index rows swapped (a fresh copy), values copied; the order changes, so the flag
-     * drops as in PyTorch */
+     * drops as in PyTorch (nnz 0 keeps it) */
     ct_tensor *hi = NULL, *hv = NULL, *ind = NULL, *v = NULL;
     ct_status st = ct_sparse_impl_host(p->indices, CT_INT64, &hi);
     if (st == CT_OK)
