@@ -273,14 +273,35 @@ static PyObject *sparse_repr_hook(PyObject *self) {
 /* The wrapped methods; OV_CONVERSIONS come first. The wrappers share one table of the
  * original definitions (static PyMethodDefs of the Tensor files). */
 enum {
-    OV_TO, OV_DOUBLE, OV_FLOAT, OV_HALF, OV_BFLOAT16, OV_INT, OV_LONG, OV_SHORT, OV_CHAR,
-    OV_BYTE, OV_BOOL, OV_CFLOAT, OV_CDOUBLE, OV_CHALF, OV_CPU, OV_TYPE, OV_CONVERSIONS,
-    OV_NEG = OV_CONVERSIONS, OV_NEGATIVE, OV_CLONE, OV_T, OV_TRANSPOSE, OV_STRIDE, OV_COUNT
+    OV_TO,
+    OV_DOUBLE,
+    OV_FLOAT,
+    OV_HALF,
+    OV_BFLOAT16,
+    OV_INT,
+    OV_LONG,
+    OV_SHORT,
+    OV_CHAR,
+    OV_BYTE,
+    OV_BOOL,
+    OV_CFLOAT,
+    OV_CDOUBLE,
+    OV_CHALF,
+    OV_CPU,
+    OV_TYPE,
+    OV_CONVERSIONS,
+    OV_NEG = OV_CONVERSIONS,
+    OV_NEGATIVE,
+    OV_CLONE,
+    OV_T,
+    OV_TRANSPOSE,
+    OV_STRIDE,
+    OV_COUNT
 };
 static const char *const ov_names[OV_COUNT] = {
-    "to", "double", "float", "half", "bfloat16", "int", "long", "short", "char", "byte", "bool",
-    "cfloat", "cdouble", "chalf", "cpu", "type", "neg", "negative", "clone", "t", "transpose",
-    "stride"};
+    "to",   "double",   "float", "half",   "bfloat16",  "int",   "long", "short",
+    "char", "byte",     "bool",  "cfloat", "cdouble",   "chalf", "cpu",  "type",
+    "neg",  "negative", "clone", "t",      "transpose", "stride"};
 static const PyMethodDef *ov_orig[OV_COUNT];
 static PyMethodDef ov_defs[OV_COUNT + 1];
 
@@ -294,8 +315,8 @@ static PyObject *call_orig(int k, PyObject *self, PyObject *args, PyObject *kwar
         return PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", m->ml_name);
     if (f == METH_NOARGS) {
         if (n != 0)
-            return PyErr_Format(PyExc_TypeError, "%s() takes no arguments (%zd given)",
-                                m->ml_name, n);
+            return PyErr_Format(PyExc_TypeError, "%s() takes no arguments (%zd given)", m->ml_name,
+                                n);
         return m->ml_meth(self, NULL);
     }
     if (f == METH_O) {
@@ -429,10 +450,10 @@ OV_WRAPPER(OV_STRIDE)
 
 typedef PyObject *(*ov_fn)(PyObject *, PyObject *, PyObject *);
 static const ov_fn ov_fns[OV_COUNT] = {
-    ov_OV_TO,     ov_OV_DOUBLE,   ov_OV_FLOAT,    ov_OV_HALF,  ov_OV_BFLOAT16, ov_OV_INT,
-    ov_OV_LONG,   ov_OV_SHORT,    ov_OV_CHAR,     ov_OV_BYTE,  ov_OV_BOOL,     ov_OV_CFLOAT,
-    ov_OV_CDOUBLE, ov_OV_CHALF,   ov_OV_CPU,      ov_OV_TYPE,  ov_OV_NEG,      ov_OV_NEGATIVE,
-    ov_OV_CLONE,  ov_OV_T,        ov_OV_TRANSPOSE, ov_OV_STRIDE};
+    ov_OV_TO,      ov_OV_DOUBLE, ov_OV_FLOAT,     ov_OV_HALF,  ov_OV_BFLOAT16, ov_OV_INT,
+    ov_OV_LONG,    ov_OV_SHORT,  ov_OV_CHAR,      ov_OV_BYTE,  ov_OV_BOOL,     ov_OV_CFLOAT,
+    ov_OV_CDOUBLE, ov_OV_CHALF,  ov_OV_CPU,       ov_OV_TYPE,  ov_OV_NEG,      ov_OV_NEGATIVE,
+    ov_OV_CLONE,   ov_OV_T,      ov_OV_TRANSPOSE, ov_OV_STRIDE};
 
 static unaryfunc previous_negative = NULL;
 

@@ -241,12 +241,12 @@ CT_API ct_status ct_sparse_mul(const ct_tensor *self, const ct_tensor *other, ct
 /** torch.div(self, other, rounding_mode=mode) with sparse self and a 0-dim strided divisor
  *  (a Python number is a wrapped 0-dim tensor): the values divided (dense div semantics),
  *  same indices (a copy) and flag; with a rounding mode the tensor is coalesced first (the
- *  rounding does not distribute over duplicates), as 1.13. The result dtype is result_type, the default dtype for
- *  integers without a rounding mode. Errors (CT_ERR_RUNTIME): "Sparse division requires a
- *  scalar or zero-dim dense tensor divisor (got shape [2, 3] for divisor)", "... (got a
+ *  rounding does not distribute over duplicates), as 1.13. The result dtype is result_type, the
+ * default dtype for integers without a rounding mode. Errors (CT_ERR_RUNTIME): "Sparse division
+ * requires a scalar or zero-dim dense tensor divisor (got shape [2, 3] for divisor)", "... (got a
  *  sparse divisor)"; those of the dense div. */
-CT_API ct_status ct_sparse_div(const ct_tensor *self, const ct_tensor *other,
-                               ct_rounding_mode mode, ct_tensor **out);
+CT_API ct_status ct_sparse_div(const ct_tensor *self, const ct_tensor *other, ct_rounding_mode mode,
+                               ct_tensor **out);
 
 /** neg(): the values negated (dense neg: bool refused with PyTorch's message), indices
  *  copied, flag kept. */

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error_impl.h"
-#include "dtype/table_impl.h"
 #include "base/alloc_impl.h"
+#include "base/error_impl.h"
 #include "ctensor/index.h"
+#include "dtype/table_impl.h"
 #include "sparse/sparse_impl.h"
 
 static const char intersection_msg[] =
@@ -46,9 +46,8 @@ static ct_status infer_size(const int64_t *a, int64_t na, const int64_t *b, int6
 }
 
 /* A sparse result from `indices` and `values` (both CONSUMED), values cast to `dtype`. */
-static ct_status finish(ct_tensor *indices, ct_tensor *values, ct_dtype dtype,
-                        const int64_t *sizes, int64_t ndim, int64_t sparse_dim, bool coalesced,
-                        ct_tensor **out) {
+static ct_status finish(ct_tensor *indices, ct_tensor *values, ct_dtype dtype, const int64_t *sizes,
+                        int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out) {
     ct_tensor *v = NULL;
     ct_status st = ct_tensor_to_dtype(values, dtype, &v);
     ct_tensor_release(values);
@@ -250,8 +249,8 @@ static ct_status mul_merge(const ct_tensor *t, const ct_tensor *s, ct_dtype dtyp
         st = mul_rows(tv, at, sv, as, r, &vals);
     if (st == CT_OK && tp->dense_dim > 0) { /* PyTorch accumulates into zeros (addcmul_) */
         ct_tensor *z = NULL, *sum = NULL;
-        st = ct_tensor_zeros(vals->sizes, vals->ndim, vals->dtype, &vals->device,
-                             CT_LAYOUT_STRIDED, &z);
+        st = ct_tensor_zeros(vals->sizes, vals->ndim, vals->dtype, &vals->device, CT_LAYOUT_STRIDED,
+                             &z);
         if (st == CT_OK)
             st = ct_binary(CT_OP_ADD, z, vals, ct_scalar_int(1), &sum);
         ct_tensor_release(z);
@@ -394,8 +393,8 @@ static ct_status mul_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
         return mul_zero_dim(s, t, dtype, out);
     if (t->ndim == 0)
         return mul_zero_dim(t, s, dtype, out);
-    bool equal = t->ndim == s->ndim &&
-                 memcmp(t->sizes, s->sizes, (size_t)t->ndim * sizeof(int64_t)) == 0;
+    bool equal =
+        t->ndim == s->ndim && memcmp(t->sizes, s->sizes, (size_t)t->ndim * sizeof(int64_t)) == 0;
     if (!equal)
         return mul_intersection(t, s, dtype, out);
     const ct_sparse_coo *tp = ct_sparse_impl_payload(t), *sp = ct_sparse_impl_payload(s);
@@ -407,7 +406,8 @@ static ct_status mul_sparse_sparse(const ct_tensor *t, const ct_tensor *s, ct_dt
     return mul_merge(t, s, dtype, out);
 }
 
-/* ---- entry points ------------------------------------------------------------------------------ */
+/* ---- entry points ------------------------------------------------------------------------------
+ */
 
 static ct_status same_device(const ct_tensor *a, const ct_tensor *b) {
     if (ct_device_equal(a->device, b->device) ||
@@ -486,6 +486,6 @@ ct_status ct_sparse_div(const ct_tensor *self, const ct_tensor *other, ct_roundi
         ct_tensor_release(vals);
         return st;
     }
-    return finish(ind, vals, dtype, self->sizes, self->ndim, ct_sparse_impl_payload(self)->sparse_dim,
-                  coalesced, out);
+    return finish(ind, vals, dtype, self->sizes, self->ndim,
+                  ct_sparse_impl_payload(self)->sparse_dim, coalesced, out);
 }

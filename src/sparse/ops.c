@@ -112,13 +112,13 @@ static ct_status inplace_cast_check(ct_op op, ct_dtype result, ct_tensor *self,
         case MUL_MERGE:
             if (!ct_can_cast(result, self->dtype))
                 return ct_set_error(CT_ERR_RUNTIME,
-                                    "Can't convert result type %s to output %s in mul operation",
-                                    r, o);
+                                    "Can't convert result type %s to output %s in mul operation", r,
+                                    o);
             return CT_OK;
         default:
             if (!ct_can_cast(result, self->dtype))
-                return ct_set_error(CT_ERR_RUNTIME, "Can't convert result type %s to output %s",
-                                    r, o);
+                return ct_set_error(CT_ERR_RUNTIME, "Can't convert result type %s to output %s", r,
+                                    o);
             return CT_OK;
         }
     }
@@ -139,7 +139,8 @@ static ct_status inplace_dense(ct_op op, ct_tensor *self, const ct_tensor *r) {
     ct_status st = CT_OK;
     if (d->ndim != self->ndim ||
         memcmp(d->sizes, self->sizes, (size_t)d->ndim * sizeof(int64_t)) != 0)
-        st = ct_set_error(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+        st = ct_set_error(CT_ERR_RUNTIME,
+                          "output with shape %s doesn't match the broadcast shape %s",
                           ct_tensor_impl_shape_format(x, sizeof x, self->sizes, self->ndim),
                           ct_tensor_impl_shape_format(y, sizeof y, d->sizes, d->ndim));
     if (st == CT_OK)
@@ -154,7 +155,8 @@ static ct_status inplace_sparse(ct_op op, ct_tensor *self, const ct_tensor *othe
     if (!ct_sparse_is_sparse(r) || r->ndim != self->ndim ||
         memcmp(r->sizes, self->sizes, (size_t)r->ndim * sizeof(int64_t)) != 0) {
         char x[400], y[400];
-        return ct_set_error(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "output with shape %s doesn't match the broadcast shape %s",
                             ct_tensor_impl_shape_format(x, sizeof x, self->sizes, self->ndim),
                             ct_tensor_impl_shape_format(y, sizeof y, r->sizes, r->ndim));
     }
@@ -181,8 +183,7 @@ static ct_status inplace_sparse(ct_op op, ct_tensor *self, const ct_tensor *othe
 }
 
 static bool same_sizes(const ct_tensor *a, const ct_tensor *b) {
-    return a->ndim == b->ndim &&
-           memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t)) == 0;
+    return a->ndim == b->ndim && memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t)) == 0;
 }
 
 static ct_status inplace_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
@@ -213,8 +214,8 @@ static ct_status inplace_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, 
 
 void ct_sparse_impl_register_ops(void) {
     static atomic_flag done = ATOMIC_FLAG_INIT;
-    static const ct_op ops[] = {CT_OP_ADD, CT_OP_SUB, CT_OP_MUL, CT_OP_DIV, CT_OP_DIV_TRUNC,
-                                CT_OP_DIV_FLOOR};
+    static const ct_op ops[] = {CT_OP_ADD, CT_OP_SUB,       CT_OP_MUL,
+                                CT_OP_DIV, CT_OP_DIV_TRUNC, CT_OP_DIV_FLOOR};
     if (atomic_flag_test_and_set_explicit(&done, memory_order_acq_rel))
         return;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {

@@ -82,7 +82,8 @@ ct_status ct_sparse_to(const ct_tensor *t, ct_dtype dtype, const ct_device *devi
     return st;
 }
 
-/* ---- transpose --------------------------------------------------------------------------------- */
+/* ---- transpose ---------------------------------------------------------------------------------
+ */
 
 ct_status ct_sparse_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1, ct_tensor **out) {
     if (out == NULL)
@@ -146,7 +147,8 @@ ct_status ct_sparse_t(const ct_tensor *t, ct_tensor **out) {
     return ct_sparse_transpose(t, 0, t->ndim < 2 ? 0 : 1, out);
 }
 
-/* ---- strides ------------------------------------------------------------------------------------ */
+/* ---- strides ------------------------------------------------------------------------------------
+ */
 
 /* PyTorch 1.13 keeps the strides its sparse tensors get from their first (1-dim, empty)
  * shape when they are resized: 1 for dim 0, 0 for the others. */

@@ -66,8 +66,8 @@ static void test_unsupported_sparse_forms(void **state) {
     ct_tensor *a = sparse_a(), *b = sparse_b(), *r = NULL;
     /* what the sparse layer registered: add, sub, mul and the divisions, new results and in
      * place; no out= */
-    const ct_op reg[] = {CT_OP_ADD, CT_OP_SUB, CT_OP_MUL, CT_OP_DIV, CT_OP_DIV_TRUNC,
-                         CT_OP_DIV_FLOOR};
+    const ct_op reg[] = {CT_OP_ADD, CT_OP_SUB,       CT_OP_MUL,
+                         CT_OP_DIV, CT_OP_DIV_TRUNC, CT_OP_DIV_FLOOR};
     for (int op = 0; op < CT_NUM_OPS; op++) {
         bool want = false;
         for (size_t k = 0; k < sizeof reg / sizeof reg[0]; k++)
@@ -150,7 +150,6 @@ static void test_rsub(void **state) {
     ct_tensor_release(y);
 }
 
-
 /* ---- comparisons (ops.def rows of kind COMPARE) ---- */
 
 static void expect_bools(const ct_tensor *t, const bool *want, int64_t n) {
@@ -210,7 +209,8 @@ static void test_compare_errors(void **state) {
     ct_tensor *c = tens(CT_COMPLEX64, SHAPE(1), (float[]){1, 2}), *r = NULL;
     ct_tensor *x = tens(CT_FLOAT32, SHAPE(2), (float[]){1, 2});
     ct_tensor *y = tens(CT_FLOAT32, SHAPE(3), (float[]){1, 2, 3});
-    EXPECT_ERR(ct_lt(c, c, &r), CT_ERR_NOT_IMPLEMENTED, "\"lt_cpu\" not implemented for 'ComplexFloat'");
+    EXPECT_ERR(ct_lt(c, c, &r), CT_ERR_NOT_IMPLEMENTED,
+               "\"lt_cpu\" not implemented for 'ComplexFloat'");
     assert_null(r);
     EXPECT_ERR(ct_ge_scalar(c, ct_scalar_int(0), &r), CT_ERR_NOT_IMPLEMENTED,
                "\"ge_cpu\" not implemented for 'ComplexFloat'");

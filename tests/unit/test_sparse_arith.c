@@ -105,8 +105,8 @@ static void test_mul_paths(void **state) {
     expect_coo(r, 2, 3, (int64_t[]){0, 1, 1, 2, 0, 2}, (float[]){6, 8, 10}, 3, false);
     ct_tensor_release(r);
     /* a 0-dim sparse operand: its value */
-    ct_tensor *z = coo(tens(CT_INT64, SHAPE(0, 1), (int64_t[]){0}), tens(CT_FLOAT32, SHAPE(1), (float[]){2}),
-                       NULL, 0);
+    ct_tensor *z = coo(tens(CT_INT64, SHAPE(0, 1), (int64_t[]){0}),
+                       tens(CT_FLOAT32, SHAPE(1), (float[]){2}), NULL, 0);
     OK(ct_sparse_mul(s, z, &r));
     expect_coo(r, 2, 3, (int64_t[]){0, 1, 1, 2, 0, 2}, (float[]){6, 8, 10}, 3, false);
     ct_tensor_release(r);
@@ -170,8 +170,8 @@ static void test_div_sub(void **state) {
     EXPECT_ERR(ct_sparse_div(s, u, CT_ROUNDING_NONE, &r), CT_ERR_RUNTIME,
                "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
                "[2, 3] for divisor)");
-    ct_tensor *z = coo(tens(CT_INT64, SHAPE(0, 1), (int64_t[]){0}), tens(CT_FLOAT32, SHAPE(1), (float[]){2}),
-                       NULL, 0);
+    ct_tensor *z = coo(tens(CT_INT64, SHAPE(0, 1), (int64_t[]){0}),
+                       tens(CT_FLOAT32, SHAPE(1), (float[]){2}), NULL, 0);
     EXPECT_ERR(ct_sparse_div(s, z, CT_ROUNDING_NONE, &r), CT_ERR_RUNTIME,
                "Sparse division requires a scalar or zero-dim dense tensor divisor (got a "
                "sparse divisor)");
