@@ -219,8 +219,9 @@ CT_API ct_status ct_sparse_sub(const ct_tensor *self, const ct_tensor *other, ct
  *   - sparse * strided (either order): the strided operand broadcast with the sparse one,
  *     taken at the sparse indices and multiplied into the values (dense mul semantics);
  *     same indices (a copy), same flag; nnz 0 (or an empty operand) gives an empty result
- *     flagged coalesced. A strided operand with more dims than the sparse one is refused
- *     (CT_ERR_NOT_IMPLEMENTED; PyTorch adds sparse dims).
+ *     flagged coalesced. A strided operand with more dims than the sparse one makes its
+ *     leading dims new sparse dims: the coalesced sparse operand repeated over them, a
+ *     coalesced result.
  *   - sparse * 0-dim sparse: the 0-dim operand's value (zero when it has nnz 0, where
  *     PyTorch reads uninitialised memory), as above.
  *   - sparse * sparse, equal sizes, both flagged coalesced: the shared columns, products in

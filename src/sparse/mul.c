@@ -79,9 +79,65 @@ static ct_status empty_result(ct_device device, int64_t sparse_dim, const int64_
 
 /* ---- sparse * dense ------------------------------------------------------------------------ */
 
+/* mul(d, s) where d has more dims than s: s (coalesced) repeats over d's leading "batch"
+ * dims, which become new leading sparse dims; the result is coalesced by construction. */
+static ct_status mul_dense_batched(const ct_tensor *d, const ct_tensor *s, ct_dtype dtype,
+                                   const int64_t *shape, int64_t n, ct_tensor **out) {
+    ct_tensor *c = NULL, *ex = NULL, *df = NULL, *prod = NULL, *vals = NULL, *hc = NULL;
+    ct_tensor *hi = NULL, *ind = NULL;
+    ct_tensor *idx[CT_MAX_DIMS] = {NULL};
+    CT_TRY(ct_sparse_coalesce(s, &c));
+    const ct_sparse_coo *p = ct_sparse_impl_payload(c);
+    int64_t nb = d->ndim - s->ndim, sd = p->sparse_dim, dd = p->dense_dim, nnz = p->nnz;
+    int64_t batch = 1, vs[CT_MAX_DIMS + 1];
+    for (int64_t i = 0; i < nb; i++)
+        batch *= shape[i]; /* <= numel of the expanded d, which exists */
+    ct_status st = ct_tensor_expand(d, shape, n, &ex);
+    for (int64_t i = 0; st == CT_OK && i < sd; i++)
+        st = ct_tensor_select(p->indices, 0, i, &idx[nb + i]);
+    if (st == CT_OK) /* d[..., i_0, ..., i_sd-1, :]: [batch..., nnz, dense...] */
+        st = ct_tensor_index(ex, (const ct_tensor *const *)idx, (size_t)(nb + sd), &df);
+    if (st == CT_OK)
+        st = ct_binary(CT_OP_MUL, df, p->values, ct_scalar_int(1), &prod);
+    if (st == CT_OK) {
+        vs[0] = batch * nnz;
+        memcpy(vs + 1, shape + n - dd, (size_t)dd * sizeof(int64_t));
+        st = ct_tensor_reshape(prod, vs, 1 + dd, &vals);
+    }
+    if (st == CT_OK)
+        st = ct_sparse_impl_host(p->indices, CT_INT64, &hc);
+    if (st == CT_OK)
+        st = ct_sparse_impl_host_empty((const int64_t[]){nb + sd, batch * nnz}, 2, CT_INT64, &hi);
+    if (st == CT_OK) {
+        int64_t *ri = ct_tensor_data_ptr(hi), rn = batch * nnz;
+        const int64_t *ci = ct_tensor_data_ptr(hc);
+        for (int64_t q = 0; q < rn; q++) {
+            int64_t b = q / nnz, k = q % nnz;
+            for (int64_t i = nb - 1; i >= 0; i--) { /* b's multi-index, row-major */
+                ri[i * rn + q] = b % shape[i];
+                b /= shape[i];
+            }
+            for (int64_t i = 0; i < sd; i++)
+                ri[(nb + i) * rn + q] = ci[i * nnz + k];
+        }
+        st = ct_sparse_impl_to_device(hi, s->device, &ind);
+        hi = NULL;
+    }
+    for (int64_t i = 0; i < nb + sd; i++)
+        ct_tensor_release(idx[i]);
+    ct_tensor *rel[] = {c, ex, df, prod, hc, hi};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        ct_tensor_release(rel[i]);
+    if (st != CT_OK) {
+        ct_tensor_release(vals);
+        ct_tensor_release(ind);
+        return st;
+    }
+    return finish(ind, vals, dtype, shape, n, nb + sd, true, out);
+}
+
 /* mul(d, s) where d is strided: PyTorch's intersection_binary_op_sparse_dense_out, values
- * computed as mul(d at s's indices, s's values). The case where d has more dims than s (s
- * then gains sparse dims) is not implemented. */
+ * computed as mul(d at s's indices, s's values). */
 ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dtype dtype,
                                    ct_tensor **out) {
     const ct_sparse_coo *p = ct_sparse_impl_payload(s);
@@ -90,10 +146,7 @@ ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dt
     if (p->nnz == 0 || s->numel == 0 || d->numel == 0) /* resized and cleared: all sparse */
         return empty_result(s->device, n, (const int64_t[]){0}, 1, dtype, shape, n, out);
     if (d->ndim > s->ndim)
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
-                            "mul(dense, sparse): a dense operand with more dims (%" PRId64
-                            ") than the sparse one (%" PRId64 ") is not supported",
-                            (int64_t)d->ndim, (int64_t)s->ndim);
+        return mul_dense_batched(d, s, dtype, shape, n, out);
     ct_tensor *ex = NULL, *df = NULL, *vals = NULL, *ind = NULL;
     ct_tensor *rows[CT_MAX_DIMS] = {NULL};
     int64_t k = d->ndim - p->dense_dim; /* d's dims indexed by s's last sparse dims */
