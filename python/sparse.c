@@ -305,6 +305,8 @@ static const char *const ov_names[OV_COUNT] = {
 static const PyMethodDef *ov_orig[OV_COUNT];
 static PyMethodDef ov_defs[OV_COUNT + 1];
 
+/* The original method with the wrapper's arguments; the messages of CPython's method
+ * descriptors for arguments a METH_NOARGS or METH_O method does not take. */
 static PyObject *call_orig(int k, PyObject *self, PyObject *args, PyObject *kwargs) {
     const PyMethodDef *m = ov_orig[k];
     int f = m->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O);
@@ -312,17 +314,18 @@ static PyObject *call_orig(int k, PyObject *self, PyObject *args, PyObject *kwar
     if (f == (METH_VARARGS | METH_KEYWORDS))
         return ((PyCFunctionWithKeywords)(void (*)(void))m->ml_meth)(self, args, kwargs);
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0)
-        return PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", m->ml_name);
+        return PyErr_Format(PyExc_TypeError, "Tensor.%s() takes no keyword arguments", m->ml_name);
     if (f == METH_NOARGS) {
         if (n != 0)
-            return PyErr_Format(PyExc_TypeError, "%s() takes no arguments (%zd given)", m->ml_name,
-                                n);
+            return PyErr_Format(PyExc_TypeError, "Tensor.%s() takes no arguments (%zd given)",
+                                m->ml_name, n);
         return m->ml_meth(self, NULL);
     }
     if (f == METH_O) {
         if (n != 1)
-            return PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)",
-                                m->ml_name, n);
+            return PyErr_Format(PyExc_TypeError,
+                                "Tensor.%s() takes exactly one argument (%zd given)", m->ml_name,
+                                n);
         return m->ml_meth(self, PyTuple_GET_ITEM(args, 0));
     }
     return m->ml_meth(self, args);
