@@ -15,9 +15,14 @@
  *  - to_sparse(sparse_dim) of a sparse tensor with that sparse_dim returns it (newest; 1.13
  *    raises NotImplementedError), sparse_dim()/dense_dim() of a strided tensor are 0/dim()
  *    (newest; 1.13 raises).
- *  - Only addition (what the sparse layer registers): the other operators answer
- *    NotImplemented for sparse operands (Python's TypeError), and in-place `+=` rebinds to
- *    the out-of-place sum.
+ *  - + - * / // and their in-place forms are the C layer's (the sparse slots of the op
+ *    table); the other operators answer NotImplemented for sparse operands.
+ *  - Some Tensor methods (conversions, neg, clone, t, transpose, stride) are the strided
+ *    files' own; for sparse tensors this file replaces them with wrappers that call the
+ *    sparse C function and hand strided tensors to the original method unchanged. The
+ *    conversions (to, double(), type(dtype), cpu(), ...) run the original method on the
+ *    values, so that they parse their arguments exactly as for strided tensors, and
+ *    ct_sparse_with_values makes the result.
  */
 #include <string.h>
 
@@ -263,6 +268,240 @@ static PyObject *sparse_repr_hook(PyObject *self) {
     return ctp_tensor_repr_with(self, ct_sparse_repr_named); /* strided too: it hands over */
 }
 
+/* ---- strided methods wrapped for sparse tensors ------------------------------------------ */
+
+/* The wrapped methods; OV_CONVERSIONS come first. The wrappers share one table of the
+ * original definitions (static PyMethodDefs of the Tensor files). */
+enum {
+    OV_TO,
+    OV_DOUBLE,
+    OV_FLOAT,
+    OV_HALF,
+    OV_BFLOAT16,
+    OV_INT,
+    OV_LONG,
+    OV_SHORT,
+    OV_CHAR,
+    OV_BYTE,
+    OV_BOOL,
+    OV_CFLOAT,
+    OV_CDOUBLE,
+    OV_CHALF,
+    OV_CPU,
+    OV_TYPE,
+    OV_CONVERSIONS,
+    OV_NEG = OV_CONVERSIONS,
+    OV_NEGATIVE,
+    OV_CLONE,
+    OV_T,
+    OV_TRANSPOSE,
+    OV_STRIDE,
+    OV_COUNT
+};
+static const char *const ov_names[OV_COUNT] = {
+    "to",   "double",   "float", "half",   "bfloat16",  "int",   "long", "short",
+    "char", "byte",     "bool",  "cfloat", "cdouble",   "chalf", "cpu",  "type",
+    "neg",  "negative", "clone", "t",      "transpose", "stride"};
+static const PyMethodDef *ov_orig[OV_COUNT];
+static PyMethodDef ov_defs[OV_COUNT + 1];
+
+/* The original method with the wrapper's arguments; the messages of CPython's method
+ * descriptors for arguments a METH_NOARGS or METH_O method does not take. */
+static PyObject *call_orig(int k, PyObject *self, PyObject *args, PyObject *kwargs) {
+    const PyMethodDef *m = ov_orig[k];
+    int f = m->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O);
+    Py_ssize_t n = args != NULL ? PyTuple_GET_SIZE(args) : 0;
+    if (f == (METH_VARARGS | METH_KEYWORDS))
+        return ((PyCFunctionWithKeywords)(void (*)(void))m->ml_meth)(self, args, kwargs);
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0)
+        return PyErr_Format(PyExc_TypeError, "Tensor.%s() takes no keyword arguments", m->ml_name);
+    if (f == METH_NOARGS) {
+        if (n != 0)
+            return PyErr_Format(PyExc_TypeError, "Tensor.%s() takes no arguments (%zd given)",
+                                m->ml_name, n);
+        return m->ml_meth(self, NULL);
+    }
+    if (f == METH_O) {
+        if (n != 1)
+            return PyErr_Format(PyExc_TypeError,
+                                "Tensor.%s() takes exactly one argument (%zd given)", m->ml_name,
+                                n);
+        return m->ml_meth(self, PyTuple_GET_ITEM(args, 0));
+    }
+    return m->ml_meth(self, args);
+}
+
+/* A conversion: the original method on the values; a tensor answer becomes the new values,
+ * anything else (type() without a dtype) is the method's answer for self. */
+static PyObject *convert_values(int k, PyObject *self, PyObject *args, PyObject *kwargs) {
+    ct_tensor *v = NULL;
+    ct_status st = ct_sparse_raw_values(ctp_tensor_get(self), &v);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    PyObject *vobj = ctp_tensor_wrap(v);
+    if (vobj == NULL)
+        return NULL;
+    PyObject *r = call_orig(k, vobj, args, kwargs);
+    Py_DECREF(vobj);
+    if (r == NULL)
+        return NULL;
+    if (!ctp_tensor_check(r)) {
+        Py_DECREF(r);
+        return call_orig(k, self, args, kwargs);
+    }
+    ct_tensor *out = NULL;
+    st = ct_sparse_with_values(ctp_tensor_get(self), ctp_tensor_get(r), &out);
+    Py_DECREF(r);
+    return ctp_tensor_result(self, st, out);
+}
+
+static const ctp_signature transpose_sig[] = {
+    {2, {{CTP_PARAM_INT64, "dim0"}, {CTP_PARAM_INT64, "dim1"}}}};
+static const ctp_signature stride_sig[] = {{1, {{CTP_PARAM_INT64, "dim=None"}}}};
+
+/* stride() of a sparse tensor as PyTorch 1.13 answers it (ct_sparse_strides). */
+static PyObject *sparse_stride(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("stride", stride_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    ct_tensor *t = ctp_tensor_get(self);
+    int64_t strides[CT_MAX_DIMS], n = ct_tensor_dim(t);
+    ct_status st = ct_sparse_strides(t, strides);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    if (a[0] == NULL || a[0] == Py_None) {
+        PyObject *tup = PyTuple_New((Py_ssize_t)n);
+        for (int64_t i = 0; tup != NULL && i < n; i++) {
+            PyObject *x = PyLong_FromLongLong(strides[i]);
+            if (x == NULL) {
+                Py_CLEAR(tup);
+                break;
+            }
+            PyTuple_SET_ITEM(tup, (Py_ssize_t)i, x);
+        }
+        return tup;
+    }
+    int64_t dim, v;
+    if (ctp_int64_of_arg(a[0], &dim) < 0)
+        return NULL;
+    st = ct_sparse_stride(t, dim, &v);
+    return st == CT_OK ? PyLong_FromLongLong(v) : ctp_raise_status(st);
+}
+
+static PyObject *sparse_method(int k, PyObject *self, PyObject *args, PyObject *kwargs) {
+    ct_tensor *t = ctp_tensor_get(self), *r = NULL;
+    ct_status st;
+    PyObject *a[CTP_MAX_PARAMS];
+    switch (k) {
+    case OV_NEG:
+    case OV_NEGATIVE:
+    case OV_CLONE: /* PyTorch's sparse clone takes no memory format; neg takes nothing */
+        if ((args != NULL && PyTuple_GET_SIZE(args) > 0) ||
+            (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0))
+            return call_orig(k, self, args, kwargs);
+        st = k == OV_CLONE ? ct_sparse_clone(t, &r) : ct_sparse_neg(t, &r);
+        break;
+    case OV_T:
+        if (args != NULL && PyTuple_GET_SIZE(args) > 0)
+            return call_orig(k, self, args, kwargs);
+        st = ct_sparse_t(t, &r);
+        break;
+    case OV_TRANSPOSE: {
+        int64_t d0, d1;
+        if (ctp_parse_args("transpose", transpose_sig, 1, args, kwargs, a) < 0 ||
+            ctp_int64_of_arg(a[0], &d0) < 0 || ctp_int64_of_arg(a[1], &d1) < 0)
+            return NULL;
+        st = ct_sparse_transpose(t, d0, d1, &r);
+        break;
+    }
+    case OV_STRIDE:
+        return sparse_stride(self, args, kwargs);
+    default:
+        return convert_values(k, self, args, kwargs);
+    }
+    return ctp_tensor_result(NULL, st, r);
+}
+
+#define OV_WRAPPER(k)                                                                              \
+    static PyObject *ov_##k(PyObject *self, PyObject *args, PyObject *kwargs) {                    \
+        if (!is_sparse_obj(self))                                                                  \
+            return call_orig(k, self, args, kwargs);                                               \
+        return sparse_method(k, self, args, kwargs);                                               \
+    }
+OV_WRAPPER(OV_TO)
+OV_WRAPPER(OV_DOUBLE)
+OV_WRAPPER(OV_FLOAT)
+OV_WRAPPER(OV_HALF)
+OV_WRAPPER(OV_BFLOAT16)
+OV_WRAPPER(OV_INT)
+OV_WRAPPER(OV_LONG)
+OV_WRAPPER(OV_SHORT)
+OV_WRAPPER(OV_CHAR)
+OV_WRAPPER(OV_BYTE)
+OV_WRAPPER(OV_BOOL)
+OV_WRAPPER(OV_CFLOAT)
+OV_WRAPPER(OV_CDOUBLE)
+OV_WRAPPER(OV_CHALF)
+OV_WRAPPER(OV_CPU)
+OV_WRAPPER(OV_TYPE)
+OV_WRAPPER(OV_NEG)
+OV_WRAPPER(OV_NEGATIVE)
+OV_WRAPPER(OV_CLONE)
+OV_WRAPPER(OV_T)
+OV_WRAPPER(OV_TRANSPOSE)
+OV_WRAPPER(OV_STRIDE)
+
+typedef PyObject *(*ov_fn)(PyObject *, PyObject *, PyObject *);
+static const ov_fn ov_fns[OV_COUNT] = {
+    ov_OV_TO,      ov_OV_DOUBLE, ov_OV_FLOAT,     ov_OV_HALF,  ov_OV_BFLOAT16, ov_OV_INT,
+    ov_OV_LONG,    ov_OV_SHORT,  ov_OV_CHAR,      ov_OV_BYTE,  ov_OV_BOOL,     ov_OV_CFLOAT,
+    ov_OV_CDOUBLE, ov_OV_CHALF,  ov_OV_CPU,       ov_OV_TYPE,  ov_OV_NEG,      ov_OV_NEGATIVE,
+    ov_OV_CLONE,   ov_OV_T,      ov_OV_TRANSPOSE, ov_OV_STRIDE};
+
+static unaryfunc previous_negative = NULL;
+
+static PyObject *sparse_nb_negative(PyObject *self) {
+    if (!is_sparse_obj(self))
+        return previous_negative(self);
+    ct_tensor *r = NULL;
+    ct_status st = ct_sparse_neg(ctp_tensor_get(self), &r);
+    return ctp_tensor_result(NULL, st, r);
+}
+
+/* Replace the Tensor type's methods named in ov_names by the wrappers (once per process;
+ * a method the type lacks is left alone). */
+static int wrap_methods(void) {
+    static int done = 0;
+    if (done)
+        return 0;
+    PyObject *dict = ctp_tensor_type.tp_dict;
+    for (int k = 0; k < OV_COUNT; k++) {
+        PyObject *d = PyDict_GetItemString(dict, ov_names[k]);
+        if (d == NULL || !Py_IS_TYPE(d, &PyMethodDescr_Type))
+            continue;
+        ov_orig[k] = ((PyMethodDescrObject *)d)->d_method;
+        ov_defs[k] = (PyMethodDef){.ml_name = ov_names[k],
+                                   .ml_meth = CTP_KW_FUNC(ov_fns[k]),
+                                   .ml_flags = METH_VARARGS | METH_KEYWORDS,
+                                   .ml_doc = ov_orig[k]->ml_doc};
+        PyObject *descr = PyDescr_NewMethod(&ctp_tensor_type, &ov_defs[k]);
+        if (descr == NULL)
+            return -1;
+        int rc = PyDict_SetItemString(dict, ov_names[k], descr);
+        Py_DECREF(descr);
+        if (rc < 0)
+            return -1;
+    }
+    PyNumberMethods *nb = ctp_tensor_type.tp_as_number;
+    if (nb != NULL && nb->nb_negative != NULL) {
+        previous_negative = nb->nb_negative;
+        nb->nb_negative = sparse_nb_negative;
+    }
+    PyType_Modified(&ctp_tensor_type);
+    done = 1;
+    return 0;
+}
+
 /* ---- registration ---------------------------------------------------------------------- */
 
 static PyMethodDef sparse_tensor_methods[] = {
@@ -299,7 +538,7 @@ static PyMethodDef sparse_module_functions[] = {
 int ctp_sparse_init(PyObject *module) {
     if (PyModule_AddFunctions(module, sparse_module_functions) < 0)
         return -1;
-    if (ctp_tensor_add_methods(sparse_tensor_methods) < 0)
+    if (ctp_tensor_add_methods(sparse_tensor_methods) < 0 || wrap_methods() < 0)
         return -1;
     if (ctp_tensor_repr_hook != sparse_repr_hook) { /* once per process */
         previous_repr_hook = ctp_tensor_repr_hook;

@@ -45,6 +45,7 @@
 #include "ctensor/device.h"
 #include "ctensor/dtype.h"
 #include "ctensor/export.h"
+#include "ctensor/ops.h"
 #include "ctensor/print.h"
 #include "ctensor/scalar.h"
 #include "ctensor/status.h"
@@ -205,6 +206,83 @@ CT_API ct_status ct_sparse_to_sparse_dim(const ct_tensor *tensor, int64_t sparse
  *  operand is sparse or a layout other than strided and sparse COO is given. */
 CT_API ct_status ct_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha,
                                ct_tensor **out);
+
+/** torch.sub(self, other, alpha=alpha) with a sparse COO operand: PyTorch's sub_check, then
+ *  ct_sparse_add with -alpha. Errors: CT_ERR_RUNTIME "Subtraction, the `-` operator, with
+ *  two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+ *  (and the one-bool form); those of ct_sparse_add. */
+CT_API ct_status ct_sparse_sub(const ct_tensor *self, const ct_tensor *other, ct_scalar alpha,
+                               ct_tensor **out);
+
+/** torch.mul(self, other) with a sparse COO operand (the other one strided or sparse), the
+ *  result sparse, of dtype result_type(self, other), as PyTorch 1.13's mul_out_sparse_cpu:
+ *   - sparse * strided (either order): the strided operand broadcast with the sparse one,
+ *     taken at the sparse indices and multiplied into the values (dense mul semantics);
+ *     same indices (a copy), same flag; nnz 0 (or an empty operand) gives an empty result
+ *     flagged coalesced. A strided operand with more dims than the sparse one makes its
+ *     leading dims new sparse dims: the coalesced sparse operand repeated over them, a
+ *     coalesced result.
+ *   - sparse * 0-dim sparse: the 0-dim operand's value (zero when it has nnz 0, where
+ *     PyTorch reads uninitialised memory), as above.
+ *   - sparse * sparse, equal sizes, both flagged coalesced: the shared columns, products in
+ *     promote_types, a coalesced result (CT_ERR_NOT_IMPLEMENTED "\"mul_out_sparse\" not
+ *     implemented for 'Bool'" for bool and complex32 without dense dims, as 1.13); an
+ *     operand with nnz 0 gives an empty result.
+ *   - otherwise (an uncoalesced operand, or dense dims that broadcast): every column of the
+ *     "source" operand (the uncoalesced one when only one is; else the one with fewer
+ *     columns, self on a tie being searched) times every equal column of the other, in the
+ *     source's order; flagged coalesced when both are. CT_ERR_RUNTIME
+ *     "sparse_binary_op_intersection_cpu(): expects sparse inputs with equal
+ *     dimensionality, number of sparse dimensions, and shape of sparse dimensions".
+ *  Errors also: broadcasting ("The size of tensor a (3) must match the size of tensor b (2)
+ *  at non-singleton dimension 0"), devices, those of the dense mul; CT_ERR_NOT_IMPLEMENTED
+ *  when neither operand is sparse. */
+CT_API ct_status ct_sparse_mul(const ct_tensor *self, const ct_tensor *other, ct_tensor **out);
+
+/** torch.div(self, other, rounding_mode=mode) with sparse self and a 0-dim strided divisor
+ *  (a Python number is a wrapped 0-dim tensor): the values divided (dense div semantics),
+ *  same indices (a copy) and flag; with a rounding mode the tensor is coalesced first (the
+ *  rounding does not distribute over duplicates), as 1.13. The result dtype is result_type, the
+ * default dtype for integers without a rounding mode. Errors (CT_ERR_RUNTIME): "Sparse division
+ * requires a scalar or zero-dim dense tensor divisor (got shape [2, 3] for divisor)", "... (got a
+ *  sparse divisor)"; those of the dense div. */
+CT_API ct_status ct_sparse_div(const ct_tensor *self, const ct_tensor *other, ct_rounding_mode mode,
+                               ct_tensor **out);
+
+/** neg(): the values negated (dense neg: bool refused with PyTorch's message), indices
+ *  copied, flag kept. */
+CT_API ct_status ct_sparse_neg(const ct_tensor *tensor, ct_tensor **out);
+/** clone(): copies of indices and values, flag kept. */
+CT_API ct_status ct_sparse_clone(const ct_tensor *tensor, ct_tensor **out);
+/** to(dtype, device, copy): the values converted by ct_tensor_to (preserve format); the
+ *  tensor itself when that returns the values themselves, else a sparse tensor with a copy
+ *  of the indices, same flag. Errors: those of ct_tensor_to. */
+CT_API ct_status ct_sparse_to(const ct_tensor *tensor, ct_dtype dtype, const ct_device *device,
+                              bool copy, ct_tensor **out);
+/** A sparse tensor with tensor's indices (a copy, on the values' device), sizes and flag and
+ *  the strided `values` (shared), which must have the shape of tensor's values
+ *  (CT_ERR_RUNTIME "values has incorrect size, expected [2], got [3]"); the tensor itself
+ *  when `values` are its values. What conversions of the values build on. */
+CT_API ct_status ct_sparse_with_values(const ct_tensor *tensor, const ct_tensor *values,
+                                       ct_tensor **out);
+/** transpose(dim0, dim1): dims wrapped as PyTorch's maybe_wrap_dim (CT_ERR_INDEX "Dimension
+ *  out of range ..."); equal dims give a clone; otherwise both must be sparse dims
+ *  (CT_ERR_RUNTIME "sparse transpose: transposed dimensions must be sparse Got sparse_dim:
+ *  1, d0: 0, d1: 1"): index rows swapped (copies), values copied, flagged uncoalesced
+ *  (nnz 0 keeps the flag). */
+CT_API ct_status ct_sparse_transpose(const ct_tensor *tensor, int64_t dim0, int64_t dim1,
+                                     ct_tensor **out);
+/** t(): transpose(0, 1) (0, 0 below 2 dims). CT_ERR_RUNTIME "t() expects a tensor with <= 2
+ *  sparse and 0 dense dimensions, but got 1 sparse and 1 dense dimensions". */
+CT_API ct_status ct_sparse_t(const ct_tensor *tensor, ct_tensor **out);
+
+/** stride() as PyTorch 1.13 answers it for a sparse tensor: 1 for dim 0, 0 for the others
+ *  (the strides of the empty 1-dim tensor it starts as; newest PyTorch raises instead).
+ *  `out` receives dim() values. */
+CT_API ct_status ct_sparse_strides(const ct_tensor *tensor, int64_t *out);
+/** stride(dim): the same, dim wrapped (CT_ERR_INDEX "Dimension specified as 0 but tensor has
+ *  no dimensions", "Dimension out of range ..."). */
+CT_API ct_status ct_sparse_stride(const ct_tensor *tensor, int64_t dim, int64_t *out);
 
 /* ---- printing -------------------------------------------------------------------------- */
 

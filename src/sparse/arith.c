@@ -13,7 +13,7 @@
 #include "base/checked.h"
 #include "base/error_impl.h"
 #include "dtype/table_impl.h"
-#include "ops/dispatch.h"
+#include "ops/dispatch.h" /* ct_op_impl_alpha_check */
 #include "sparse/sparse_impl.h"
 
 static const ct_device host_device = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
@@ -637,19 +637,4 @@ ct_status ct_sparse_add(const ct_tensor *self, const ct_tensor *other, ct_scalar
     }
     return ss ? add_sparse_sparse(self, other, result, alpha, out)
               : add_dense_sparse(self, other, result, alpha, out);
-}
-
-/* ---- the op table's sparse slots ------------------------------------------------------------ */
-
-static ct_status add_slot(ct_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
-                          ct_tensor *target, ct_tensor **out) {
-    (void)op;
-    (void)target; /* only the new-result form is registered */
-    return ct_sparse_add(a, b, alpha, out);
-}
-
-void ct_sparse_impl_register_ops(void) {
-    static atomic_flag done = ATOMIC_FLAG_INIT;
-    if (!atomic_flag_test_and_set_explicit(&done, memory_order_acq_rel))
-        ct_op_impl_register_sparse(CT_OP_ADD, CT_OP_FORM_NEW, add_slot);
 }

@@ -35,8 +35,9 @@ const char *ct_sparse_impl_backend_name(const ct_tensor *t, char *buf, size_t si
 
 /* Build a sparse tensor from indices [sparse_dim, nnz] and values [nnz, ...] that the caller
  * has checked. CONSUMES both references (released on failure too). */
-/* Fill the sparse slots of the op table (ops/dispatch.h): add, new result. Once per process;
- * ct_sparse_impl_make calls it, so every sparse tensor finds them filled. */
+/* Fill the sparse slots of the op table (ops/dispatch.h, filled in ops.c): add, sub, mul and
+ * the divisions, new results and in place. Once per process; ct_sparse_impl_make calls it,
+ * so every sparse tensor finds them filled. */
 void ct_sparse_impl_register_ops(void);
 ct_status ct_sparse_impl_make(ct_tensor *indices, ct_tensor *values, const int64_t *sizes,
                               int64_t ndim, int64_t sparse_dim, bool coalesced, ct_tensor **out);
@@ -94,5 +95,12 @@ bool ct_sparse_impl_axpy_dtype(ct_dtype dtype);
 /* dense += alpha * sparse (PyTorch's add_out_dense_sparse_cpu after its checks): `dense` a
  * contiguous cpu tensor of sparse's sizes in the computation dtype. */
 ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *sparse, ct_scalar alpha);
+
+/* ---- mul.c ---- */
+
+/* mul(d, s) with d strided, s sparse, the result of dtype `dtype` (result_type of the
+ * operands): PyTorch's _mul_dense_sparse_out. */
+ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dtype dtype,
+                                   ct_tensor **out);
 
 #endif /* CT_SPARSE_SPARSE_IMPL_H */

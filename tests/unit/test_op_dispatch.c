@@ -1,8 +1,8 @@
 /* The op table's entry points route by layout (ops.h): ct_add and ct_binary on sparse COO
  * operands reach the sparse layer, giving what the Python operators and functions give
  * (tests/python/test_sparse_module.py's expectations, PyTorch 1.13's values); forms and ops
- * the sparse layer does not implement are refused, and ct_binary_supports says so, which is
- * how the binding answers NotImplemented for `s - t`. */
+ * the sparse layer does not implement (out=, other ops) are refused, and ct_binary_supports
+ * says so, which is how the binding answers NotImplemented for `s % t`. */
 #include <math.h>
 
 #include "sparse_test_util.h"
@@ -64,27 +64,35 @@ static void test_add_routes_sparse(void **state) {
 static void test_unsupported_sparse_forms(void **state) {
     (void)state;
     ct_tensor *a = sparse_a(), *b = sparse_b(), *r = NULL;
-    /* what the sparse layer registered: add, new result */
-    assert_true(ct_binary_supports(CT_OP_ADD, CT_OP_FORM_NEW, a, b));
-    assert_false(ct_binary_supports(CT_OP_ADD, CT_OP_FORM_INPLACE, a, b));
-    assert_false(ct_binary_supports(CT_OP_ADD, CT_OP_FORM_OUT, a, b));
-    for (int op = 0; op < CT_NUM_OPS; op++)
-        if (op != CT_OP_ADD)
-            assert_false(ct_binary_supports((ct_op)op, CT_OP_FORM_NEW, a, b));
-    /* Python: `A - B` is TypeError (NotImplemented), sub() NotImplementedError */
-    EXPECT_ERR(ct_sub(a, b, ct_scalar_int(1), &r), CT_ERR_NOT_IMPLEMENTED,
-               "sub(): sparse COO operands are not supported");
+    /* what the sparse layer registered: add, sub, mul and the divisions, new results and in
+     * place; no out= */
+    const ct_op reg[] = {CT_OP_ADD, CT_OP_SUB,       CT_OP_MUL,
+                         CT_OP_DIV, CT_OP_DIV_TRUNC, CT_OP_DIV_FLOOR};
+    for (int op = 0; op < CT_NUM_OPS; op++) {
+        bool want = false;
+        for (size_t k = 0; k < sizeof reg / sizeof reg[0]; k++)
+            want = want || reg[k] == (ct_op)op;
+        assert_int_equal(ct_binary_supports((ct_op)op, CT_OP_FORM_NEW, a, b), want);
+        assert_int_equal(ct_binary_supports((ct_op)op, CT_OP_FORM_INPLACE, a, b), want);
+        assert_false(ct_binary_supports((ct_op)op, CT_OP_FORM_OUT, a, b));
+    }
+    /* A - B is A + (-1) B; A * B the shared columns; A / B refused with PyTorch's message */
+    OK(ct_sub(a, b, ct_scalar_int(1), &r));
+    expect_dense_i64(r, (int64_t[]){1, -18, -40}, 3);
+    ct_tensor_release(r);
+    OK(ct_mul(a, b, &r));
+    expect_dense_i64(r, (int64_t[]){0, 40, 0}, 3);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_div(a, b, CT_ROUNDING_FLOOR, &r), CT_ERR_RUNTIME,
+               "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+               "[3] for divisor)");
     assert_null(r);
-    EXPECT_ERR(ct_mul(a, b, &r), CT_ERR_NOT_IMPLEMENTED,
-               "mul(): sparse COO operands are not supported");
-    EXPECT_ERR(ct_div(a, b, CT_ROUNDING_FLOOR, &r), CT_ERR_NOT_IMPLEMENTED,
-               "div(): sparse COO operands are not supported");
-    /* `A += B` rebinds in Python (in-place is NotImplemented); add_() and out= raise */
-    EXPECT_ERR(ct_add_(a, b, ct_scalar_int(1)), CT_ERR_NOT_IMPLEMENTED,
-               "add_(): sparse COO operands are not supported");
     EXPECT_ERR(ct_add_out(a, b, ct_scalar_int(1), a), CT_ERR_NOT_IMPLEMENTED,
                "add(): sparse COO operands are not supported with out=");
     expect_dense_i64(a, (int64_t[]){1, 2, 0}, 3); /* untouched */
+    /* in place, a sparse self takes the result */
+    OK(ct_add_(a, b, ct_scalar_int(1)));
+    expect_dense_i64(a, (int64_t[]){1, 22, 40}, 3);
     ct_tensor_release(a);
     ct_tensor_release(b);
 }
@@ -141,7 +149,6 @@ static void test_rsub(void **state) {
     ct_tensor_release(x);
     ct_tensor_release(y);
 }
-
 
 /* ---- comparisons (ops.def rows of kind COMPARE) ---- */
 
@@ -202,7 +209,8 @@ static void test_compare_errors(void **state) {
     ct_tensor *c = tens(CT_COMPLEX64, SHAPE(1), (float[]){1, 2}), *r = NULL;
     ct_tensor *x = tens(CT_FLOAT32, SHAPE(2), (float[]){1, 2});
     ct_tensor *y = tens(CT_FLOAT32, SHAPE(3), (float[]){1, 2, 3});
-    EXPECT_ERR(ct_lt(c, c, &r), CT_ERR_NOT_IMPLEMENTED, "\"lt_cpu\" not implemented for 'ComplexFloat'");
+    EXPECT_ERR(ct_lt(c, c, &r), CT_ERR_NOT_IMPLEMENTED,
+               "\"lt_cpu\" not implemented for 'ComplexFloat'");
     assert_null(r);
     EXPECT_ERR(ct_ge_scalar(c, ct_scalar_int(0), &r), CT_ERR_NOT_IMPLEMENTED,
                "\"ge_cpu\" not implemented for 'ComplexFloat'");
