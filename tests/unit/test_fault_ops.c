@@ -1,7 +1,8 @@
 /* Allocation-failure injection over the ops that came after test_fault_all.c's table: the
  * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
- * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h). The
+ * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h), reordering
+ * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_) and tril/triu. The
  * contract is test_fault_all.c's: fail allocation 1, 2, ... until the call goes through;
  * each failure returns CT_ERR_NOMEM with every result NULL, leaks nothing and leaves an
  * out= / in-place target's metadata as it was. Run under ASan+LSan (build-asan). */
@@ -278,6 +279,31 @@ static ct_status op_eye(ct_tensor **o) {
     return ct_tensor_eye(5, 3, CT_INT16, NULL, CT_LAYOUT_STRIDED, o);
 }
 
+/* ---- reorder.h, triangle.h ---- */
+
+static ct_status op_flip(ct_tensor **o) { return ct_tensor_flip(x345, DIMS(0, -1), 2, o); }
+static ct_status op_roll(ct_tensor **o) {
+    return ct_tensor_roll(x345, DIMS(1, -2), 2, DIMS(0, 2), 2, o);
+}
+static ct_status op_roll_flat(ct_tensor **o) { return ct_tensor_roll(x345, DIMS(7), 1, NULL, 0, o); }
+static ct_status op_repeat(ct_tensor **o) { return ct_tensor_repeat(h23, DIMS(2, 1, 3), 3, o); }
+static ct_status op_tile(ct_tensor **o) { return ct_tensor_tile(x345, DIMS(2), 1, o); }
+static ct_status op_tril(ct_tensor **o) { return ct_tensor_tril(x345, -1, o); }
+static ct_status op_triu_out(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_triu_out(x345, 1, target);
+}
+static ct_status op_diagonal(ct_tensor **o) { return ct_tensor_diagonal(x345, 1, 2, 0, o); }
+static ct_status op_unfold(ct_tensor **o) { return ct_tensor_unfold(x345, 2, 2, 1, o); }
+static ct_status op_transpose_(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_transpose_(target, 0, 1);
+}
+static ct_status op_resize_(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_resize_(target, DIMS(3, 4, 5, 6, 7, 8, 9), 7, NULL);
+}
+
 typedef struct fault_case {
     const char *name;
     ct_status (*op)(ct_tensor **out);
@@ -364,6 +390,17 @@ static const fault_case cases[] = {
     CASE(op_logspace),
     CASE(op_eye_meta),
     CASE(op_eye),
+    CASE(op_flip),
+    CASE(op_roll),
+    CASE(op_roll_flat),
+    CASE(op_repeat),
+    CASE(op_tile),
+    CASE(op_tril),
+    CASE_ON(op_triu_out, prep_empty_f),
+    CASE(op_diagonal),
+    CASE(op_unfold),
+    CASE_ON(op_transpose_, prep_f23),
+    CASE_ON(op_resize_, prep_f23),
 };
 
 /* What an in-place or out= target must keep when the call fails. */
