@@ -89,6 +89,7 @@
 #include "ctensor/index.h"
 #include "ctensor/layout.h"
 #include "ctensor/linalg.h"
+#include "ctensor/linalg_add.h"
 #include "ctensor/memformat.h"
 #include "ctensor/ops.h"
 #include "ctensor/reduce.h"

@@ -12,6 +12,8 @@
 
 #include "tensor_test_util.h"
 
+#include "ctensor/linalg_add.h"
+
 #include "base/error_impl.h" /* CT_TRY */
 #include "fault_alloc.h"
 
@@ -100,12 +102,8 @@ static ct_status ter(ct_terop op, const ct_tensor *a, const ct_tensor *b, const 
 static ct_status op_where(ct_tensor **o) { return ter(CT_TEROP_WHERE, b23, i21, d13, o); }
 static ct_status op_where_wrapped(ct_tensor **o) { return ter(CT_TEROP_WHERE, b23, w0, h23, o); }
 static ct_status op_clamp_t(ct_tensor **o) { return ter(CT_TEROP_CLAMP, f23, i21, d13, o); }
-static ct_status op_clamp_min(ct_tensor **o) {
-    return ter(CT_TEROP_CLAMP_MIN, h23, d13, NULL, o);
-}
-static ct_status op_clamp_max(ct_tensor **o) {
-    return ter(CT_TEROP_CLAMP_MAX, i21, w0, NULL, o);
-}
+static ct_status op_clamp_min(ct_tensor **o) { return ter(CT_TEROP_CLAMP_MIN, h23, d13, NULL, o); }
+static ct_status op_clamp_max(ct_tensor **o) { return ter(CT_TEROP_CLAMP_MAX, i21, w0, NULL, o); }
 static ct_status op_lerp(ct_tensor **o) { return ter(CT_TEROP_LERP, h23, h23, w0, o); }
 static ct_status op_addcmul(ct_tensor **o) { return ter(CT_TEROP_ADDCMUL, i21, f23, d13, o); }
 static ct_status op_addcdiv(ct_tensor **o) { return ter(CT_TEROP_ADDCDIV, h23, f23, d13, o); }
@@ -178,9 +176,7 @@ static ct_status op_max_dim(ct_tensor **o) {
     ct_status st = ct_max_dim(x345, 1, true, &v, &idx);
     return check_pair(st, idx, &v, o);
 }
-static ct_status op_cumprod(ct_tensor **o) {
-    return ct_cumulative(true, i21, 0, U, NULL, o);
-}
+static ct_status op_cumprod(ct_tensor **o) { return ct_cumulative(true, i21, 0, U, NULL, o); }
 static ct_status op_cumsum_dtype(ct_tensor **o) {
     return ct_cumulative(false, x345, 2, CT_FLOAT64, NULL, o);
 }
@@ -285,7 +281,9 @@ static ct_status op_flip(ct_tensor **o) { return ct_tensor_flip(x345, DIMS(0, -1
 static ct_status op_roll(ct_tensor **o) {
     return ct_tensor_roll(x345, DIMS(1, -2), 2, DIMS(0, 2), 2, o);
 }
-static ct_status op_roll_flat(ct_tensor **o) { return ct_tensor_roll(x345, DIMS(7), 1, NULL, 0, o); }
+static ct_status op_roll_flat(ct_tensor **o) {
+    return ct_tensor_roll(x345, DIMS(7), 1, NULL, 0, o);
+}
 static ct_status op_repeat(ct_tensor **o) { return ct_tensor_repeat(h23, DIMS(2, 1, 3), 3, o); }
 static ct_status op_tile(ct_tensor **o) { return ct_tensor_tile(x345, DIMS(2), 1, o); }
 static ct_status op_tril(ct_tensor **o) { return ct_tensor_tril(x345, -1, o); }
@@ -302,6 +300,35 @@ static ct_status op_transpose_(ct_tensor **o) {
 static ct_status op_resize_(ct_tensor **o) {
     (void)o;
     return ct_tensor_resize_(target, DIMS(3, 4, 5, 6, 7, 8, 9), 7, NULL);
+}
+static ct_status op_addbmm(ct_tensor **o) {
+    ct_tensor *b = NULL, *row = NULL;
+    ct_status st = ct_tensor_transpose(x345, 1, 2, &b); /* (4, 5, 3) */
+    if (st == CT_OK)
+        st = ct_tensor_select(f23, 0, 1, &row); /* (3,): broadcast to (3, 3) */
+    if (st == CT_OK)
+        st = ct_tensor_addbmm(row, x345, b, ONE, ct_scalar_int(2), o);
+    ct_tensor_release(b);
+    ct_tensor_release(row);
+    return st;
+}
+static ct_status op_addr(ct_tensor **o) {
+    ct_tensor *v = NULL;
+    CT_TRY(ct_tensor_select(f23, 1, 0, &v)); /* (2,), stride 3 */
+    ct_status st = ct_tensor_addr(i21, v, v, ct_scalar_int(2), ONE, o);
+    ct_tensor_release(v);
+    return st;
+}
+static ct_status op_addmv_(ct_tensor **o) {
+    (void)o;
+    ct_tensor *v = NULL;
+    CT_TRY(ct_tensor_select(f23, 0, 1, &v)); /* (3,) */
+    ct_status st = ct_tensor_addmv_(target, f23, v, ONE, ONE);
+    ct_tensor_release(v);
+    return st;
+}
+static ct_status prep_f2(void) {
+    return ct_tensor_ones(SHAPE(2), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &target);
 }
 
 typedef struct fault_case {
@@ -401,6 +428,9 @@ static const fault_case cases[] = {
     CASE(op_unfold),
     CASE_ON(op_transpose_, prep_f23),
     CASE_ON(op_resize_, prep_f23),
+    CASE(op_addbmm),
+    CASE(op_addr),
+    CASE_ON(op_addmv_, prep_f2),
 };
 
 /* What an in-place or out= target must keep when the call fails. */
