@@ -2,7 +2,8 @@
  * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
  * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h), reordering
- * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_) and tril/triu. The
+ * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu
+ * and linalg_add.h (addbmm, addr, addmv_). The
  * contract is test_fault_all.c's: fail allocation 1, 2, ... until the call goes through;
  * each failure returns CT_ERR_NOMEM with every result NULL, leaks nothing and leaves an
  * out= / in-place target's metadata as it was. Run under ASan+LSan (build-asan). */
@@ -102,8 +103,12 @@ static ct_status ter(ct_terop op, const ct_tensor *a, const ct_tensor *b, const 
 static ct_status op_where(ct_tensor **o) { return ter(CT_TEROP_WHERE, b23, i21, d13, o); }
 static ct_status op_where_wrapped(ct_tensor **o) { return ter(CT_TEROP_WHERE, b23, w0, h23, o); }
 static ct_status op_clamp_t(ct_tensor **o) { return ter(CT_TEROP_CLAMP, f23, i21, d13, o); }
-static ct_status op_clamp_min(ct_tensor **o) { return ter(CT_TEROP_CLAMP_MIN, h23, d13, NULL, o); }
-static ct_status op_clamp_max(ct_tensor **o) { return ter(CT_TEROP_CLAMP_MAX, i21, w0, NULL, o); }
+static ct_status op_clamp_min(ct_tensor **o) {
+    return ter(CT_TEROP_CLAMP_MIN, h23, d13, NULL, o);
+}
+static ct_status op_clamp_max(ct_tensor **o) {
+    return ter(CT_TEROP_CLAMP_MAX, i21, w0, NULL, o);
+}
 static ct_status op_lerp(ct_tensor **o) { return ter(CT_TEROP_LERP, h23, h23, w0, o); }
 static ct_status op_addcmul(ct_tensor **o) { return ter(CT_TEROP_ADDCMUL, i21, f23, d13, o); }
 static ct_status op_addcdiv(ct_tensor **o) { return ter(CT_TEROP_ADDCDIV, h23, f23, d13, o); }
@@ -176,7 +181,9 @@ static ct_status op_max_dim(ct_tensor **o) {
     ct_status st = ct_max_dim(x345, 1, true, &v, &idx);
     return check_pair(st, idx, &v, o);
 }
-static ct_status op_cumprod(ct_tensor **o) { return ct_cumulative(true, i21, 0, U, NULL, o); }
+static ct_status op_cumprod(ct_tensor **o) {
+    return ct_cumulative(true, i21, 0, U, NULL, o);
+}
 static ct_status op_cumsum_dtype(ct_tensor **o) {
     return ct_cumulative(false, x345, 2, CT_FLOAT64, NULL, o);
 }
