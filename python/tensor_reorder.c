@@ -1,6 +1,6 @@
 /* Reordering and reshaping (include/ctensor/reorder.h, triangle.h): the functions flip,
- * fliplr, flipud, roll, tile, tril, triu, diagonal and the methods of the same names plus
- * repeat, unfold, tril_, triu_, resize_, resize_as_ and the in-place view ops t_,
+ * fliplr, flipud, roll, tile, tril, triu, diagonal, diag, diag_embed and the methods of the same
+ * names plus repeat, unfold, tril_, triu_, resize_, resize_as_ and the in-place view ops t_,
  * transpose_, swapaxes_, swapdims_, squeeze_, unsqueeze_, as_strided_ (which return self).
  *
  * A thin skin: it parses PyTorch's signatures and calls the C API, which decides every
@@ -308,6 +308,75 @@ static PyObject *tensor_unfold(PyObject *self, PyObject *args, PyObject *kwargs)
     return ctp_tensor_result(NULL, st, r);
 }
 
+/* ---- diag, diag_embed -------------------------------------------------------------------- */
+
+static const ctp_signature diag_sig[] = {{1, {{I64, "diagonal=0"}}}};
+static const ctp_signature diag_fn_sig[] = {
+    {3, {{TEN, "input"}, {I64, "diagonal=0"}, {TEN, "*out=None"}}},
+};
+
+static PyObject *diag_impl(PyObject *self, PyObject *k_arg, PyObject *out) {
+    int64_t k = 0;
+    if (k_arg != NULL && ctp_int64_of_arg(k_arg, &k) < 0)
+        return NULL;
+    if (out != NULL) {
+        ct_status st = ct_tensor_diag_out(T(self), k, T(out));
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+        return ctp_warning_error() < 0 ? NULL : Py_NewRef(out);
+    }
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_diag(T(self), k, &r);
+    return ctp_tensor_result(NULL, st, r);
+}
+
+static PyObject *tensor_diag(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("diag", diag_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return diag_impl(self, a[0], NULL);
+}
+
+static PyObject *py_diag(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("diag", diag_fn_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return diag_impl(a[0], a[1], a[2]);
+}
+
+static const ctp_signature diag_embed_sig[] = {
+    {3, {{I64, "offset=0"}, {I64, "dim1=-2"}, {I64, "dim2=-1"}}},
+};
+static const ctp_signature diag_embed_fn_sig[] = {
+    {4, {{TEN, "input"}, {I64, "offset=0"}, {I64, "dim1=-2"}, {I64, "dim2=-1"}}},
+};
+
+static PyObject *diag_embed_impl(PyObject *self, PyObject **a) {
+    int64_t v[3] = {0, -2, -1};
+    for (int i = 0; i < 3; i++)
+        if (a[i] != NULL && ctp_int64_of_arg(a[i], &v[i]) < 0)
+            return NULL;
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_diag_embed(T(self), v[0], v[1], v[2], &r);
+    return ctp_tensor_result(NULL, st, r);
+}
+
+static PyObject *tensor_diag_embed(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("diag_embed", diag_embed_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return diag_embed_impl(self, a);
+}
+
+static PyObject *py_diag_embed(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("diag_embed", diag_embed_fn_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return diag_embed_impl(a[0], a + 1);
+}
+
 /* ---- resize_, resize_as_ ---------------------------------------------------------------- */
 
 static const ctp_signature resize_sig[] = {
@@ -429,6 +498,8 @@ static PyMethodDef reorder_functions[] = {
     FN(tril, "tril(input, diagonal=0, *, out=None) -> Tensor"),
     FN(triu, "triu(input, diagonal=0, *, out=None) -> Tensor"),
     FN(diagonal, "diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor\n\nA view."),
+    FN(diag, "diag(input, diagonal=0, *, out=None) -> Tensor"),
+    FN(diag_embed, "diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor"),
     {NULL, NULL, 0, NULL},
 };
 
@@ -444,6 +515,8 @@ static PyMethodDef reorder_methods[] = {
     METHOD(tril_, "tril_(diagonal=0) -> Tensor"),
     METHOD(triu_, "triu_(diagonal=0) -> Tensor"),
     METHOD(diagonal, "diagonal(offset=0, dim1=0, dim2=1) -> Tensor"),
+    METHOD(diag, "diag(diagonal=0) -> Tensor"),
+    METHOD(diag_embed, "diag_embed(offset=0, dim1=-2, dim2=-1) -> Tensor"),
     METHOD(unfold, "unfold(dimension, size, step) -> Tensor\n\nA view of every slice."),
     METHOD(resize_, "resize_(*sizes, memory_format=None) -> Tensor"),
     METHOD(resize_as_, "resize_as_(the_template, memory_format=None) -> Tensor"),

@@ -59,6 +59,23 @@ CT_API ct_status ct_tensor_repeat(const ct_tensor *tensor, const int64_t *repeat
 CT_API ct_status ct_tensor_tile(const ct_tensor *tensor, const int64_t *reps, int64_t nreps,
                                 ct_tensor **out);
 
+/** torch.diag_embed(t, offset, dim1, dim2): a new tensor of zeros with two dims of size
+ *  |offset| + t.size(-1) inserted at dim1 and dim2 (wrapped against dim() + 1), whose
+ *  diagonal (as ct_tensor_diagonal) holds t's values along its last dim. Contiguous, t's
+ *  dtype and device (any device copy_ supports). New reference. Errors: CT_ERR_RUNTIME
+ *  "diagonal dimensions cannot be identical 1, 1"; dim range errors; CT_ERR_NOMEM. */
+CT_API ct_status ct_tensor_diag_embed(const ct_tensor *tensor, int64_t offset, int64_t dim1,
+                                      int64_t dim2, ct_tensor **out);
+/** torch.diag(t, diagonal): a 1-D t becomes a matrix (diag_embed on dims 0, 1), a 2-D t
+ *  gives a contiguous copy of its diagonal. New reference. Errors: CT_ERR_RUNTIME "matrix or
+ *  a vector expected", "numel: integer multiplication overflow" (a 2-D diagonal past the
+ *  end: PyTorch 1.13's words). */
+CT_API ct_status ct_tensor_diag(const ct_tensor *tensor, int64_t diagonal, ct_tensor **out);
+/** torch.diag(t, diagonal, out=out): out resized as PyTorch's resize_output. Errors as
+ *  ct_tensor_diag and CT_ERR_RUNTIME "expected scalar type Float but found Int" (out's dtype
+ *  must be t's). On error out keeps its geometry. */
+CT_API ct_status ct_tensor_diag_out(const ct_tensor *tensor, int64_t diagonal, ct_tensor *out);
+
 /** torch.diagonal(t, offset, dim1, dim2): a view of the diagonal of dims dim1/dim2, which
  *  are removed, the diagonal becoming the last dim (stride stride(dim1) + stride(dim2));
  *  an offset past the end gives size 0 and keeps t's storage offset, as PyTorch. New

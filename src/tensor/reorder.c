@@ -1,5 +1,5 @@
-/* flip, fliplr, flipud, roll, repeat and tile (include/ctensor/reorder.h), with PyTorch
- * 1.13's shapes, memory formats and messages.
+/* flip, fliplr, flipud, roll, repeat, tile, diag_embed and diag (include/ctensor/reorder.h),
+ * with PyTorch 1.13's shapes, memory formats and messages.
  *
  * Note [Reordering copies]
  * None of these reads values, so every dtype works and the element loop is the copy path's:
@@ -216,4 +216,101 @@ ct_status ct_tensor_tile(const ct_tensor *t, const int64_t *reps, int64_t n, ct_
     for (int64_t i = 0; i < t->ndim; i++)
         padded[i] = i < pad ? 1 : reps[i - pad];
     return ct_tensor_repeat(t, padded, t->ndim, out);
+}
+
+/* ---- diag_embed, diag -------------------------------------------------------------------- */
+
+ct_status ct_tensor_diag_embed(const ct_tensor *t, int64_t offset, int64_t dim1, int64_t dim2,
+                               ct_tensor **out) {
+    CT_TRY(begin(t, out, "ct_tensor_diag_embed"));
+    if (t->ndim >= CT_MAX_DIMS)
+        return ct_set_error(CT_ERR_VALUE, "diag_embed: too many dimensions (at most %d)",
+                            CT_MAX_DIMS);
+    int64_t nd = t->ndim + 1, d1, d2, last;
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim1, nd, true, &d1));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim2, nd, true, &d2));
+    if (d1 == d2)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "diagonal dimensions cannot be identical %" PRId64 ", %" PRId64, dim1,
+                            dim2);
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(-1, t->ndim, false, &last));
+    int64_t len;
+    if (offset == INT64_MIN ||
+        ct_checked_add_i64(offset < 0 ? -offset : offset, t->sizes[last], &len))
+        return ct_set_error(CT_ERR_OVERFLOW, "numel: integer multiplication overflow");
+    /* input's dims but the last, with the two new ones inserted at their places */
+    int64_t sizes[CT_MAX_DIMS], lo = d1 < d2 ? d1 : d2, hi = d1 < d2 ? d2 : d1, k = 0;
+    for (int64_t i = 0; i < nd; i++)
+        sizes[i] = i == lo || i == hi ? len : t->sizes[k++];
+    ct_tensor *r = NULL, *dv = NULL;
+    CT_TRY(ct_tensor_zeros(sizes, nd, t->dtype, &t->device, CT_LAYOUT_STRIDED, &r));
+    ct_status st = ct_tensor_diagonal(r, offset, d1, d2, &dv);
+    if (st == CT_OK)
+        st = ct_tensor_impl_copy(dv, t, false);
+    ct_tensor_release(dv);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+ct_status ct_tensor_diag(const ct_tensor *t, int64_t diagonal, ct_tensor **out) {
+    CT_TRY(begin(t, out, "ct_tensor_diag"));
+    if (t->ndim == 1)
+        return ct_tensor_diag_embed(t, diagonal, 0, 1, out);
+    if (t->ndim != 2)
+        return ct_set_error(CT_ERR_RUNTIME, "matrix or a vector expected");
+    int64_t rows = t->sizes[0], cols = t->sizes[1], len;
+    if (diagonal >= 0)
+        len = diagonal > cols ? -1 : (rows < cols - diagonal ? rows : cols - diagonal);
+    else
+        len = diagonal < -rows ? -1 : (rows + diagonal < cols ? rows + diagonal : cols);
+    if (len < 0) /* PyTorch 1.13 resizes its result to this negative size */
+        return ct_set_error(CT_ERR_RUNTIME, "numel: integer multiplication overflow");
+    ct_tensor *dv = NULL;
+    CT_TRY(ct_tensor_diagonal(t, diagonal, 0, 1, &dv));
+    ct_status st = ct_tensor_clone(dv, CT_MEMFMT_CONTIGUOUS, out);
+    ct_tensor_release(dv);
+    return st;
+}
+
+ct_status ct_tensor_diag_out(const ct_tensor *t, int64_t diagonal, ct_tensor *out) {
+    CT_TRY(ct_tensor_impl_check(out, "ct_tensor_diag_out"));
+    ct_tensor *r = NULL;
+    CT_TRY(ct_tensor_diag(t, diagonal, &r));
+    ct_status st = CT_OK;
+    if (out->dtype != r->dtype)
+        st = ct_set_error(CT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                          ct_dtype_cpp_name(r->dtype), ct_dtype_cpp_name(out->dtype));
+    else if (out->device.type != r->device.type || out->device.index != r->device.index)
+        st = ct_set_error(CT_ERR_RUNTIME, "diag: expected out on device %s, got %s",
+                          ct_device_type_name(r->device.type),
+                          ct_device_type_name(out->device.type));
+    ct_tensor_impl_saved keep;
+    if (st == CT_OK)
+        st = ct_tensor_impl_save(out, &keep);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    if (out->ndim != r->ndim ||
+        memcmp(out->sizes, r->sizes, (size_t)r->ndim * sizeof r->sizes[0]) != 0) {
+        int64_t old[CT_MAX_DIMS];
+        int32_t old_ndim = out->ndim;
+        int64_t old_numel = out->numel;
+        memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
+        st = ct_tensor_impl_resize(out, r->sizes, r->ndim, NULL);
+        if (st == CT_OK && old_numel > 0)
+            ct_tensor_impl_warn_out_resized(old, old_ndim, r->sizes, r->ndim);
+    }
+    if (st == CT_OK)
+        st = ct_tensor_impl_copy(out, r, true);
+    if (st != CT_OK)
+        ct_tensor_impl_restore(out, &keep);
+    else
+        ct_tensor_impl_saved_drop(&keep);
+    ct_tensor_release(r);
+    return st;
 }

@@ -143,6 +143,29 @@ CASES = [
     lambda L: L.diagonal(x(L, (4, 3), layout="transposed"), 1),
     lambda L: L.diagonal(x(L, (2, 3, 4, 5), layout="channels_last"), 0, 1, 3),
     lambda L: L.diagonal(x(L, (3, 4), layout="sliced"), -1),
+    # diag_embed, diag
+    lambda L: L.diag_embed(x(L, (2, 3))),
+    lambda L: L.diag_embed(x(L, (2, 3)), 1),
+    lambda L: L.diag_embed(x(L, (2, 3)), -1, 0, 2),
+    lambda L: L.diag_embed(x(L, (2, 3)), 0, 1, 1),
+    lambda L: L.diag_embed(x(L, (2, 3)), 0, 1, 3),
+    lambda L: L.diag_embed(L.tensor(1.0)),
+    lambda L: x(L, (3,)).diag_embed(offset=-2),
+    lambda L: x(L, (3, 2), layout="transposed").diag_embed(dim1=0, dim2=-1),
+    lambda L: x(L, (2, 3, 4, 5), layout="channels_last").diag_embed(),
+    lambda L: x(L, (0, 3)).diag_embed(),
+    lambda L: L.diag(x(L, (3,))),
+    lambda L: L.diag(x(L, (3,)), 1),
+    lambda L: L.diag(x(L, (3,)), -2),
+    lambda L: L.diag(x(L, (2, 3))),
+    lambda L: L.diag(x(L, (2, 3)), -1),
+    lambda L: L.diag(x(L, (3, 2), layout="transposed"), 1),
+    lambda L: L.diag(x(L, (2, 3)), 5),
+    lambda L: L.diag(L.tensor(1.0)),
+    lambda L: L.diag(x(L)),
+    lambda L: L.diag(x(L, (2, 3)), out=L.empty(0)),
+    lambda L: L.diag(x(L, (2, 3)), out=L.empty(0, dtype=L.int32)),
+    lambda L: x(L, (2, 3)).diag(1),
     # unfold
     lambda L: x(L).unfold(2, 2, 1),
     lambda L: x(L).unfold(-1, 3, 2),
@@ -214,11 +237,11 @@ def test_cases(case):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("op", ["flip", "roll", "repeat", "tile", "tril", "triu", "diagonal",
-                                "unfold", "fliplr"])
+                                "unfold", "fliplr", "diag_embed"])
 def test_dtypes(dtype, op):
     args = {"flip": ((0, 2),), "roll": (1, 1), "repeat": (1, 2, 1), "tile": ((2,),),
             "tril": (), "triu": (1,), "diagonal": (0, 0, 2), "unfold": (1, 2, 1),
-            "fliplr": ()}[op]
+            "fliplr": (), "diag_embed": (1, 0, 2)}[op]
     same(lambda L: getattr(x(L, (2, 3, 4), dtype, "transposed"), op)(*args))
 
 
@@ -283,6 +306,9 @@ SHELL_OPS = [
     lambda t: t.triu(1),
     lambda t: t.diagonal(),
     lambda t: t.unfold(1, 2, 1),
+    lambda t: t.diag_embed(),
+    lambda t: t.diag(1),
+    lambda t: t[0].diag(),
     lambda t: t.t().contiguous(),
     lambda t: t.t().clone(),
     lambda t: t.reshape(-1),
@@ -378,3 +404,33 @@ def test_large_threads(n):
             assert np.array_equal(f(a).numpy(), f(b).numpy())
     finally:
         ctensor.set_num_threads(old)
+
+
+@pytest.fixture
+def emulated():
+    import gc
+    from ctensor import _testing
+    _testing.register_emulated_backend("cuda", 2)
+    yield
+    ctensor.set_default_device(None)
+    gc.collect()
+    try:
+        _testing.unregister_backend("cuda")
+    except RuntimeError:
+        pass
+
+
+def test_emulated_accelerator(emulated):
+    """The ops built on copy_ run on the host-emulated accelerator; flip and tril/triu refuse
+    it with NotImplementedError (no device kernel yet)."""
+    a = make(ctensor, [3, 4], "float32", "transposed")
+    d = a.to("cuda:1")
+    for f in (lambda t: t.repeat(2, 1), lambda t: t.tile((2,)), lambda t: t.roll(1, 1),
+              lambda t: t.roll(2), lambda t: t.diagonal(1), lambda t: t.unfold(0, 2, 1),
+              lambda t: t.diag_embed(), lambda t: t.t_()):
+        r = f(d.clone())
+        assert str(r.device) == "cuda:1"
+        assert r.cpu().tolist() == f(a.clone()).tolist()
+    for f in (lambda t: t.flip(0), lambda t: t.tril(), lambda t: t.triu_(1)):
+        with pytest.raises(NotImplementedError):
+            f(d)

@@ -298,6 +298,9 @@ static ct_status op_triu_out(ct_tensor **o) {
     (void)o;
     return ct_tensor_triu_out(x345, 1, target);
 }
+static ct_status op_diag_embed(ct_tensor **o) {
+    return ct_tensor_diag_embed(x345, -1, 0, 2, o);
+}
 static ct_status op_diagonal(ct_tensor **o) { return ct_tensor_diagonal(x345, 1, 2, 0, o); }
 static ct_status op_unfold(ct_tensor **o) { return ct_tensor_unfold(x345, 2, 2, 1, o); }
 static ct_status op_transpose_(ct_tensor **o) {
@@ -432,6 +435,7 @@ static const fault_case cases[] = {
     CASE(op_tril),
     CASE_ON(op_triu_out, prep_empty_f),
     CASE(op_diagonal),
+    CASE(op_diag_embed),
     CASE(op_unfold),
     CASE_ON(op_transpose_, prep_f23),
     CASE_ON(op_resize_, prep_f23),

@@ -220,6 +220,34 @@ static void test_diagonal_unfold(void **state) {
     ct_tensor_release(a);
 }
 
+static void test_diag(void **state) {
+    (void)state;
+    ct_tensor *a = iota(SHAPE(2)), *r = NULL, *o = NULL;
+    OK(ct_tensor_diag_embed(a, 1, -2, -1, &r));
+    assert_sizes(r, 3, 3);
+    EXPECT(r, 0, 0, 0, 0, 0, 1, 0, 0, 0);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_tensor_diag_embed(a, 0, 0, -2, &r), CT_ERR_RUNTIME,
+               "diagonal dimensions cannot be identical 0, -2");
+    OK(ct_tensor_diag(a, -1, &r));
+    EXPECT(r, 0, 0, 0, 0, 0, 0, 0, 1, 0);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+    a = iota(SHAPE(2, 3));
+    OK(ct_tensor_diag(a, 1, &r));
+    assert_sizes(r, 2);
+    EXPECT(r, 1, 5);
+    ct_tensor_release(r);
+    OK(ct_tensor_empty(SHAPE(0), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &o));
+    OK(ct_tensor_diag_out(a, 0, o));
+    EXPECT(o, 0, 4);
+    ct_tensor_release(o);
+    ct_tensor_release(a);
+    a = iota(SHAPE(2, 2, 2));
+    EXPECT_ERR(ct_tensor_diag(a, 0, &r), CT_ERR_RUNTIME, "matrix or a vector expected");
+    ct_tensor_release(a);
+}
+
 static void test_inplace_views(void **state) {
     (void)state;
     ct_tensor *a = iota(SHAPE(2, 1, 4));
@@ -340,6 +368,7 @@ int main(void) {
         cmocka_unit_test(test_repeat_tile),
         cmocka_unit_test(test_triangles),
         cmocka_unit_test(test_diagonal_unfold),
+        cmocka_unit_test(test_diag),
         cmocka_unit_test(test_inplace_views),
         cmocka_unit_test(test_resize),
         cmocka_unit_test(test_meta_and_shell),
