@@ -212,6 +212,8 @@ CASES = [
     lambda L: x(L).resize_(-1),
     lambda L: x(L).resize_(2, -2),
     lambda L: x(L)[:, 1:].resize_(5).shape,
+    lambda L: L.from_numpy(np.arange(3.0)).resize_(10),
+    lambda L: L.from_numpy(np.arange(3.0)).resize_(2),
     lambda L: x(L).resize_as_(x(L, (4, 3), layout="transposed")),
     lambda L: x(L).resize_as_(x(L, (2, 3, 2, 2), layout="channels_last")),
     lambda L: x(L).resize_as_(x(L, (2, 3, 2, 2), layout="channels_last"),
