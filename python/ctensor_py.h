@@ -584,4 +584,10 @@ int ctp_indexops_init(PyObject *module);
 /** Adds sort, argsort, msort, topk, kthvalue, unique and their methods: 0, or -1. */
 int ctp_sort_init(PyObject *module);
 
+/** flip, roll, repeat, tile, tril, triu, diagonal, unfold, resize_ and the in-place view
+ *  ops (tensor_reorder.c); after ctp_tensor_init. 0, or -1. */
+int ctp_reorder_init(PyObject *module);
+/** addbmm, addmv, addr and the in-place addmm_, baddbmm_, ... (tensor_linalg_add.c). */
+int ctp_linalg_add_init(PyObject *module);
+
 #endif /* CTENSOR_PY_H */

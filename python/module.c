@@ -92,7 +92,9 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_join_init(module) < 0 || ctp_factories_init(module) < 0 ||
         ctp_linalg_init(module) < 0 /* matmul, mm, bmm, ... (tensor_linalg.c) */ ||
         ctp_indexops_init(module) < 0 /* index_select, nonzero, masked_select */ ||
-        ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */
+        ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */ ||
+        ctp_reorder_init(module) < 0 /* flip, roll, repeat, tril, resize_, ... (tensor_reorder.c) */ ||
+        ctp_linalg_add_init(module) < 0 /* addmv, addr, addbmm, addmm_, ... (tensor_linalg_add.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
         || ctp_global_finish() < 0   /* last: every Tensor method has its global form or error */

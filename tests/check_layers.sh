@@ -20,7 +20,7 @@ declare -A header_layer=(
     [join.h]=tensor [range.h]=tensor [index.h]=tensor
     [ops.h]=ops [ops.def]=kernels [unary.h]=ops [unary.def]=kernels [reduce.h]=ops
     [ternary.h]=ops [ternary.def]=kernels [linalg.h]=ops
-    [sort.h]=ops
+    [sort.h]=ops [reorder.h]=tensor [triangle.h]=ops [linalg_add.h]=ops
     [sparse.h]=sparse [ctensor.h]=sparse
     [safetensors.h]=io
     [cuda.h]=cuda

@@ -109,7 +109,10 @@ static void make_plan(plan *p, ct_dtype dt, const int64_t *dstr, ct_dtype st, co
     int best = 0;
     double best_cost = 0;
     for (int i = 0; i < m; i++) {
-        int64_t a = p->d[i].ds < 64 ? p->d[i].ds : 64, b = p->d[i].ss < 64 ? p->d[i].ss : 64;
+        /* |stride|: flip reads its source backwards (negative strides) */
+        int64_t ad = p->d[i].ds < 0 ? -p->d[i].ds : p->d[i].ds;
+        int64_t as = p->d[i].ss < 0 ? -p->d[i].ss : p->d[i].ss;
+        int64_t a = ad < 64 ? ad : 64, b = as < 64 ? as : 64;
         double cost = (double)(a + b) / 64.0 + 20.0 / (double)p->d[i].size;
         if (i == 0 || cost < best_cost - 1e-9) {
             best = i;

@@ -164,7 +164,8 @@ ct_status ct_tensor_impl_copy(ct_tensor *dst, const ct_tensor *src, bool check_o
 
 /* Convert-copy on host memory: for every index of `sizes`, the element of src at
  * sum(index * src_strides) becomes the element of dst at sum(index * dst_strides) (strides
- * in elements, >= 0; src strides may be 0 for broadcasting). Iterates in dst's memory
+ * in elements, dst's >= 0; src strides may be 0 for broadcasting, or negative to read
+ * backwards from `src`, as flip does). Iterates in dst's memory
  * order, merges dims that are contiguous in both, and tiles transposes. */
 ct_status ct_tensor_impl_copy_host(void *dst, ct_dtype dst_dtype, const int64_t *dst_strides,
                                    const void *src, ct_dtype src_dtype, const int64_t *src_strides,

@@ -1,7 +1,9 @@
 /* Allocation-failure injection over the ops that came after test_fault_all.c's table: the
  * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
- * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h). The
+ * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h), reordering
+ * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu
+ * and linalg_add.h (addbmm, addr, addmv_). The
  * contract is test_fault_all.c's: fail allocation 1, 2, ... until the call goes through;
  * each failure returns CT_ERR_NOMEM with every result NULL, leaks nothing and leaves an
  * out= / in-place target's metadata as it was. Run under ASan+LSan (build-asan). */
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 
 #include "tensor_test_util.h"
+
+#include "ctensor/linalg_add.h"
 
 #include "base/error_impl.h" /* CT_TRY */
 #include "fault_alloc.h"
@@ -284,6 +288,65 @@ static ct_status op_eye(ct_tensor **o) {
     return ct_tensor_eye(5, 3, CT_INT16, NULL, CT_LAYOUT_STRIDED, o);
 }
 
+/* ---- reorder.h, triangle.h ---- */
+
+static ct_status op_flip(ct_tensor **o) { return ct_tensor_flip(x345, DIMS(0, -1), 2, o); }
+static ct_status op_roll(ct_tensor **o) {
+    return ct_tensor_roll(x345, DIMS(1, -2), 2, DIMS(0, 2), 2, o);
+}
+static ct_status op_roll_flat(ct_tensor **o) {
+    return ct_tensor_roll(x345, DIMS(7), 1, NULL, 0, o);
+}
+static ct_status op_repeat(ct_tensor **o) { return ct_tensor_repeat(h23, DIMS(2, 1, 3), 3, o); }
+static ct_status op_tile(ct_tensor **o) { return ct_tensor_tile(x345, DIMS(2), 1, o); }
+static ct_status op_tril(ct_tensor **o) { return ct_tensor_tril(x345, -1, o); }
+static ct_status op_triu_out(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_triu_out(x345, 1, target);
+}
+static ct_status op_diag_embed(ct_tensor **o) {
+    return ct_tensor_diag_embed(x345, -1, 0, 2, o);
+}
+static ct_status op_diagonal(ct_tensor **o) { return ct_tensor_diagonal(x345, 1, 2, 0, o); }
+static ct_status op_unfold(ct_tensor **o) { return ct_tensor_unfold(x345, 2, 2, 1, o); }
+static ct_status op_transpose_(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_transpose_(target, 0, 1);
+}
+static ct_status op_resize_(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_resize_(target, DIMS(3, 4, 5, 6, 7, 8, 9), 7, NULL);
+}
+static ct_status op_addbmm(ct_tensor **o) {
+    ct_tensor *b = NULL, *row = NULL;
+    ct_status st = ct_tensor_transpose(x345, 1, 2, &b); /* (4, 5, 3) */
+    if (st == CT_OK)
+        st = ct_tensor_select(f23, 0, 1, &row); /* (3,): broadcast to (3, 3) */
+    if (st == CT_OK)
+        st = ct_tensor_addbmm(row, x345, b, ONE, ct_scalar_int(2), o);
+    ct_tensor_release(b);
+    ct_tensor_release(row);
+    return st;
+}
+static ct_status op_addr(ct_tensor **o) {
+    ct_tensor *v = NULL;
+    CT_TRY(ct_tensor_select(f23, 1, 0, &v)); /* (2,), stride 3 */
+    ct_status st = ct_tensor_addr(i21, v, v, ct_scalar_int(2), ONE, o);
+    ct_tensor_release(v);
+    return st;
+}
+static ct_status op_addmv_(ct_tensor **o) {
+    (void)o;
+    ct_tensor *v = NULL;
+    CT_TRY(ct_tensor_select(f23, 0, 1, &v)); /* (3,) */
+    ct_status st = ct_tensor_addmv_(target, f23, v, ONE, ONE);
+    ct_tensor_release(v);
+    return st;
+}
+static ct_status prep_f2(void) {
+    return ct_tensor_ones(SHAPE(2), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &target);
+}
+
 typedef struct fault_case {
     const char *name;
     ct_status (*op)(ct_tensor **out);
@@ -372,6 +435,21 @@ static const fault_case cases[] = {
     CASE(op_logspace),
     CASE(op_eye_meta),
     CASE(op_eye),
+    CASE(op_flip),
+    CASE(op_roll),
+    CASE(op_roll_flat),
+    CASE(op_repeat),
+    CASE(op_tile),
+    CASE(op_tril),
+    CASE_ON(op_triu_out, prep_empty_f),
+    CASE(op_diagonal),
+    CASE(op_diag_embed),
+    CASE(op_unfold),
+    CASE_ON(op_transpose_, prep_f23),
+    CASE_ON(op_resize_, prep_f23),
+    CASE(op_addbmm),
+    CASE(op_addr),
+    CASE_ON(op_addmv_, prep_f2),
 };
 
 /* What an in-place or out= target must keep when the call fails. */
