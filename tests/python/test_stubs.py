@@ -32,6 +32,12 @@ HAVE_DIST = hasattr(ctensor, 'env')
 CUDA_TENSOR_METHODS = {('Tensor', 'pin_memory')}
 
 
+def inherited(cls, name):
+    """Whether a ctensor base class of cls has `name`: the subclass's stub inherits it."""
+    return any(name in base.__dict__ for base in cls.__mro__[1:]
+               if base.__module__.startswith('ctensor'))
+
+
 def public_names():
     """{(owner, name): object} of the module, its submodules and classes, as docs.def names
     them: owner "" is the module, a class's objects are its __dict__'s (descriptors)."""
@@ -43,6 +49,8 @@ def public_names():
         for name, value in (vars(obj) if not is_class else obj.__dict__).items():
             if name in NOT_PUBLIC or (name.startswith('_') and not name.startswith('__')):
                 continue
+            if is_class and (owner, name) not in BY_KEY and inherited(obj, name):
+                continue  # GlobalTensor's form (or refusal) of a Tensor method: Tensor's row
             if not is_class and name.startswith('__') and name != '__version__':
                 continue
             found[(owner, name)] = value
