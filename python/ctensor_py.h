@@ -578,4 +578,12 @@ int ctp_indexops_init(PyObject *module);
 /** Adds sort, argsort, msort, topk, kthvalue, unique and their methods: 0, or -1. */
 int ctp_sort_init(PyObject *module);
 
+/* ---- gather, scatter, index_add/fill/copy (tensor_scatter.c) ----------------------------- */
+/** Adds gather, scatter, scatter_add, scatter_reduce, index_add, index_fill, index_copy and
+ *  their methods and in-place methods: 0, or -1. */
+int ctp_scatter_init(PyObject *module);
+/** nonzero(t, as_tuple=True): the tuple of its coordinate columns (tensor_indexops.c); also
+ *  torch.where(condition). New reference, or NULL with an exception. */
+PyObject *ctp_nonzero_tuple(PyObject *t);
+
 #endif /* CTENSOR_PY_H */

@@ -86,7 +86,8 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_join_init(module) < 0 || ctp_factories_init(module) < 0 ||
         ctp_linalg_init(module) < 0 /* matmul, mm, bmm, ... (tensor_linalg.c) */ ||
         ctp_indexops_init(module) < 0 /* index_select, nonzero, masked_select */ ||
-        ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */
+        ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */ ||
+        ctp_scatter_init(module) < 0 /* gather, scatter, index_add, ... (tensor_scatter.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif

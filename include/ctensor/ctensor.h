@@ -100,6 +100,7 @@
 #include "ctensor/sparse.h"
 #include "ctensor/status.h"
 #include "ctensor/sort.h"
+#include "ctensor/scatter.h"
 #include "ctensor/tensor.h"
 #include "ctensor/ternary.h"
 #include "ctensor/unary.h"
