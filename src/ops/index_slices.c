@@ -36,6 +36,20 @@ static ct_status unshare(const ct_tensor *self, const ct_tensor **source, ct_ten
     return CT_OK;
 }
 
+/* Every index in [0, size), else "index out of range in self" (int32 or int64 index). */
+static ct_status check_range(const ct_tensor *index, int64_t size) {
+    int64_t tmp[1], st[1];
+    ct_scatter_impl_dims(index, tmp, st);
+    const char *ix = ct_tensor_data_ptr(index);
+    for (int64_t k = 0; k < tmp[0]; k++) {
+        int64_t v = index->dtype == CT_INT32 ? *(const int32_t *)(const void *)(ix + k * st[0] * 4)
+                                             : *(const int64_t *)(const void *)(ix + k * st[0] * 8);
+        if (v < 0 || v >= size)
+            return ct_set_error(CT_ERR_INDEX, "index out of range in self");
+    }
+    return CT_OK;
+}
+
 /* ---- index_add --------------------------------------------------------------------------- */
 
 /* The source slice (source without dim d) broadcast to self's slice, as add_'s iterator:
@@ -123,8 +137,16 @@ ct_status ct_index_add_(ct_tensor *self, int64_t dim, const ct_tensor *index,
     ct_scatter_plan p = {.op = CT_SCATTER_OP_ADD_ALPHA, .alpha = alpha,
                          .err = CT_SCATTER_ERR_SELF};
     if (self->ndim > 1) {
-        if (n == 0 || self->numel == 0)
+        if (n == 0)
             return CT_OK;
+        if (self->sizes[d] == 0) /* torch 1.13 takes the slice at 0 first */
+            return ct_set_error(CT_ERR_INDEX,
+                                "select(): index 0 out of range for tensor of size %s at "
+                                "dimension %lld",
+                                ct_tensor_impl_shape_format(a, sizeof a, self->sizes, self->ndim),
+                                (long long)d);
+        if (self->numel == 0) /* nothing to add, but torch 1.13 still checks the indices */
+            return check_range(index, self->sizes[d]);
         if (source->ndim == 0)
             return ct_set_error(CT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     } else if (source->ndim > 1)

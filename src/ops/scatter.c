@@ -125,7 +125,7 @@ ct_status ct_gather(const ct_tensor *self, int64_t dim, const ct_tensor *index, 
                     (long long)j, ct_tensor_impl_shape_format(a, sizeof a, index->sizes, index->ndim),
                     ct_tensor_impl_shape_format(b, sizeof b, self->sizes, self->ndim),
                     (long long)d);
-        CT_TRY(ct_scatter_impl_dtype(self->dtype, "gather_out_cpu"));
+        CT_TRY(ct_scatter_impl_dtype(self->dtype, "scatter_gather_tensor_cpu"));
     }
     ct_tensor *r = NULL;
     CT_TRY(ct_tensor_empty(index->sizes, index->ndim, self->dtype, NULL, CT_LAYOUT_STRIDED,
@@ -363,22 +363,25 @@ ct_status ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *inde
         return CT_OK;
     ct_dtype dt = self->dtype;
     bool cplx = dt == CT_COMPLEX64 || dt == CT_COMPLEX128;
-    if (reduce == CT_SCATTER_REDUCE_MEAN && dt == CT_BOOL)
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
-                            "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
-    if ((reduce == CT_SCATTER_REDUCE_AMAX || reduce == CT_SCATTER_REDUCE_AMIN) && cplx)
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
-                            reduce == CT_SCATTER_REDUCE_AMAX ? "scatter_gather_tensor_cpu_reduce_amax"
-                                                             : "scatter_gather_tensor_cpu_reduce_amin",
+    /* torch 1.13's order: the include_self=false initialisation, then the reduction's own
+     * kernel (mean: not bool; amax / amin: not complex) */
+    if (!include_self)
+        CT_TRY(ct_scatter_impl_dtype(dt, "scatter_reduce_exclude_input_init"));
+    const char *kernel = "scatter_gather_tensor_cpu";
+    bool refused = false;
+    if (reduce == CT_SCATTER_REDUCE_MEAN) {
+        kernel = "scatter_gather_tensor_cpu_reduce_mean";
+        refused = dt == CT_BOOL;
+    } else if (reduce == CT_SCATTER_REDUCE_AMAX || reduce == CT_SCATTER_REDUCE_AMIN) {
+        kernel = reduce == CT_SCATTER_REDUCE_AMAX ? "scatter_gather_tensor_cpu_reduce_amax"
+                                                  : "scatter_gather_tensor_cpu_reduce_amin";
+        refused = cplx;
+    }
+    if (refused)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel,
                             ct_dtype_impl_msg_name(dt));
-    CT_TRY(ct_scatter_impl_dtype(dt, reduce == CT_SCATTER_REDUCE_MEAN
-                                         ? "scatter_gather_tensor_cpu_reduce_mean"
-                                         : "scatter_gather_tensor_cpu"));
+    CT_TRY(ct_scatter_impl_dtype(dt, kernel));
     if (!include_self) {
-        if (cplx)
-            return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
-                                "\"scatter_reduce_two_cpu\" not implemented for '%s'",
-                                ct_dtype_impl_msg_name(dt));
         ct_scalar init = reduce_identity(reduce, dt);
         CT_TRY(scatter_run(self, d, index, NULL, &init, CT_SCATTER_OP_COPY, "scatter"));
     }

@@ -229,6 +229,28 @@ static void scatter_body(void *vctx, int64_t begin, int64_t end) {
     sc_range(c, begin * c->n, end * c->n);
 }
 
+/* The bad index PyTorch's kernel meets first: its loop runs along dim outermost unless dim is
+ * the last dim (then rows outermost, as ours). Only on the error path. */
+static int64_t first_bad(const ct_scatter_plan *p, int64_t n, int64_t rows, int64_t fallback) {
+    if (p->dim == p->nd - 1)
+        return fallback;
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t rem = r, ioff = k * p->is[p->dim];
+            for (int64_t j = p->nd - 1; j >= 0; j--) {
+                if (j == p->dim)
+                    continue;
+                ioff += (rem % p->sizes[j]) * p->is[j];
+                rem /= p->sizes[j];
+            }
+            int64_t v = p->ix32 ? LD(int32_t, p->ix + ioff * 4) : LD(int64_t, p->ix + ioff * 8);
+            int64_t w = (p->wrap && v < 0) ? v + p->tsize : v;
+            if ((uint64_t)w >= (uint64_t)p->tsize)
+                return v;
+        }
+    return fallback;
+}
+
 ct_status ct_scatter_impl_run(const ct_scatter_plan *p) {
     int64_t total = 1;
     for (int64_t j = 0; j < p->nd; j++)
@@ -257,7 +279,7 @@ ct_status ct_scatter_impl_run(const ct_scatter_plan *p) {
     }
     if (!atomic_load(&c.failed))
         return CT_OK;
-    int64_t v = (int64_t)atomic_load(&c.bad);
+    int64_t v = first_bad(p, c.n, total / c.n, (int64_t)atomic_load(&c.bad));
     switch (p->err) {
     case CT_SCATTER_ERR_GATHER:
         return ct_set_error(CT_ERR_RUNTIME,
