@@ -87,7 +87,8 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_linalg_init(module) < 0 /* matmul, mm, bmm, ... (tensor_linalg.c) */ ||
         ctp_indexops_init(module) < 0 /* index_select, nonzero, masked_select */ ||
         ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */ ||
-        ctp_scatter_init(module) < 0 /* gather, scatter, index_add, ... (tensor_scatter.c) */
+        ctp_scatter_init(module) < 0 /* gather, scatter, index_add, ... (tensor_scatter.c) */ ||
+        ctp_search_init(module) < 0 /* searchsorted, bucketize (tensor_search.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
 #endif

@@ -101,6 +101,7 @@
 #include "ctensor/status.h"
 #include "ctensor/sort.h"
 #include "ctensor/scatter.h"
+#include "ctensor/search.h"
 #include "ctensor/tensor.h"
 #include "ctensor/ternary.h"
 #include "ctensor/unary.h"
