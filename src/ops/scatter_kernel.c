@@ -154,9 +154,107 @@ bool ct_scatter_impl_has_op(ct_dtype dtype, ct_scatter_op op) {
     return lookup(dtype, op) != NULL;
 }
 
+/* One row along dim: positions k0..k1 of the row whose offsets are toff / soff / ioff. */
+typedef struct sc_row {
+    char *t, *s;
+    const char *ix;
+    int64_t toff, soff, ioff, tsd, ssd, isd, tsize;
+    sc_fn fn;
+    const void *alpha;
+    size_t es;
+    bool ix32, wrap, gather;
+} sc_row;
+/* false with *bad set at an out-of-range index */
+typedef bool (*sc_rowfn)(const sc_row *r, int64_t k0, int64_t k1, int64_t *bad);
+
+/* Typed rows for an int64 index without wrapping: the hot cases (gather and plain scatter of
+ * every element size, scatter_add of the common dtypes), with the loop's state in locals. */
+#define ROWFN(NAME, T, STMT)                                                                 \
+    static bool NAME(const sc_row *r, int64_t k0, int64_t k1, int64_t *bad) {               \
+        T *t = (T *)(void *)r->t + r->toff, *s = (T *)(void *)r->s + r->soff;               \
+        const int64_t *ix = (const int64_t *)(const void *)r->ix + r->ioff;                 \
+        const int64_t tsd = r->tsd, ssd = r->ssd, isd = r->isd;                             \
+        const uint64_t tsize = (uint64_t)r->tsize;                                          \
+        for (int64_t k = k0; k < k1; k++) {                                                 \
+            int64_t v = ix[k * isd];                                                        \
+            if ((uint64_t)v >= tsize) {                                                     \
+                *bad = v;                                                                   \
+                return false;                                                               \
+            }                                                                               \
+            T *tp = t + v * tsd, *sp = s + k * ssd;                                         \
+            STMT;                                                                           \
+        }                                                                                   \
+        return true;                                                                        \
+    }
+
+typedef struct {
+    uint64_t lo, hi;
+} sc_u128;
+
+ROWFN(gather_1, uint8_t, *sp = *tp)
+ROWFN(gather_2, uint16_t, *sp = *tp)
+ROWFN(gather_4, uint32_t, *sp = *tp)
+ROWFN(gather_8, uint64_t, *sp = *tp)
+ROWFN(gather_16, sc_u128, *sp = *tp)
+ROWFN(copy_1, uint8_t, *tp = *sp)
+ROWFN(copy_2, uint16_t, *tp = *sp)
+ROWFN(copy_4, uint32_t, *tp = *sp)
+ROWFN(copy_8, uint64_t, *tp = *sp)
+ROWFN(copy_16, sc_u128, *tp = *sp)
+ROWFN(radd_f32, float, *tp += *sp)
+ROWFN(radd_f64, double, *tp += *sp)
+ROWFN(radd_i64, int64_t, *tp = (int64_t)((uint64_t)*tp + (uint64_t)*sp))
+ROWFN(radd_i32, int32_t, *tp = (int32_t)((uint32_t)*tp + (uint32_t)*sp))
+
+/* Any case: int32 indices, negative ones wrapping, an element function. */
+static bool row_generic(const sc_row *r, int64_t k0, int64_t k1, int64_t *bad) {
+    int64_t es = (int64_t)r->es;
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t io = r->ioff + k * r->isd;
+        int64_t v = r->ix32 ? LD(int32_t, r->ix + io * 4) : LD(int64_t, r->ix + io * 8);
+        int64_t w = (r->wrap && v < 0) ? v + r->tsize : v;
+        if ((uint64_t)w >= (uint64_t)r->tsize) {
+            *bad = v;
+            return false;
+        }
+        char *te = r->t + (r->toff + w * r->tsd) * es;
+        char *se = r->s + (r->soff + k * r->ssd) * es;
+        if (r->gather)
+            memcpy(se, te, r->es);
+        else if (r->fn == NULL)
+            memcpy(te, se, r->es);
+        else
+            r->fn(te, se, r->alpha);
+    }
+    return true;
+}
+
+static sc_rowfn pick_row(const ct_scatter_plan *p, size_t es) {
+    if (p->ix32 || p->wrap)
+        return row_generic;
+    int which = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : es == 16 ? 4 : -1;
+    static const sc_rowfn gathers[] = {gather_1, gather_2, gather_4, gather_8, gather_16};
+    static const sc_rowfn copies[] = {copy_1, copy_2, copy_4, copy_8, copy_16};
+    if (p->gather)
+        return which >= 0 ? gathers[which] : row_generic;
+    if (p->op == CT_SCATTER_OP_COPY)
+        return which >= 0 ? copies[which] : row_generic;
+    if (p->op == CT_SCATTER_OP_ADD) {
+        switch (p->dtype) {
+        case CT_FLOAT32: return radd_f32;
+        case CT_FLOAT64: return radd_f64;
+        case CT_INT64: return radd_i64;
+        case CT_INT32: return radd_i32;
+        default: break;
+        }
+    }
+    return row_generic;
+}
+
 typedef struct {
     const ct_scatter_plan *p;
     sc_fn fn;
+    sc_rowfn rowfn;
     size_t es;
     int64_t n;        /* positions along dim */
     unsigned char alpha[16];
@@ -173,50 +271,40 @@ static void sc_fail(sc_ctx *c, int64_t v) {
 /* Positions [begin, end) in row-major order of the iteration shape with dim innermost. */
 static void sc_range(sc_ctx *c, int64_t begin, int64_t end) {
     const ct_scatter_plan *p = c->p;
-    int64_t n = c->n, dim = p->dim, es = (int64_t)c->es;
-    int64_t ctr[CT_MAX_DIMS] = {0}, toff = 0, soff = 0, ioff = 0;
+    int64_t n = c->n, dim = p->dim;
+    int64_t ctr[CT_MAX_DIMS] = {0};
+    sc_row r = {.t = p->t, .s = p->s, .ix = p->ix, .tsd = p->ts[dim], .ssd = p->ss[dim],
+                .isd = p->is[dim], .tsize = p->tsize, .fn = c->fn, .alpha = c->alpha,
+                .es = c->es, .ix32 = p->ix32, .wrap = p->wrap, .gather = p->gather};
     int64_t row = begin / n, k = begin % n;
     for (int64_t j = p->nd - 1; j >= 0; j--) { /* the row's coordinates, dim skipped */
         if (j == dim)
             continue;
         ctr[j] = row % p->sizes[j];
         row /= p->sizes[j];
-        toff += ctr[j] * p->ts[j];
-        soff += ctr[j] * p->ss[j];
-        ioff += ctr[j] * p->is[j];
+        r.toff += ctr[j] * p->ts[j];
+        r.soff += ctr[j] * p->ss[j];
+        r.ioff += ctr[j] * p->is[j];
     }
-    int64_t tsd = p->ts[dim], ssd = p->ss[dim], isd = p->is[dim], tsize = p->tsize;
     for (int64_t pos = begin; pos < end;) {
-        int64_t stop = k + (end - pos) < n ? k + (end - pos) : n;
-        for (; k < stop; k++, pos++) {
-            int64_t v = p->ix32 ? LD(int32_t, p->ix + (ioff + k * isd) * 4)
-                                : LD(int64_t, p->ix + (ioff + k * isd) * 8);
-            int64_t w = (p->wrap && v < 0) ? v + tsize : v;
-            if ((uint64_t)w >= (uint64_t)tsize) {
-                sc_fail(c, v);
-                return;
-            }
-            char *te = p->t + (toff + w * tsd) * es;
-            char *se = p->s + (soff + k * ssd) * es;
-            if (p->gather)
-                memcpy(se, te, c->es);
-            else if (c->fn == NULL)
-                memcpy(te, se, c->es);
-            else
-                c->fn(te, se, c->alpha);
+        int64_t stop = k + (end - pos) < n ? k + (end - pos) : n, bad = 0;
+        if (!c->rowfn(&r, k, stop, &bad)) {
+            sc_fail(c, bad);
+            return;
         }
+        pos += stop - k;
         k = 0;
         for (int64_t j = p->nd - 1; j >= 0; j--) { /* the next row */
             if (j == dim)
                 continue;
-            toff += p->ts[j];
-            soff += p->ss[j];
-            ioff += p->is[j];
+            r.toff += p->ts[j];
+            r.soff += p->ss[j];
+            r.ioff += p->is[j];
             if (++ctr[j] < p->sizes[j])
                 break;
-            toff -= p->ts[j] * p->sizes[j];
-            soff -= p->ss[j] * p->sizes[j];
-            ioff -= p->is[j] * p->sizes[j];
+            r.toff -= p->ts[j] * p->sizes[j];
+            r.soff -= p->ss[j] * p->sizes[j];
+            r.ioff -= p->is[j] * p->sizes[j];
             ctr[j] = 0;
         }
     }
@@ -258,6 +346,7 @@ ct_status ct_scatter_impl_run(const ct_scatter_plan *p) {
     if (total == 0)
         return CT_OK;
     sc_ctx c = {.p = p, .es = ct_dtype_itemsize(p->dtype), .n = p->sizes[p->dim]};
+    c.rowfn = pick_row(p, c.es);
     atomic_init(&c.failed, 0);
     atomic_init(&c.bad, 0);
     if (!p->gather && p->op != CT_SCATTER_OP_COPY) {

@@ -1,6 +1,7 @@
 /* searchsorted and bucketize (ctensor/search.h): torch 1.13's checks in its order, then both
  * operands as contiguous int64 (integer promotion) or float64 (floating) copies, which
- * compare exactly as the promoted dtype does, and one binary search per value. */
+ * compare exactly as the promoted dtype does (float32 stays float32), and one binary search
+ * per value. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +44,8 @@ typedef struct {
     void *out;
     int64_t len;   /* boundaries per row */
     int64_t per;   /* values per row; 0: one row for all */
-    bool flt, right, out32;
+    ct_dtype dt; /* int64, float32 or float64 */
+    bool right, out32;
     atomic_int bad_sorter;
 } ss_ctx;
 
@@ -81,8 +83,10 @@ typedef struct {
 
 static void ss_body(void *vctx, int64_t begin, int64_t end) {
     ss_ctx *c = vctx;
-    if (c->flt)
+    if (c->dt == CT_FLOAT64)
         SEARCH(double);
+    else if (c->dt == CT_FLOAT32)
+        SEARCH(float);
     else
         SEARCH(int64_t);
 }
@@ -182,11 +186,15 @@ ct_status ct_searchsorted(const ct_tensor *bnd, const ct_tensor *input, bool out
             st = ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                               "\"searchsorted_out_cpu\" not implemented for '%s'",
                               ct_dtype_impl_msg_name(common));
-        bool flt = ct_dtype_is_floating_point(common);
+        /* float32 searches as itself (half the memory traffic); the other floats compare
+         * exactly as float64, integers as int64 */
+        ct_dtype sdt = common == CT_FLOAT32                  ? CT_FLOAT32
+                       : ct_dtype_is_floating_point(common) ? CT_FLOAT64
+                                                            : CT_INT64;
         if (st == CT_OK)
-            st = as_contig(bnd, flt ? CT_FLOAT64 : CT_INT64, &cb);
+            st = as_contig(bnd, sdt, &cb);
         if (st == CT_OK)
-            st = as_contig(input, flt ? CT_FLOAT64 : CT_INT64, &cv);
+            st = as_contig(input, sdt, &cv);
         if (st == CT_OK && sorter != NULL)
             st = ct_tensor_contiguous(sorter, CT_MEMFMT_CONTIGUOUS, &cs);
         if (st == CT_OK) {
@@ -196,7 +204,7 @@ ct_status ct_searchsorted(const ct_tensor *bnd, const ct_tensor *input, bool out
                         .out = ct_tensor_data_ptr(r),
                         .len = len,
                         .per = bnd->ndim == 1 ? 0 : input->sizes[input->ndim - 1],
-                        .flt = flt,
+                        .dt = sdt,
                         .right = right,
                         .out32 = out_int32};
             atomic_init(&c.bad_sorter, 0);
