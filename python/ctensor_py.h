@@ -585,7 +585,7 @@ int ctp_scatter_init(PyObject *module);
 /** nonzero(t, as_tuple=True): the tuple of its coordinate columns (tensor_indexops.c); also
  *  torch.where(condition). New reference, or NULL with an exception. */
 PyObject *ctp_nonzero_tuple(PyObject *t);
-/** Adds searchsorted and bucketize (tensor_search.c): 0, or -1. */
+/** Adds searchsorted, bucketize and unique_consecutive (tensor_search.c): 0, or -1. */
 int ctp_search_init(PyObject *module);
 
 #endif /* CTENSOR_PY_H */

@@ -1,8 +1,10 @@
-/* torch.searchsorted and torch.bucketize (torch 1.13 has no Tensor methods for them):
+/* torch.searchsorted and torch.bucketize (torch 1.13 has no Tensor methods for them), and
+ * torch.unique_consecutive / Tensor.unique_consecutive (ctensor/unique.h):
  * argument parsing only; ctensor/search.h owns the semantics and messages. A Number value is
  * a wrapped number, as torch's Scalar overloads make it a tensor. */
 #include "ctensor_py.h"
 #include "ctensor/search.h"
+#include "ctensor/unique.h"
 
 #define TEN CTP_PARAM_TENSOR
 #define BOO CTP_PARAM_BOOL
@@ -93,7 +95,61 @@ static PyObject *py_bucketize(PyObject *m, PyObject *args, PyObject *kwargs) {
     return finish(st, r, owned, out);
 }
 
+/* ---- unique_consecutive (torch's Python function and Tensor method) ---- */
+
+static const ctp_signature f_uc_sig[] = {{4, {{TEN, "input"}, {BOO, "return_inverse=False"},
+                                               {BOO, "return_counts=False"}, {CTP_PARAM_INT64, "dim=None"}}}};
+static const ctp_signature m_uc_sig[] = {{3, {{BOO, "return_inverse=False"},
+                                               {BOO, "return_counts=False"}, {CTP_PARAM_INT64, "dim=None"}}}};
+
+static PyObject *uc_call(PyObject *self, const ctp_signature *sig, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("unique_consecutive", sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    PyObject *in = self != NULL ? self : ctp_arg(sig, a, "input"), *dobj = ctp_arg(sig, a, "dim");
+    bool rinv = ctp_arg(sig, a, "return_inverse") == Py_True;
+    bool rcnt = ctp_arg(sig, a, "return_counts") == Py_True;
+    int64_t dim = 0;
+    if (dobj != NULL && ctp_int64_of_arg(dobj, &dim) < 0)
+        return NULL;
+    ct_tensor *o = NULL, *inv = NULL, *cnt = NULL;
+    ct_status st = dobj != NULL ? ct_unique_dim(ctp_tensor_get(in), dim, true, &o, &inv, &cnt)
+                                : ct_unique_consecutive(ctp_tensor_get(in), &o, &inv, &cnt);
+    if (st != CT_OK)
+        return ctp_raise_status(st);
+    PyObject *po = ctp_tensor_wrap(o), *pi = ctp_tensor_wrap(inv), *pc = ctp_tensor_wrap(cnt);
+    PyObject *r = NULL;
+    if (po != NULL && pi != NULL && pc != NULL) {
+        if (!rinv && !rcnt)
+            r = Py_NewRef(po);
+        else if (rinv && rcnt)
+            r = PyTuple_Pack(3, po, pi, pc);
+        else
+            r = PyTuple_Pack(2, po, rinv ? pi : pc);
+    }
+    Py_XDECREF(po);
+    Py_XDECREF(pi);
+    Py_XDECREF(pc);
+    return r;
+}
+
+static PyObject *py_unique_consecutive(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    return uc_call(NULL, f_uc_sig, args, kwargs);
+}
+static PyObject *tensor_unique_consecutive(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return uc_call(self, m_uc_sig, args, kwargs);
+}
+
+static PyMethodDef search_methods[] = {
+    {"unique_consecutive", CTP_KW_FUNC(tensor_unique_consecutive), METH_VARARGS | METH_KEYWORDS,
+     "unique_consecutive(return_inverse=False, return_counts=False, dim=None)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef search_functions[] = {
+    {"unique_consecutive", CTP_KW_FUNC(py_unique_consecutive), METH_VARARGS | METH_KEYWORDS,
+     "unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)"},
     {"searchsorted", CTP_KW_FUNC(py_searchsorted), METH_VARARGS | METH_KEYWORDS,
      "searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, "
      "sorter=None, out=None) -> Tensor"},
@@ -102,4 +158,8 @@ static PyMethodDef search_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int ctp_search_init(PyObject *module) { return PyModule_AddFunctions(module, search_functions); }
+int ctp_search_init(PyObject *module) {
+    if (PyModule_AddFunctions(module, search_functions) < 0)
+        return -1;
+    return ctp_tensor_add_methods(search_methods);
+}

@@ -20,7 +20,7 @@ declare -A header_layer=(
     [join.h]=tensor [range.h]=tensor [index.h]=tensor
     [ops.h]=ops [ops.def]=kernels [unary.h]=ops [unary.def]=kernels [reduce.h]=ops
     [ternary.h]=ops [ternary.def]=kernels [linalg.h]=ops
-    [sort.h]=ops [scatter.h]=ops [search.h]=ops
+    [sort.h]=ops [scatter.h]=ops [search.h]=ops [unique.h]=ops
     [sparse.h]=sparse [ctensor.h]=sparse
     [cuda.h]=cuda
     [placement.h]=dist [sbp.h]=dist [global.h]=dist [dist.h]=dist

@@ -102,6 +102,7 @@
 #include "ctensor/sort.h"
 #include "ctensor/scatter.h"
 #include "ctensor/search.h"
+#include "ctensor/unique.h"
 #include "ctensor/tensor.h"
 #include "ctensor/ternary.h"
 #include "ctensor/unary.h"

@@ -102,11 +102,12 @@ HALF_FNS(f16, ct_half_to_float, ct_float_to_half)
 HALF_FNS(bf16, ct_bfloat16_to_float, ct_float_to_bfloat16)
 
 static void via_c32(char *d, const char *s, const void *a, sc_fn f) {
-    float complex x = CMPLXF(ct_half_to_float(LD(uint16_t, d)), ct_half_to_float(LD(uint16_t, d + 2)));
-    float complex y = CMPLXF(ct_half_to_float(LD(uint16_t, s)), ct_half_to_float(LD(uint16_t, s + 2)));
-    f((char *)&x, (const char *)&y, a);
-    ST(uint16_t, d) = ct_float_to_half(crealf(x));
-    ST(uint16_t, d + 2) = ct_float_to_half(cimagf(x));
+    /* float[2] has float complex's layout (C11 6.2.5) */
+    float x[2] = {ct_half_to_float(LD(uint16_t, d)), ct_half_to_float(LD(uint16_t, d + 2))};
+    float y[2] = {ct_half_to_float(LD(uint16_t, s)), ct_half_to_float(LD(uint16_t, s + 2))};
+    f((char *)x, (const char *)y, a);
+    ST(uint16_t, d) = ct_float_to_half(x[0]);
+    ST(uint16_t, d + 2) = ct_float_to_half(x[1]);
 }
 static void add_c32(char *d, const char *s, const void *a) { via_c32(d, s, a, add_c64); }
 static void adda_c32(char *d, const char *s, const void *a) { via_c32(d, s, a, adda_c64); }

@@ -3,7 +3,7 @@
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
  * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h), gather /
  * scatter / index_add / index_fill / index_copy (scatter.h), searchsorted / bucketize
- * (search.h) and nonzero. The
+ * (search.h), unique_dim / unique_consecutive (unique.h) and nonzero. The
  * contract is test_fault_all.c's: fail allocation 1, 2, ... until the call goes through;
  * each failure returns CT_ERR_NOMEM with every result NULL, leaks nothing and leaves an
  * out= / in-place target's metadata as it was. Run under ASan+LSan (build-asan). */
@@ -327,6 +327,19 @@ static ct_status op_bucketize(ct_tensor **o) {
     return ct_bucketize(h23, ix2, true, false, NULL, o);
 }
 static ct_status op_nonzero(ct_tensor **o) { return ct_tensor_nonzero(x345, o); }
+static ct_status op_unique_dim(ct_tensor **o) {
+    ct_tensor *inv = NULL, *cnt = NULL;
+    ct_status st = ct_unique_dim(x345, 1, false, o, &inv, &cnt);
+    ct_tensor_release(inv);
+    ct_tensor_release(cnt);
+    return st;
+}
+static ct_status op_unique_consecutive(ct_tensor **o) {
+    ct_tensor *inv = NULL;
+    ct_status st = ct_unique_consecutive(ig, o, &inv, NULL);
+    ct_tensor_release(inv);
+    return st;
+}
 
 typedef struct fault_case {
     const char *name;
@@ -429,6 +442,8 @@ static const fault_case cases[] = {
     CASE_ON(op_searchsorted_sorter_out, prep_empty_l),
     CASE(op_bucketize),
     CASE(op_nonzero),
+    CASE(op_unique_dim),
+    CASE(op_unique_consecutive),
 };
 
 /* What an in-place or out= target must keep when the call fails. */
