@@ -589,5 +589,14 @@ int ctp_sort_init(PyObject *module);
 int ctp_reorder_init(PyObject *module);
 /** addbmm, addmv, addr and the in-place addmm_, baddbmm_, ... (tensor_linalg_add.c). */
 int ctp_linalg_add_init(PyObject *module);
+/* ---- gather, scatter, index_add/fill/copy (tensor_scatter.c) ----------------------------- */
+/** Adds gather, scatter, scatter_add, scatter_reduce, index_add, index_fill, index_copy and
+ *  their methods and in-place methods: 0, or -1. */
+int ctp_scatter_init(PyObject *module);
+/** nonzero(t, as_tuple=True): the tuple of its coordinate columns (tensor_indexops.c); also
+ *  torch.where(condition). New reference, or NULL with an exception. */
+PyObject *ctp_nonzero_tuple(PyObject *t);
+/** Adds searchsorted, bucketize and unique_consecutive (tensor_search.c): 0, or -1. */
+int ctp_search_init(PyObject *module);
 
 #endif /* CTENSOR_PY_H */

@@ -94,7 +94,9 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_indexops_init(module) < 0 /* index_select, nonzero, masked_select */ ||
         ctp_sort_init(module) < 0 /* sort, topk, unique, ... (tensor_sort.c) */ ||
         ctp_reorder_init(module) < 0 /* flip, roll, repeat, tril, resize_, ... (tensor_reorder.c) */ ||
-        ctp_linalg_add_init(module) < 0 /* addmv, addr, addbmm, addmm_, ... (tensor_linalg_add.c) */
+        ctp_linalg_add_init(module) < 0 /* addmv, addr, addbmm, addmm_, ... (tensor_linalg_add.c) */ ||
+        ctp_scatter_init(module) < 0 /* gather, scatter, index_add, ... (tensor_scatter.c) */ ||
+        ctp_search_init(module) < 0 /* searchsorted, bucketize (tensor_search.c) */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
         || ctp_global_finish() < 0   /* last: every Tensor method has its global form or error */

@@ -53,6 +53,8 @@ static PyObject *nonzero_impl(PyObject *self, PyObject *as_tuple) {
     return tuple;
 }
 
+PyObject *ctp_nonzero_tuple(PyObject *t) { return nonzero_impl(t, Py_True); }
+
 static PyObject *masked_select_impl(PyObject *self, PyObject *mask) {
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_masked_select(ctp_tensor_get(self), ctp_tensor_get(mask), &r);

@@ -8,6 +8,7 @@
  * and the Tensor methods of the same names. Each call is one C call; this layer decides
  * nothing. */
 #include "ctensor/sort.h"
+#include "ctensor/unique.h"
 #include "ctensor_py.h"
 
 #define TEN CTP_PARAM_TENSOR
@@ -199,16 +200,21 @@ static PyObject *unique_call(int method, PyObject *self, PyObject *args, PyObjec
     if (ctp_parse_args("unique", sigs, 1, args, kwargs, parsed) < 0)
         return NULL;
     PyObject *input = method ? self : ctp_arg(sigs, parsed, "input");
-    if (ctp_arg(sigs, parsed, "dim") != NULL)
-        return PyErr_Format(PyExc_NotImplementedError, "unique: dim= is not supported yet");
+    PyObject *dim_obj = ctp_arg(sigs, parsed, "dim");
+    int64_t dim = 0;
+    if (dim_obj != NULL && ctp_int64_of_arg(dim_obj, &dim) < 0)
+        return NULL;
     int sorted = bool_or(ctp_arg(sigs, parsed, "sorted"), 1);
     int rinv = bool_or(ctp_arg(sigs, parsed, "return_inverse"), 0);
     int rcnt = bool_or(ctp_arg(sigs, parsed, "return_counts"), 0);
     if (sorted < 0 || rinv < 0 || rcnt < 0)
         return NULL;
     ct_tensor *o = NULL, *inv = NULL, *cnt = NULL;
-    ct_status st = ct_unique(ctp_tensor_get(input), sorted != 0, &o, rinv ? &inv : NULL,
-                             rcnt ? &cnt : NULL);
+    ct_status st = dim_obj != NULL /* unique.h: slices along dim, always sorted */
+                       ? ct_unique_dim(ctp_tensor_get(input), dim, false, &o, rinv ? &inv : NULL,
+                                       rcnt ? &cnt : NULL)
+                       : ct_unique(ctp_tensor_get(input), sorted != 0, &o, rinv ? &inv : NULL,
+                                   rcnt ? &cnt : NULL);
     if (st != CT_OK)
         return ctp_raise_status(st);
     if (!rinv && !rcnt)

@@ -8,8 +8,7 @@
  *   masked_fill(input, mask, value)                 Tensor.masked_fill, masked_fill_
  * Python numbers become wrapped numbers (ct_tensor_wrapped_number), so the C layer sees
  * torch's scalar overloads. A thin skin: every call is one ct_ternary / ct_ternary_out /
- * ct_ternary_ call. where(condition) (torch's nonzero form) needs nonzero, which ctensor
- * does not have yet: NotImplementedError. */
+ * ct_ternary_ call. where(condition) is torch's nonzero(condition, as_tuple=True). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -163,10 +162,8 @@ static PyObject *ternary_call(const ter_entry *e, PyObject *self, PyObject *args
     if (k < 0)
         return NULL;
     const ctp_signature *sig = &e->sigs[k];
-    if (e->op == CT_TEROP_WHERE && sig->nparams == 1)
-        return PyErr_Format(PyExc_NotImplementedError,
-                            "where(condition) is nonzero(condition, as_tuple=True), which "
-                            "ctensor does not have yet");
+    if (e->op == CT_TEROP_WHERE && sig->nparams == 1) /* torch's nonzero form */
+        return ctp_nonzero_tuple(parsed[0]);
     ct_tensor *ops[3] = {NULL, NULL, NULL}, *owned[3] = {NULL, NULL, NULL};
     PyObject *result = NULL;
     for (int i = 0; i < 3; i++) {

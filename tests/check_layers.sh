@@ -21,6 +21,7 @@ declare -A header_layer=(
     [ops.h]=ops [ops.def]=kernels [unary.h]=ops [unary.def]=kernels [reduce.h]=ops
     [ternary.h]=ops [ternary.def]=kernels [linalg.h]=ops
     [sort.h]=ops [reorder.h]=tensor [triangle.h]=ops [linalg_add.h]=ops
+    [scatter.h]=ops [search.h]=ops [unique.h]=ops
     [sparse.h]=sparse [ctensor.h]=sparse
     [safetensors.h]=io
     [cuda.h]=cuda

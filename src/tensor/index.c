@@ -597,15 +597,24 @@ ct_status ct_tensor_nonzero(const ct_tensor *self, ct_tensor **out) {
     int64_t cnt = 0, nd = self->ndim;
     for (int64_t e = 0; e < b->numel; e++)
         cnt += md[e] != 0;
-    int64_t sizes[2] = {cnt, nd};
+    /* column-major, as PyTorch's CPU nonzero: strides (1, cnt), so that each column (the
+     * as_tuple / where(condition) results) is contiguous */
+    int64_t sizes[2] = {nd, cnt}, tsizes[2] = {cnt, nd}, tstrides[2] = {1, cnt};
     ct_status st = ct_tensor_empty(sizes, 2, CT_INT64, NULL, CT_LAYOUT_STRIDED,
                                    CT_MEMFMT_CONTIGUOUS, out);
+    if (st == CT_OK)
+        st = ct_tensor_impl_resize(*out, tsizes, 2, tstrides);
+    if (st != CT_OK) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
     if (st == CT_OK) {
-        int64_t *w = ct_tensor_data_ptr(*out), ctr[CT_MAX_DIMS] = {0};
+        int64_t *w = ct_tensor_data_ptr(*out), ctr[CT_MAX_DIMS] = {0}, row = 0;
         for (int64_t e = 0; e < b->numel; e++) {
             if (md[e]) {
-                memcpy(w, ctr, (size_t)nd * sizeof(int64_t));
-                w += nd;
+                for (int64_t j = 0; j < nd; j++)
+                    w[j * cnt + row] = ctr[j];
+                row++;
             }
             for (int64_t j = nd - 1; j >= 0; j--) {
                 if (++ctr[j] < self->sizes[j])

@@ -23,7 +23,6 @@ Named divergences (newest PyTorch's behaviour, which ctensor follows):
  - masked_fill with a non-bool mask: 1.13 accepts a float mask (and warns for uint8); newest
    PyTorch requires bool ("masked_fill_ only supports boolean masks, but got mask with dtype
    float").
- - where(condition) (nonzero) is not provided: NotImplementedError.
 """
 import math
 import warnings
@@ -198,8 +197,7 @@ def test_where_errors():
     # out= of another dtype: newest PyTorch's check (torch 1.13 fails an internal assert)
     with pytest.raises(RuntimeError, match="^Expected out type to be Float but got Double$"):
         ctensor.where(c.ct, a.ct, a.ct, out=ctensor.empty(3, dtype=ctensor.float64))
-    with pytest.raises(NotImplementedError):
-        ctensor.where(c.ct)
+    # where(condition) is nonzero(condition, as_tuple=True): test_scatter_vs_torch.py
     # uint8 conditions still work (with PyTorch's deprecation warning)
     cu = T("uint8", (3,), 4)
     check(lambda L, c, a: L.where(c, a, -a), cu, a)

@@ -2,8 +2,10 @@
  * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
  * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h), reordering
- * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu
- * and linalg_add.h (addbmm, addr, addmv_). The
+ * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu,
+ * linalg_add.h (addbmm, addr, addmv_), gather / scatter / index_add / index_fill /
+ * index_copy (scatter.h), searchsorted / bucketize (search.h), unique_dim /
+ * unique_consecutive (unique.h) and nonzero. The
  * contract is test_fault_all.c's: fail allocation 1, 2, ... until the call goes through;
  * each failure returns CT_ERR_NOMEM with every result NULL, leaks nothing and leaves an
  * out= / in-place target's metadata as it was. Run under ASan+LSan (build-asan). */
@@ -26,6 +28,8 @@
  * d13 float64 (1, 3), b23 bool (2, 3), h23 float16 (2, 3), x345 float32 (4, 3, 5) permuted
  * (non-contiguous), w0 a wrapped number. */
 static ct_tensor *f23, *i21, *d13, *b23, *h23, *x345, *w0;
+/* int64 indices: ig (2, 3) in [0, 2), ix2 [1, 0] */
+static ct_tensor *ig, *ix2;
 /* An in-place / out= target, made fresh before each attempt by the case's prep. */
 static ct_tensor *target;
 
@@ -347,6 +351,65 @@ static ct_status prep_f2(void) {
     return ct_tensor_ones(SHAPE(2), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &target);
 }
 
+/* ---- gather, scatter, index_*, searchsorted ---- */
+
+static ct_status prep_empty_l(void) {
+    return ct_tensor_empty(SHAPE(0), CT_INT64, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                           &target);
+}
+static ct_status op_gather(ct_tensor **o) { return ct_gather(f23, 1, ig, NULL, o); }
+static ct_status op_gather_out(ct_tensor **o) { return ct_gather(f23, 0, ig, target, o); }
+static ct_status op_scatter(ct_tensor **o) {
+    return ct_scatter(f23, 0, ig, f23, NULL, CT_SCATTER_REDUCE_NONE, NULL, o);
+}
+static ct_status op_scatter_value_out(ct_tensor **o) {
+    ct_scalar v = ct_scalar_float(2.5);
+    return ct_scatter(f23, 1, ig, NULL, &v, CT_SCATTER_REDUCE_PROD, target, o);
+}
+static ct_status op_scatter_add_self(ct_tensor **o) { /* src shares self's memory: a copy */
+    (void)o;
+    return ct_scatter_add_(target, 0, ig, target);
+}
+static ct_status op_scatter_reduce_mean(ct_tensor **o) {
+    return ct_scatter_reduce(f23, 0, ig, f23, CT_SCATTER_REDUCE_MEAN, false, NULL, o);
+}
+static ct_status op_scatter_reduce_out(ct_tensor **o) {
+    return ct_scatter_reduce(f23, 0, ig, f23, CT_SCATTER_REDUCE_AMAX, true, target, o);
+}
+static ct_status op_index_add(ct_tensor **o) {
+    return ct_index_add(f23, 0, ix2, f23, ct_scalar_int(2), NULL, o);
+}
+static ct_status op_index_add_out(ct_tensor **o) {
+    return ct_index_add(f23, 0, ix2, f23, ONE, target, o);
+}
+static ct_status op_index_fill(ct_tensor **o) {
+    return ct_index_fill(x345, 2, ix2, ct_scalar_int(7), o);
+}
+static ct_status op_index_copy(ct_tensor **o) { return ct_index_copy(f23, 0, ix2, f23, NULL, o); }
+static ct_status op_searchsorted(ct_tensor **o) {
+    return ct_searchsorted(f23, f23, false, true, NULL, NULL, NULL, o);
+}
+static ct_status op_searchsorted_sorter_out(ct_tensor **o) {
+    return ct_searchsorted(ix2, i21, false, false, "left", ix2, target, o);
+}
+static ct_status op_bucketize(ct_tensor **o) {
+    return ct_bucketize(h23, ix2, true, false, NULL, o);
+}
+static ct_status op_nonzero(ct_tensor **o) { return ct_tensor_nonzero(x345, o); }
+static ct_status op_unique_dim(ct_tensor **o) {
+    ct_tensor *inv = NULL, *cnt = NULL;
+    ct_status st = ct_unique_dim(x345, 1, false, o, &inv, &cnt);
+    ct_tensor_release(inv);
+    ct_tensor_release(cnt);
+    return st;
+}
+static ct_status op_unique_consecutive(ct_tensor **o) {
+    ct_tensor *inv = NULL;
+    ct_status st = ct_unique_consecutive(ig, o, &inv, NULL);
+    ct_tensor_release(inv);
+    return st;
+}
+
 typedef struct fault_case {
     const char *name;
     ct_status (*op)(ct_tensor **out);
@@ -450,6 +513,23 @@ static const fault_case cases[] = {
     CASE(op_addbmm),
     CASE(op_addr),
     CASE_ON(op_addmv_, prep_f2),
+    CASE(op_gather),
+    CASE_ON(op_gather_out, prep_empty_f),
+    CASE(op_scatter),
+    CASE_ON(op_scatter_value_out, prep_empty_f),
+    CASE_ON(op_scatter_add_self, prep_f23),
+    CASE(op_scatter_reduce_mean),
+    CASE_ON(op_scatter_reduce_out, prep_empty_f),
+    CASE(op_index_add),
+    CASE_ON(op_index_add_out, prep_empty_f),
+    CASE(op_index_fill),
+    CASE(op_index_copy),
+    CASE(op_searchsorted),
+    CASE_ON(op_searchsorted_sorter_out, prep_empty_l),
+    CASE(op_bucketize),
+    CASE(op_nonzero),
+    CASE(op_unique_dim),
+    CASE(op_unique_consecutive),
 };
 
 /* What an in-place or out= target must keep when the call fails. */
@@ -545,6 +625,16 @@ static void make_inputs(void) {
     OK(ct_tensor_permute(s, SHAPE(1, 0, 2), &x345));
     ct_tensor_release(s);
     OK(ct_tensor_wrapped_number(ct_scalar_float(1.5), &w0));
+    ct_tensor *g = NULL;
+    OK(ct_tensor_arange(ct_scalar_int(0), ct_scalar_int(6), ONE, CT_INT64, &CPU,
+                        CT_LAYOUT_STRIDED, &g));
+    int64_t *gd = ct_tensor_data_ptr(g);
+    for (int k = 0; k < 6; k++)
+        gd[k] = (k * 7) % 2;
+    OK(ct_tensor_view(g, SHAPE(2, 3), &ig));
+    ct_tensor_release(g);
+    OK(ct_tensor_arange(ct_scalar_int(1), ct_scalar_int(-1), ct_scalar_int(-1), CT_INT64, &CPU,
+                        CT_LAYOUT_STRIDED, &ix2));
 }
 
 static void test_fault_ops(void **state) {
@@ -604,6 +694,8 @@ static void test_fault_ops(void **state) {
     ct_tensor_release(h23);
     ct_tensor_release(x345);
     ct_tensor_release(w0);
+    ct_tensor_release(ig);
+    ct_tensor_release(ix2);
 }
 
 int main(void) {
