@@ -13,8 +13,8 @@
  * only when called); dtypes NumPy lacks (bfloat16, complex32, float8, float4) raise
  * TypeError "Got unsupported ScalarType BFloat16", as PyTorch, except that the float8 dtypes
  * become arrays of ml_dtypes' types of the same names when ml_dtypes can be imported (still
- * sharing memory). float4_e2m1fn_x2 stays refused: it packs two values in a byte, and
- * ml_dtypes.float4_e2m1fn holds one per byte, so no array can share its memory.
+ * sharing memory). float4_e2m1fn_x2 packs two values in a byte and ml_dtypes.float4_e2m1fn
+ * holds one per byte: it becomes such an array with a last dim twice as long, a copy.
  */
 #include "ctensor_py.h"
 
@@ -313,7 +313,35 @@ static PyObject *ml_dtypes_type(ct_dtype d) {
     return type;
 }
 
+/* float4_e2m1fn_x2 as ml_dtypes' float4_e2m1fn, one value per byte: the pairs unpacked into
+ * a last dim twice as long (a copy: no array can share a packed byte). Without ml_dtypes,
+ * PyTorch's TypeError. */
+static PyObject *numpy_of_float4(ct_tensor *t) {
+    PyObject *ml = PyImport_ImportModule("ml_dtypes");
+    if (ml == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ImportError))
+            return NULL;
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s",
+                            ct_dtype_cpp_name(ct_tensor_dtype(t)));
+    }
+    PyObject *type = PyObject_GetAttrString(ml, "float4_e2m1fn");
+    Py_DECREF(ml);
+    if (type == NULL)
+        return NULL;
+    ct_tensor *codes = NULL;
+    ct_status st = ct_tensor_float4_codes(t, &codes);
+    PyObject *r = st == CT_OK ? numpy_of_bytes(codes) : raise_status(st);
+    ct_tensor_release(codes); /* the array holds its own reference */
+    if (r != NULL)
+        Py_SETREF(r, PyObject_CallMethod(r, "view", "O", type));
+    Py_DECREF(type);
+    return r;
+}
+
 static PyObject *numpy_of(ct_tensor *t) {
+    if (ct_tensor_dtype(t) == CT_FLOAT4_E2M1FN_X2)
+        return numpy_of_float4(t);
     PyObject *ml_type = NULL;
     if (buffer_format(ct_tensor_dtype(t)) == NULL &&
         (ml_type = ml_dtypes_type(ct_tensor_dtype(t))) == NULL && !PyErr_Occurred())

@@ -7,6 +7,8 @@
  * PyTorch's bindings fill in (new_* take self's dtype and device).
  */
 #include "ctensor/range.h"
+#include <string.h>
+
 #include "ctensor_py.h"
 
 #define TEN CTP_PARAM_TENSOR
@@ -244,12 +246,14 @@ static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
     int float8 = ct_dtype_from_name(cname, &named) == CT_OK && ct_dtype_is_float8(named);
     if (float8)
         shared_as = named;
-    if (vtype && !float8) {
+    /* ml_dtypes' float4_e2m1fn holds one code per byte: packed two to a byte, a copy */
+    int float4 = strcmp(cname, "float4_e2m1fn") == 0;
+    if (vtype && !float8 && !float4) {
         PyErr_Format(PyExc_TypeError,
                      "can't convert np.ndarray of type %s. The only supported types are: "
                      "float64, float32, float16, complex64, complex128, int64, int32, int16, "
                      "int8, uint8, bool, and ml_dtypes' float8_e4m3fn, float8_e5m2, "
-                     "float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu.",
+                     "float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn.",
                      cname);
         Py_DECREF(name);
         return NULL;
@@ -267,6 +271,18 @@ static PyObject *py_from_numpy(PyObject *m, PyObject *arr) {
     PyObject *mod = PyImport_ImportModule("ctensor");
     if (mod == NULL)
         return NULL;
+    if (float4) {
+        PyObject *codes = PyObject_CallMethod(arr, "view", "s", "uint8");
+        PyObject *c = codes != NULL ? PyObject_CallMethod(mod, "from_dlpack", "O", codes) : NULL;
+        Py_XDECREF(codes);
+        Py_DECREF(mod);
+        if (c == NULL)
+            return NULL;
+        ct_tensor *packed = NULL;
+        ct_status st = ct_tensor_float4_pack_codes(ctp_tensor_get(c), &packed);
+        Py_DECREF(c);
+        return ctp_tensor_result(NULL, st, packed);
+    }
     /* NumPy's DLPack export has no bool (nor float8): share the bytes as uint8, then view
      * them as the dtype */
     int as_bytes = shared_as != CT_DTYPE_UNDEFINED;

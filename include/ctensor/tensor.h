@@ -329,6 +329,18 @@ CT_API ct_status ct_tensor_clone(const ct_tensor *tensor, ct_memory_format forma
 CT_API ct_status ct_tensor_contiguous(const ct_tensor *tensor, ct_memory_format format,
                                       ct_tensor **out);
 
+/** The E2M1 codes of a cpu float4_e2m1fn_x2 tensor, one per byte (ml_dtypes' float4_e2m1fn
+ *  layout): a new contiguous uint8 tensor whose last dim is twice `packed`'s (a 0-dim tensor
+ *  gives 2 codes), element 0 of each byte (its low nibble) first. Errors: CT_ERR_TYPE for
+ *  another dtype; CT_ERR_NOT_IMPLEMENTED off the cpu or for sparse. New reference in
+ *  *codes. */
+CT_API ct_status ct_tensor_float4_codes(const ct_tensor *packed, ct_tensor **codes);
+/** The inverse of ct_tensor_float4_codes: codes (uint8, each < 16, a last dim of even size)
+ *  packed two to a byte into a new contiguous float4_e2m1fn_x2 tensor. Errors: CT_ERR_TYPE
+ *  for codes not uint8; CT_ERR_VALUE for an odd last dim (or 0-dim codes) or a code above
+ *  15; CT_ERR_NOT_IMPLEMENTED off the cpu. New reference in *packed. */
+CT_API ct_status ct_tensor_float4_pack_codes(const ct_tensor *codes, ct_tensor **packed);
+
 /** Tensor.to(device, dtype, copy, memory_format): dtype UNDEFINED and device NULL keep the
  *  input's; the device is resolved ('cuda' -> current device, 'cpu:0' -> cpu). Returns the
  *  tensor itself (a new reference) when dtype and device are unchanged, copy is false and

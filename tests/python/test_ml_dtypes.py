@@ -4,8 +4,8 @@ ml_dtypes as an independent reference for ctensor's float8 / e8m0 / float4 conve
 Exchange: Tensor.numpy() and np.asarray(t) of a float8 tensor are arrays of ml_dtypes' type
 of the same name sharing the tensor's memory (any strides); ctensor.from_numpy of such an
 array shares the array's memory. float4_e2m1fn_x2 packs two values per byte while
-ml_dtypes.float4_e2m1fn holds one per byte, so no array can share a float4 tensor's memory:
-both directions refuse with TypeError.
+ml_dtypes.float4_e2m1fn holds one per byte: both directions copy, the byte's two values
+becoming two elements of a last dim twice as long.
 
 Reference: every 8-bit code -> float32 (ct_convert), and a large fixed-seed sample of float32
 -> each 8-bit format, must match ml_dtypes bit for bit; float4 through ct_float4_pack /
@@ -57,15 +57,42 @@ def test_from_numpy_float8_shares_memory(name):
         assert t.numpy().view(np.uint8).tobytes() == arr.view(np.uint8).tobytes()
 
 
-def test_float4_refused_both_ways():
+def test_float4_exchange_both_ways():
+    """float4_e2m1fn_x2 <-> ml_dtypes.float4_e2m1fn: byte b of the tensor holds values
+    (b & 15, b >> 4), which become two consecutive elements of the array's last dim (twice
+    as long); a copy both ways, every 4-bit code, any strides."""
     ml = need("ml_dtypes")
+    raw = np.random.default_rng(3).integers(0, 256, (3, 8), dtype=np.uint8)
+    base = ctensor.from_numpy(raw).view(ctensor.float4_e2m1fn_x2)
+    for t, r in ((base, raw), (base.t(), raw.T), (base[1:, ::3], raw[1:, ::3]),
+                 (base[0, 0], raw[0, 0])):
+        for a in (t.numpy(), np.asarray(t)):
+            assert a.dtype == np.dtype(ml.float4_e2m1fn)
+            want = np.stack((r & 15, r >> 4), axis=-1).reshape(r.shape[:-1] + (-1,)) \
+                if r.ndim else np.array([r & 15, r >> 4])
+            assert np.array_equal(a.view(np.uint8), want)
+            # ml_dtypes decodes each code as ct_float4_unpack does
+            values = np.arange(16, dtype=np.uint8).view(ml.float4_e2m1fn).astype(np.float32)
+            assert np.array_equal(a.astype(np.float32), values[want], equal_nan=True)
+            back = ctensor.from_numpy(a)
+            assert back.dtype == ctensor.float4_e2m1fn_x2 and back.shape == (t.shape or (1,))
+            assert np.array_equal(back.view(ctensor.uint8).numpy(),
+                                  r.reshape(back.shape) if r.ndim else r.reshape(1))
+    arr = np.array([[0.5, -6.0, 1.5, 0.0]], dtype=ml.float4_e2m1fn)
+    t = ctensor.from_numpy(arr)
+    assert t.shape == (1, 2) and t.numpy().astype(np.float32).tolist() == [[0.5, -6.0, 1.5, 0.0]]
+    with pytest.raises(ValueError, match="last dimension must have an even size"):
+        ctensor.from_numpy(np.zeros(3, dtype=ml.float4_e2m1fn))
+    with pytest.raises(TypeError, match="bfloat16"):  # bfloat16 arrays: not float8
+        ctensor.from_numpy(np.zeros(4, dtype=ml.bfloat16))
+
+
+def test_float4_without_ml_dtypes_is_refused(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # import fails
     t = ctensor.zeros(2, dtype=ctensor.uint8).view(ctensor.float4_e2m1fn_x2)
     with pytest.raises(TypeError, match="Got unsupported ScalarType Float4_e2m1fn_x2"):
         t.numpy()
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type float4_e2m1fn"):
-        ctensor.from_numpy(np.zeros(4, dtype=ml.float4_e2m1fn))
-    with pytest.raises(TypeError, match="bfloat16"):  # bfloat16 arrays: not float8
-        ctensor.from_numpy(np.zeros(4, dtype=ml.bfloat16))
 
 
 # ---- ml_dtypes as a reference for the conversions --------------------------------------------
