@@ -139,8 +139,8 @@ def test_numpy_errors():
     if importlib.util.find_spec("ml_dtypes") is None:  # else an ml_dtypes array (test_ml_dtypes)
         with pytest.raises(TypeError, match="Got unsupported ScalarType Float8_e4m3fn"):
             ctensor.ones(2, dtype=ctensor.float8_e4m3fn).numpy()
-    with pytest.raises(TypeError, match="Got unsupported ScalarType Float4_e2m1fn_x2"):
-        ctensor.ones(2, dtype=ctensor.float4_e2m1fn_x2).numpy()
+        with pytest.raises(TypeError, match="Got unsupported ScalarType Float4_e2m1fn_x2"):
+            ctensor.ones(2, dtype=ctensor.float4_e2m1fn_x2).numpy()
 
 
 def test_array_protocol():
