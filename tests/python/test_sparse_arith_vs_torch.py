@@ -226,6 +226,9 @@ def test_scalar(data):
     # inf+nanj, 1.13 nan+nanj); that is the dense layer's, not the sparse layer's
     cplx = a["dtype"] in COMPLEX or zdt in COMPLEX or isinstance(k, complex)
     assume(not ("/" in op and cplx and k not in (1, 2, -1, True)))
+    # complex -> bool of the 0-dim operand: 1.13 keeps the real part (1j -> False), ctensor
+    # follows the newest PyTorch (real != 0 or imag != 0: True); a dense-cast difference
+    assume(not (zdt == "bool" and isinstance(k, complex) and k.imag != 0))
     fns = {
         "s*k": lambda m: build(m, a) * k,
         "k*s": lambda m: k * build(m, a),
