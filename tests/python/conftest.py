@@ -6,6 +6,8 @@ types and messages. Where newest PyTorch (what ctensor implements) differs from 
 difference is written out as an expected difference, and newest-only dtypes are checked
 against PyTorch's documented tables, written out in the tests.
 """
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -16,6 +18,22 @@ import torch
 def pytest_configure(config):
     # torch 1.13 warns whenever a complex32 tensor is created; irrelevant here.
     config.addinivalue_line("filterwarnings", "ignore:ComplexHalf support is experimental")
+
+
+def pytest_collection_modifyitems(config, items):
+    # CT_TEST_SHARD=k/n keeps every n-th collected test from the k-th (0-based): ctest runs
+    # the suite as n such shards side by side (tests/CMakeLists.txt), so that its -j can use
+    # more than one core for it. Tests taken round-robin in collection order spread each
+    # file's slow tests over the shards.
+    shard = os.environ.get("CT_TEST_SHARD")
+    if not shard:
+        return
+    k, n = (int(x) for x in shard.split("/"))
+    keep = [item for i, item in enumerate(items) if i % n == k]
+    drop = [item for i, item in enumerate(items) if i % n != k]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 # No example database: ctest runs from the build tree and nothing should be written there.
