@@ -2,11 +2,13 @@
 # Quick start, command 2: install what is missing, then build and run every test:
 #  1. the C unit tests, and the C tests of global tensors under mpirun with 1-4 ranks, under
 #     AddressSanitizer + UndefinedBehaviorSanitizer built with gcc (build-asan/);
-#  2. 60 s of the random API driver against that tree's Python module (scripts/api_driver.sh);
+#  2. 60 s of the random API driver against that tree's Python module (scripts/api_driver.sh),
+#     while step 3's tree builds;
 #  3. the same C tests under clang's AddressSanitizer + UndefinedBehaviorSanitizer
 #     (build-clang/), which finds what gcc's does not;
 #  4. a ThreadSanitizer stress test (scripts/tsan.sh, build-tsan/);
-#  5. 10 s of libFuzzer on each fuzz target, starting from its corpus (fuzz/, build-fuzz/);
+#  5. 10 s of libFuzzer on each fuzz target, starting from its corpus, two targets at a time
+#     (fuzz/, build-fuzz/);
 #  6. everything (C unit tests, header checks, install check, Python tests against
 #     PyTorch 1.13, the global-tensor tests in C and Python under mpirun with 1-4 ranks and
 #     the mismatched-arguments driver on 2 and 3, each launch under `timeout`) in the normal
@@ -23,11 +25,23 @@ echo "== sanitizer build (gcc; address, undefined): C unit tests and C global-te
     ctest --output-on-failure -j "$jobs" -L "unit|dist" -LE python)
 
 echo "== random API driver (the same tree's Python module): random call sequences for 60 s"
-"$root/scripts/api_driver.sh" 60
+# It runs on one core for a fixed 60 s: the clang tree builds meanwhile at a lower priority
+# (nice), so the driver keeps its core and the other one is not left idle.
+driver_log="$root/build-asan/api_driver.log"
+"$root/scripts/api_driver.sh" 60 >"$driver_log" 2>&1 &
+driver=$!
+trap 'kill "$driver" 2>/dev/null || true' EXIT
 
 echo "== sanitizer build (clang; address, undefined): C unit tests and C global-tensor tests"
-CC=clang BUILD_DIR="$root/build-clang" "$root/scripts/build.sh" -DCT_SANITIZE=address,undefined \
-    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF -DCT_BUILD_CUDA=OFF >/dev/null
+CC=clang BUILD_DIR="$root/build-clang" nice -n 10 "$root/scripts/build.sh" \
+    -DCT_SANITIZE=address,undefined -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF \
+    -DCT_BUILD_CUDA=OFF >/dev/null
+driver_ok=0
+wait "$driver" || driver_ok=$?
+trap - EXIT
+echo "-- random API driver:"
+cat "$driver_log"
+[ "$driver_ok" -eq 0 ] || { echo "random API driver failed (exit $driver_ok)"; exit 1; }
 (cd "$root/build-clang" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" -L "unit|dist")
 
@@ -35,7 +49,7 @@ echo "== thread sanitizer build: many threads creating, viewing, casting and add
 "$root/scripts/tsan.sh"
 
 echo "== fuzzing (libFuzzer, clang, ASan + UBSan): a short run of every target over its corpus"
-"$root/fuzz/run.sh" 10
+CT_FUZZ_PARALLEL=2 "$root/fuzz/run.sh" 10
 
 echo "== release build: all tests"
 "$root/scripts/build.sh" >/dev/null
