@@ -16,7 +16,7 @@
 #include "tensor_test_util.h"
 
 #include "base/error_impl.h" /* CT_TRY */
-#include "fault_alloc.h"
+#include "fault_table.h"
 
 static const ct_device CUDA = {CT_DEVICE_CUDA, 0};
 static const ct_device CUDA1 = {CT_DEVICE_CUDA, 1};
@@ -33,8 +33,6 @@ static void release_all(ct_tensor **ts, size_t n) {
 
 /* Inputs made once, outside the faults. */
 static ct_tensor *f23, *i31, *d14, *cl4, *cu23, *h23, *b23, *cx3, *m23, *sp, *spdup, *z0;
-/* An in-place / out= target, made fresh before each attempt by the case's prep. */
-static ct_tensor *target;
 
 /* ---- factories ---- */
 
@@ -444,22 +442,6 @@ static ct_status op_register_backend(ct_tensor **o) {
     return st;
 }
 
-typedef struct fault_case {
-    const char *name;
-    ct_status (*op)(ct_tensor **out);
-    ct_status (*prep)(void); /* makes `target` (fault off); NULL: none */
-    bool none;               /* must allocate nothing (so it cannot fail with NOMEM) */
-} fault_case;
-
-#define CASE(fn)                                                                                   \
-    { &(#fn)[3], fn, NULL, false }
-#define CASE_ON(fn, prep)                                                                          \
-    { &(#fn)[3], fn, prep, false }
-/* In-place forms whose target needs no resize allocate nothing (the iterator keeps its
- * state inline): the test holds them to that. */
-#define CASE_NONE(fn, prep)                                                                        \
-    { &(#fn)[3], fn, prep, true }
-
 static const fault_case cases[] = {
     CASE(op_empty_strided),
     CASE(op_zeros),
@@ -566,69 +548,6 @@ static const fault_case cases[] = {
     CASE_NONE(op_register_backend, NULL),
 };
 
-/* What an in-place or out= target must keep when the call fails. */
-typedef struct meta {
-    int64_t ndim, offset, sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    ct_dtype dtype;
-    ct_device device;
-    const ct_storage *storage;
-} meta;
-
-static meta meta_of(const ct_tensor *t) {
-    meta m;
-    memset(&m, 0, sizeof m);
-    m.ndim = ct_tensor_dim(t);
-    m.offset = ct_tensor_storage_offset(t);
-    memcpy(m.sizes, ct_tensor_sizes(t), sizeof(int64_t) * (size_t)m.ndim);
-    memcpy(m.strides, ct_tensor_strides(t), sizeof(int64_t) * (size_t)m.ndim);
-    m.dtype = ct_tensor_dtype(t);
-    m.device = ct_tensor_device(t);
-    m.storage = ct_tensor_storage(t);
-    return m;
-}
-
-/* Fail allocation 1, 2, ... of `c` until it succeeds; returns the failures injected. */
-static long drive(const fault_case *c) {
-    for (long n = 1;; n++) {
-        long base = live_allocs;
-        if (c->prep != NULL && c->prep() != CT_OK)
-            fail_msg("%s: prep failed: %s", c->name, ct_last_error());
-        meta before = c->prep != NULL ? meta_of(target) : (meta){0};
-        long held = live_allocs;
-        ct_tensor *out = NULL;
-        ct_clear_error();
-        calls = 0;
-        fail_at = n;
-        ct_status st = c->op(&out);
-        fail_at = 0;
-        bool faulted = calls >= n;
-        if (!faulted && st != CT_OK)
-            fail_msg("%s: failed without a fault: %s", c->name, ct_last_error());
-        if (faulted && st != CT_OK) {
-            if (st != CT_ERR_NOMEM)
-                fail_msg("%s: allocation %ld failed with %s: %s", c->name, n, ct_status_name(st),
-                         ct_last_error());
-            if (out != NULL)
-                fail_msg("%s: out is not NULL after a failure", c->name);
-            if (live_allocs != held)
-                fail_msg("%s: allocation %ld failed and %ld allocations leaked", c->name, n,
-                         live_allocs - held);
-            if (c->prep != NULL) {
-                meta after = meta_of(target);
-                if (memcmp(&before, &after, sizeof before) != 0)
-                    fail_msg("%s: allocation %ld failed and the target changed", c->name, n);
-            }
-        }
-        ct_tensor_release(out);
-        ct_tensor_release(target);
-        target = NULL;
-        if (live_allocs != base)
-            fail_msg("%s: attempt %ld leaves %ld allocations", c->name, n, live_allocs - base);
-        if (!faulted)
-            return n - 1;
-    }
-}
-
 static int setup(void **state) {
     (void)state;
     ct_allocator a = {NULL, fa_alloc, fa_free};
@@ -684,41 +603,7 @@ static void make_inputs(void) {
 static void test_fault_all(void **state) {
     (void)state;
     make_inputs();
-    size_t n = sizeof cases / sizeof cases[0];
-    /* A first run of each, without faults, lets one-time lazy state (the default generator,
-     * backend bookkeeping) settle outside the counts. */
-    for (size_t k = 0; k < n; k++) {
-        ct_tensor *out = NULL;
-        if (cases[k].prep != NULL)
-            OK(cases[k].prep());
-        if (cases[k].op(&out) != CT_OK)
-            fail_msg("%s: %s", cases[k].name, ct_last_error());
-        ct_tensor_release(out);
-        ct_tensor_release(target);
-        target = NULL;
-    }
-    long total = 0, idle = 0, noalloc = 0;
-    const char *only = getenv("FAULT_ONLY"); /* debugging: drive one case */
-    for (size_t k = 0; k < n; k++) {
-        if (only != NULL && strcmp(only, cases[k].name) != 0)
-            continue;
-        long f = drive(&cases[k]);
-        if (cases[k].none) {
-            if (f != 0)
-                fail_msg("%s: allocates (%ld points)", cases[k].name, f);
-            noalloc++;
-            continue;
-        }
-        if (f == 0) {
-            print_error("%s allocates nothing: the loop tested no failure\n", cases[k].name);
-            idle++;
-        }
-        total += f;
-    }
-    assert_int_equal(idle, 0);
-    print_message("fault_all: %zu operations (%ld allocation-free), %ld allocation failure "
-                  "points injected\n",
-                  n, noalloc, total);
+    fault_table_run(cases, sizeof cases / sizeof cases[0], "fault_all");
 
     /* The library still works: a normal broadcasting operation with the right values. */
     ct_tensor *r = NULL;
