@@ -504,6 +504,14 @@ extern PyMethodDef ctp_tensor_arith_methods[];
  * 0, or -1 with an exception. */
 int ctp_tensor_add_methods(PyMethodDef *defs);
 
+/* Fills a file's row table into module functions and Tensor methods and adds them: entry(i,
+ * &def) sets row i's PyMethodDef and returns 1 for a module function, 0 for a Tensor method.
+ * `functions` and `methods` hold n + 1 zeroed PyMethodDefs each and must live as long as the
+ * process; they are filled once (a later call only adds them again). 0, or -1 with an
+ * exception. Defined in utils.c. */
+int ctp_add_entry_defs(PyObject *module, int n, int (*entry)(int i, PyMethodDef *def),
+                       PyMethodDef *functions, PyMethodDef *methods);
+
 /** Set the operator slots (+ - * / // and their in-place forms) of the Tensor type's number
  *  table; before PyType_Ready. */
 void ctp_arith_number_slots(PyNumberMethods *nb);

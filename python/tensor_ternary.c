@@ -218,23 +218,12 @@ _Static_assert(sizeof FNS / sizeof FNS[0] == sizeof ENTRIES / sizeof ENTRIES[0],
 static PyMethodDef functions[NUM_ENTRIES + 1];
 static PyMethodDef methods[NUM_ENTRIES + 1];
 
+static int ter_entry_def(int i, PyMethodDef *def) {
+    *def = (PyMethodDef){ENTRIES[i].name, CTP_KW_FUNC(FNS[i]), KW,
+                         "ternary.def's row (include/ctensor/ternary.h)"};
+    return ENTRIES[i].form == FORM_FUNCTION;
+}
+
 int ctp_ternary_init(PyObject *module) {
-    static int filled;
-    if (!filled) {
-        int nf = 0, nm = 0;
-        for (int i = 0; i < NUM_ENTRIES; i++) {
-            PyMethodDef d = {ENTRIES[i].name, CTP_KW_FUNC(FNS[i]), KW,
-                             "ternary.def's row (include/ctensor/ternary.h)"};
-            if (ENTRIES[i].form == FORM_FUNCTION)
-                functions[nf++] = d;
-            else
-                methods[nm++] = d;
-        }
-        functions[nf] = (PyMethodDef){NULL, NULL, 0, NULL};
-        methods[nm] = (PyMethodDef){NULL, NULL, 0, NULL};
-        filled = 1;
-    }
-    if (PyModule_AddFunctions(module, functions) < 0)
-        return -1;
-    return ctp_tensor_add_methods(methods);
+    return ctp_add_entry_defs(module, NUM_ENTRIES, ter_entry_def, functions, methods);
 }

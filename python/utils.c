@@ -4,6 +4,8 @@
  * type, as in PyTorch. The rules and messages are the C API's (ct_privateuse1_set_name): one
  * name per process, no in-tree name, and - stricter than PyTorch - only names the device
  * grammar can parse.
+ *
+ * Also the binding's shared table helper ctp_add_entry_defs (ctensor_py.h).
  */
 #include <string.h>
 
@@ -63,4 +65,24 @@ static struct PyModuleDef utils_module = {
 
 int ctp_utils_init(PyObject *module) {
     return ctp_add_submodule(module, &utils_module, "utils") == NULL ? -1 : 0;
+}
+
+int ctp_add_entry_defs(PyObject *module, int n, int (*entry)(int i, PyMethodDef *def),
+                       PyMethodDef *functions, PyMethodDef *methods) {
+    /* n > 0 rows each land in one table: both empty means not filled yet */
+    if (functions[0].ml_name == NULL && methods[0].ml_name == NULL) {
+        int nf = 0, nm = 0;
+        for (int i = 0; i < n; i++) {
+            PyMethodDef d;
+            if (entry(i, &d))
+                functions[nf++] = d;
+            else
+                methods[nm++] = d;
+        }
+        functions[nf] = (PyMethodDef){NULL, NULL, 0, NULL};
+        methods[nm] = (PyMethodDef){NULL, NULL, 0, NULL};
+    }
+    if (PyModule_AddFunctions(module, functions) < 0)
+        return -1;
+    return ctp_tensor_add_methods(methods);
 }
