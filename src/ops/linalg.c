@@ -17,6 +17,7 @@
 #include "device/device_impl.h"
 #include "dtype/table_impl.h"
 #include "kernels/gemm.h"
+#include "ops/linalg_impl.h"
 #include "ops/reduce_impl.h"
 #include "tensor/tensor_impl.h"
 
@@ -67,16 +68,6 @@ static ct_status check_kernel(ct_dtype d, const char *name) {
     }
 }
 
-static bool scalar_is_zero(ct_scalar s) {
-    switch (s.kind) {
-    case CT_SCALAR_BOOL: return !s.v.b;
-    case CT_SCALAR_INT: return s.v.i == 0;
-    case CT_SCALAR_UINT: return s.v.u == 0;
-    case CT_SCALAR_FLOAT: return s.v.f == 0.0;
-    default: return s.v.c.re == 0.0 && s.v.c.im == 0.0;
-    }
-}
-
 static void scalar_parts(ct_scalar s, double *re, double *im, int64_t *i) {
     *im = 0.0;
     switch (s.kind) {
@@ -103,7 +94,7 @@ static void strides3(const ct_tensor *t, int64_t s[3]) {
  * else broadcastable to r's shape (expand's errors). */
 static ct_status product(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b,
                          ct_scalar beta, ct_scalar alpha, ct_tensor *r) {
-    bool beta_zero = input == NULL || scalar_is_zero(beta);
+    bool beta_zero = input == NULL || ct_linalg_impl_scalar_is_zero(beta);
     if (input != NULL) {
         ct_tensor *e = NULL;
         CT_TRY(ct_tensor_expand(input, r->sizes, r->ndim, &e));
@@ -192,27 +183,10 @@ static ct_status deliver(ct_tensor *r, ct_tensor *out, ct_status st) {
         st = ct_set_error(CT_ERR_RUNTIME,
                           "Expected out tensor to have dtype %s, but got %s instead",
                           ct_reduce_impl_meta_name(r->dtype), ct_reduce_impl_meta_name(out->dtype));
-    if (st == CT_OK && !same_device(out->device, r->device)) {
-        char want[64], got[64];
-        st = ct_device_str(r->device, want, sizeof want);
-        if (st == CT_OK)
-            st = ct_device_str(out->device, got, sizeof got);
-        if (st == CT_OK)
-            st = ct_set_error(CT_ERR_RUNTIME,
-                              "Expected out tensor to have device %s, but got %s instead", want, got);
-    }
-    if (st == CT_OK && (out->ndim != r->ndim ||
-                        memcmp(out->sizes, r->sizes, (size_t)r->ndim * sizeof r->sizes[0]) != 0)) {
-        int64_t old[CT_MAX_DIMS];
-        int32_t old_ndim = out->ndim;
-        int64_t old_numel = out->numel;
-        memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
-        st = ct_tensor_impl_resize(out, r->sizes, r->ndim, NULL);
-        if (st == CT_OK && old_numel > 0)
-            ct_tensor_impl_warn_out_resized(old, old_ndim, r->sizes, r->ndim);
-    }
-    if (st == CT_OK && out->device.type != CT_DEVICE_META)
-        st = ct_tensor_copy_(out, r);
+    if (st == CT_OK)
+        st = ct_linalg_impl_check_out_device(out, r);
+    if (st == CT_OK)
+        st = ct_linalg_impl_resize_copy(out, r);
     ct_tensor_release(r);
     return st;
 }

@@ -15,12 +15,13 @@
 #include "ctensor/linalg.h"
 #include "ctensor/linalg_add.h"
 #include "ctensor/ops.h"
+#include "ops/linalg_impl.h"
 #include "ops/reduce_impl.h"
 #include "tensor/tensor_impl.h"
 
 static bool same_device(ct_device a, ct_device b) { return a.type == b.type && a.index == b.index; }
 
-static bool scalar_is_zero(ct_scalar s) {
+bool ct_linalg_impl_scalar_is_zero(ct_scalar s) {
     switch (s.kind) {
     case CT_SCALAR_BOOL:
         return !s.v.b;
@@ -33,6 +34,16 @@ static bool scalar_is_zero(ct_scalar s) {
     default:
         return s.v.c.re == 0.0 && s.v.c.im == 0.0;
     }
+}
+
+ct_status ct_linalg_impl_check_out_device(const ct_tensor *out, const ct_tensor *r) {
+    if (same_device(out->device, r->device))
+        return CT_OK;
+    char want[64], got[64];
+    CT_TRY(ct_device_str(r->device, want, sizeof want));
+    CT_TRY(ct_device_str(out->device, got, sizeof got));
+    return ct_set_error(CT_ERR_RUNTIME, "Expected out tensor to have device %s, but got %s instead",
+                        want, got);
 }
 
 static bool scalar_is_one(ct_scalar s) {
@@ -56,6 +67,22 @@ static bool same_sizes(const ct_tensor *a, const ct_tensor *b) {
 }
 
 /* Copy the result r into self after PyTorch's in-place shape check; releases r. */
+ct_status ct_linalg_impl_resize_copy(ct_tensor *out, const ct_tensor *r) {
+    ct_status st = CT_OK;
+    if (!same_sizes(out, r)) {
+        int64_t old[CT_MAX_DIMS];
+        int32_t old_ndim = out->ndim;
+        int64_t old_numel = out->numel;
+        memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
+        st = ct_tensor_impl_resize(out, r->sizes, r->ndim, NULL);
+        if (st == CT_OK && old_numel > 0)
+            ct_tensor_impl_warn_out_resized(old, old_ndim, r->sizes, r->ndim);
+    }
+    if (st == CT_OK && out->device.type != CT_DEVICE_META)
+        st = ct_tensor_copy_(out, r);
+    return st;
+}
+
 static ct_status into_self(ct_tensor *self, ct_tensor *r, ct_status st) {
     if (st == CT_OK && !same_sizes(self, r)) {
         char a[400], b[400];
@@ -89,16 +116,8 @@ static ct_status deliver(ct_tensor *r, ct_tensor *out, out_rule rule) {
         st = ct_set_error(CT_ERR_RUNTIME,
                           "result type %s can't be cast to the desired output type %s",
                           ct_dtype_cpp_name(r->dtype), ct_dtype_cpp_name(out->dtype));
-    if (st == CT_OK && !same_device(out->device, r->device)) {
-        char want[64], got[64];
-        st = ct_device_str(r->device, want, sizeof want);
-        if (st == CT_OK)
-            st = ct_device_str(out->device, got, sizeof got);
-        if (st == CT_OK)
-            st = ct_set_error(CT_ERR_RUNTIME,
-                              "Expected out tensor to have device %s, but got %s instead", want,
-                              got);
-    }
+    if (st == CT_OK)
+        st = ct_linalg_impl_check_out_device(out, r);
     ct_tensor_impl_saved keep;
     if (st == CT_OK)
         st = ct_tensor_impl_save(out, &keep);
@@ -106,17 +125,7 @@ static ct_status deliver(ct_tensor *r, ct_tensor *out, out_rule rule) {
         ct_tensor_release(r);
         return st;
     }
-    if (!same_sizes(out, r)) {
-        int64_t old[CT_MAX_DIMS];
-        int32_t old_ndim = out->ndim;
-        int64_t old_numel = out->numel;
-        memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
-        st = ct_tensor_impl_resize(out, r->sizes, r->ndim, NULL);
-        if (st == CT_OK && old_numel > 0)
-            ct_tensor_impl_warn_out_resized(old, old_ndim, r->sizes, r->ndim);
-    }
-    if (st == CT_OK && out->device.type != CT_DEVICE_META)
-        st = ct_tensor_copy_(out, r);
+    st = ct_linalg_impl_resize_copy(out, r);
     if (st != CT_OK)
         ct_tensor_impl_restore(out, &keep);
     else
@@ -244,7 +253,7 @@ ct_status ct_tensor_addmv(const ct_tensor *input, const ct_tensor *mat, const ct
     CT_TRY(st);
     ct_tensor *in = NULL;
     CT_TRY(ct_tensor_to_dtype(input, mat->dtype, &in));
-    if (mat->numel == 0 && !scalar_is_zero(beta)) {
+    if (mat->numel == 0 && !ct_linalg_impl_scalar_is_zero(beta)) {
         /* PyTorch's shortcut: input * beta, in input's own shape */
         ct_tensor *w = NULL, *r = NULL;
         st = ct_tensor_wrapped_number(beta, &w);
@@ -344,7 +353,7 @@ ct_status ct_tensor_addr(const ct_tensor *input, const ct_tensor *v1, const ct_t
         st = ct_tensor_to_dtype(o, dt, &oc);
     if (st == CT_OK)
         st = scaled(oc, alpha, &a);
-    if (st == CT_OK && scalar_is_zero(beta)) { /* input's values are ignored (NaN too) */
+    if (st == CT_OK && ct_linalg_impl_scalar_is_zero(beta)) { /* input's values are ignored (NaN too) */
         st = ct_tensor_to_dtype(a, dt, &s);
     } else if (st == CT_OK) {
         st = ct_tensor_to_dtype(e, dt, &ec);
