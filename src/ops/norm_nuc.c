@@ -91,12 +91,7 @@ ct_status ct_reduce_impl_norm_nuc(const ct_tensor *input, const int64_t *dims, i
     ct_tensor_release(moved);
     ct_tensor_release(mats);
     ct_tensor_release(acc);
-    if (st != CT_OK) {
-        ct_tensor_release(r);
-        ct_tensor_impl_restore(out, &keep);
-        return st;
-    }
-    ct_tensor_impl_saved_drop(&keep);
+    CT_TRY(ct_reduce_impl_finish(st, out, &keep, r, &r));
     if (keepdim && out == NULL) {
         /* PyTorch sums the singular values of the matrices moved last, appends the two kept
          * dims (stride 1) and moves them back: strides of the kept dims, contiguous among

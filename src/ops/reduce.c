@@ -461,17 +461,7 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
         st = compute(op == CT_REDUCE_MEAN ? CT_REDUCE_SUM : op, in, &p, r,
                      op == CT_REDUCE_MEAN);
     }
-    if (st != CT_OK) {
-        ct_tensor_release(r);
-        ct_tensor_impl_restore(out, &keep);
-        return st;
-    }
-    ct_tensor_impl_saved_drop(&keep);
-    if (result != NULL)
-        *result = r;
-    else
-        ct_tensor_release(r);
-    return CT_OK;
+    return ct_reduce_impl_finish(st, out, &keep, r, result);
 }
 
 ct_status ct_reduce(ct_reduce_op op, const ct_tensor *input, const int64_t *dims, int64_t ndims,
@@ -644,6 +634,21 @@ ct_status ct_reduce_impl_check_out(const ct_tensor *out, const ct_tensor *src) {
                             "two devices, %s and %s!",
                             ct_device_type_name(out->device.type),
                             ct_device_type_name(src->device.type));
+    return CT_OK;
+}
+
+ct_status ct_reduce_impl_finish(ct_status st, ct_tensor *out, ct_tensor_impl_saved *keep,
+                                ct_tensor *r, ct_tensor **result) {
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        ct_tensor_impl_restore(out, keep);
+        return st;
+    }
+    ct_tensor_impl_saved_drop(keep);
+    if (result != NULL)
+        *result = r;
+    else
+        ct_tensor_release(r);
     return CT_OK;
 }
 

@@ -20,6 +20,14 @@ bool ct_reduce_impl_has_kernel(ct_dtype d);
 ct_status ct_reduce_impl_output(const ct_tensor *in, const ct_reduce_plan *p, ct_dtype res,
                                 ct_tensor *out, ct_tensor **result);
 
+/* The end of a reduction into ct_reduce_impl_output's result r with out='s geometry saved
+ * in keep (ct_tensor_impl_save): on failure (st not CT_OK) releases r, gives out its saved
+ * geometry back and returns st; else drops keep and hands r to *result (released when result
+ * is NULL) and returns CT_OK. */
+struct ct_tensor_impl_saved;
+ct_status ct_reduce_impl_finish(ct_status st, ct_tensor *out, struct ct_tensor_impl_saved *keep,
+                                ct_tensor *r, ct_tensor **result);
+
 /* nansum, nanmean, count_nonzero, logsumexp: ct_reduce's work for those ops (reduce_stats.c;
  * out NULL: a new tensor in *result). */
 ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,

@@ -248,17 +248,7 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
     if (st == CT_OK)
         st = stat_into(kind, src, &p, r, name);
     ct_tensor_release(tmp);
-    if (st != CT_OK) {
-        ct_tensor_release(r);
-        ct_tensor_impl_restore(out, &keep);
-        return st;
-    }
-    ct_tensor_impl_saved_drop(&keep);
-    if (result != NULL)
-        *result = r;
-    else
-        ct_tensor_release(r);
-    return CT_OK;
+    return ct_reduce_impl_finish(st, out, &keep, r, result);
 }
 
 /* ---- var / std --------------------------------------------------------------------------- */
@@ -366,13 +356,10 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
     ct_tensor_release(acc);
     ct_tensor_release(macc);
     if (st != CT_OK) {
-        ct_tensor_release(r);
         ct_tensor_release(mr);
-        ct_tensor_impl_restore(out, &keep);
-        return st;
+        mr = NULL;
     }
-    ct_tensor_impl_saved_drop(&keep);
-    *result = r;
+    CT_TRY(ct_reduce_impl_finish(st, out, &keep, r, result));
     if (mean != NULL)
         *mean = mr;
     return CT_OK;
@@ -480,14 +467,7 @@ ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t
     ct_tensor_release(mag);
     ct_tensor_release(rows);
     ct_tensor_release(acc);
-    if (st != CT_OK) {
-        ct_tensor_release(r);
-        ct_tensor_impl_restore(out, &keep);
-        return st;
-    }
-    ct_tensor_impl_saved_drop(&keep);
-    *result = r;
-    return CT_OK;
+    return ct_reduce_impl_finish(st, out, &keep, r, result);
 }
 
 ct_status ct_norm_str(const ct_tensor *input, const char *p, const int64_t *dims, int64_t ndims,
