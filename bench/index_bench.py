@@ -9,22 +9,13 @@ indices), scatter_add_ along dim 1 (10^7 values into 1000 x 1000) and along a 1-
 (10^6 values into 10^5), searchsorted of 10^6 float32 values in 10^5 sorted boundaries. Prints the best time of each library over R calls in
 alternating rounds, and the ratio torch / ctensor (above 1: ctensor is faster)."""
 import argparse
-import time
 
 import numpy as np
 
 import ctensor
 import torch
 
-
-def best_of(fn, reps):
-    fn()  # warm-up
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from bench_timing import best_of_rounds
 
 
 def main():
@@ -76,10 +67,7 @@ def main():
         torch.set_num_threads(threads)
         ctensor.set_num_threads(threads)
         for name, tf, cf in cases:
-            bt = bc = float("inf")
-            for _ in range(a.rounds):
-                bt = min(bt, best_of(tf, a.reps))
-                bc = min(bc, best_of(cf, a.reps))
+            bt, bc = best_of_rounds(tf, cf, a.rounds, a.reps)
             print(f"{threads} thread(s)  {name:34s} torch {bt * 1e3:8.2f} ms  "
                   f"ctensor {bc * 1e3:8.2f} ms  ratio {bt / bc:5.2f}x", flush=True)
 

@@ -12,20 +12,11 @@ loop, PyTorch copies it to a float32 temporary first), float32 == float32, and p
 and bitwise_and (float32 ** float32, float32 ** 2, float32 % float32, int32 % int32,
 int32 & int32)."""
 import argparse
-import time
 
 import ctensor
 import torch
 
-
-def best_of(fn, reps):
-    fn()  # warm-up
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from bench_timing import print_ratio_table
 
 
 def cases(n):
@@ -89,18 +80,8 @@ def main():
             assert all(x == y or abs(x - y) <= 2.4e-7 * abs(y) for x, y in zip(a, b)), name
         else:
             assert a == b, name
-    print("%-22s %7s %10s %10s %8s" % ("case (n=%d)" % args.n, "threads", "ctensor ms",
-                                      "torch ms", "torch/ct"))
-    for threads in [int(t) for t in args.threads.split(",")]:
-        ctensor.set_num_threads(threads)
-        torch.set_num_threads(threads)
-        for name, ct_fn, th_fn in cs:
-            ct_best = th_best = float("inf")
-            for _ in range(args.rounds):
-                ct_best = min(ct_best, best_of(ct_fn, args.reps))
-                th_best = min(th_best, best_of(th_fn, args.reps))
-            print("%-22s %7d %10.3f %10.3f %8.2f" % (name, threads, ct_best * 1e3,
-                                                      th_best * 1e3, th_best / ct_best))
+    print_ratio_table("case (n=%d)" % args.n, cs, [int(t) for t in args.threads.split(",")],
+                      args.rounds, args.reps, (ctensor, torch))
 
 
 if __name__ == "__main__":

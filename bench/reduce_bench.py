@@ -7,32 +7,21 @@ as fast or faster). The probe is numpy's bitwise_or.reduce over the float32 10^8
 as uint64 words: a plain streaming read (one integer OR per 8 bytes, single-threaded); the
 float32 sum of 10^8 is reported as a fraction of it. ctensor shares torch's memory
 (from_dlpack), so both read the same bytes. On a shared machine, run it more than once."""
-import statistics
 import sys
-import time
 
 import numpy as np
 import torch
 
 import ctensor
 
-
-def timeit(fn, reps=7, warm=2):
-    for _ in range(warm):
-        fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+from bench_timing import median_seconds
 
 
 def main():
     torch.manual_seed(0)
     big = torch.randn(10**8)
     words = big.numpy().view(np.uint64)
-    probe = big.numel() * 4 / timeit(lambda: np.bitwise_or.reduce(words), reps=5)
+    probe = big.numel() * 4 / median_seconds(lambda: np.bitwise_or.reduce(words), 5, 2)
     print(f"read probe (numpy bitwise_or.reduce, 1 thread): {probe / 1e9:.1f} GB/s")
     sq = torch.randn(10**4, 10**4)
     i32 = torch.randint(-1000, 1000, (10**7,), dtype=torch.int32)
@@ -63,8 +52,8 @@ def main():
         torch.set_num_threads(threads)
         for name, t, fn, nbytes in cases:
             c = ctensor.from_dlpack(t)
-            tc = timeit(lambda: fn(c))
-            tt = timeit(lambda: fn(t))
+            tc = median_seconds(lambda: fn(c), 7, 2)
+            tt = median_seconds(lambda: fn(t), 7, 2)
             line = (f"{name:28s} threads={threads}  ctensor {tc * 1e3:8.2f} ms  torch "
                     f"{tt * 1e3:8.2f} ms  ratio {tt / tc:5.2f}x")
             if nbytes:

@@ -18,11 +18,12 @@ by the file's size."""
 import argparse
 import os
 import subprocess
-import time
 
 import numpy as np
 
 import ctensor
+
+from bench_timing import best_seconds
 
 
 def rss():
@@ -33,15 +34,6 @@ def rss():
                 k, v = line.split(":")
                 out[k] = int(v.split()[0]) * 1024
     return out
-
-
-def best_of(fn, reps):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def touch(tensors):
@@ -70,11 +62,11 @@ def main():
         ctensor.save_file({f"w{i}": ctensor.full((n,), float(i)) for i in range(16)}, path)
         size = os.path.getsize(path)
         subprocess.run(f"cat {path} > /dev/null", shell=True, check=True)  # warm the cache
-        t_cat = best_of(lambda: subprocess.run(f"cat {path} > /dev/null", shell=True,
-                                               check=True), args.reps)
-        t_load = best_of(lambda: ctensor.load_file(path), args.reps)
-        t_touch = best_of(lambda: touch(ctensor.load_file(path)), args.reps)
-        t_read = best_of(lambda: read_all(ctensor.load_file(path)), args.reps)
+        t_cat = best_seconds(lambda: subprocess.run(f"cat {path} > /dev/null", shell=True,
+                                                    check=True), args.reps, warmup=False)
+        t_load = best_seconds(lambda: ctensor.load_file(path), args.reps, warmup=False)
+        t_touch = best_seconds(lambda: touch(ctensor.load_file(path)), args.reps, warmup=False)
+        t_read = best_seconds(lambda: read_all(ctensor.load_file(path)), args.reps, warmup=False)
         before = rss()
         kept = ctensor.load_file(path)
         touch(kept)
@@ -86,7 +78,8 @@ def main():
         print(f"  load_file + read    {t_read * 1e3:9.1f} ms   ({t_read / t_cat:.3f}x cat)")
         try:
             import safetensors.torch as st_torch
-            t_pkg = best_of(lambda: st_torch.load_file(path), max(1, args.reps // 2))
+            t_pkg = best_seconds(lambda: st_torch.load_file(path), max(1, args.reps // 2),
+                                 warmup=False)
             print(f"  safetensors.torch   {t_pkg * 1e3:9.1f} ms   ({t_pkg / t_cat:.3f}x cat)")
         except ImportError:
             pass

@@ -8,22 +8,13 @@ Prints one line per case and thread count: the best time of each library over R 
 each of K alternating rounds (best round kept: the machine's neighbours make bandwidth
 swing), and the ratio torch / ctensor (above 1: ctensor is faster)."""
 import argparse
-import time
 
 import numpy as np
 
 import ctensor
 import torch
 
-
-def best_of(fn, reps):
-    fn()  # warm-up
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from bench_timing import print_ratio_table
 
 
 def cases(n):
@@ -60,18 +51,8 @@ def main():
     cs = cases(args.n)
     for name, ct_fn, th_fn in cs:  # the same answers first
         assert np.array_equal(ct_fn().numpy(), th_fn().numpy()), name
-    print("%-22s %7s %10s %10s %8s" % ("case (n=%d)" % args.n, "threads", "ctensor ms",
-                                      "torch ms", "torch/ct"))
-    for threads in [int(t) for t in args.threads.split(",")]:
-        ctensor.set_num_threads(threads)
-        torch.set_num_threads(threads)
-        for name, ct_fn, th_fn in cs:
-            ct_best = th_best = float("inf")
-            for _ in range(args.rounds):
-                ct_best = min(ct_best, best_of(ct_fn, args.reps))
-                th_best = min(th_best, best_of(th_fn, args.reps))
-            print("%-22s %7d %10.3f %10.3f %8.2f" % (name, threads, ct_best * 1e3,
-                                                      th_best * 1e3, th_best / ct_best))
+    print_ratio_table("case (n=%d)" % args.n, cs, [int(t) for t in args.threads.split(",")],
+                      args.rounds, args.reps, (ctensor, torch))
 
 
 if __name__ == "__main__":

@@ -4,24 +4,13 @@ Run: PYTHONPATH=build/python /usr/bin/python3 bench/sort_bench.py [name substrin
 Each line: the median time of each library and the ratio torch / ctensor (>= 1.0: ctensor
 as fast or faster). ctensor shares torch's memory (from_dlpack), so both read the same
 bytes. On a shared machine, run it more than once."""
-import statistics
 import sys
-import time
 
 import torch
 
 import ctensor
 
-
-def timeit(fn, reps=5, warm=1):
-    for _ in range(warm):
-        fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+from bench_timing import median_seconds
 
 
 def main():
@@ -48,8 +37,8 @@ def main():
         torch.set_num_threads(threads)
         for name, t, fn in cases:
             c = ctensor.from_dlpack(t)
-            tc = timeit(lambda: fn(c))
-            tt = timeit(lambda: fn(t))
+            tc = median_seconds(lambda: fn(c), 5, 1)
+            tt = median_seconds(lambda: fn(t), 5, 1)
             print(f"{name:32s} threads={threads}  ctensor {tc * 1e3:8.2f} ms  torch "
                   f"{tt * 1e3:8.2f} ms  ratio {tt / tc:5.2f}x", flush=True)
     return 0

@@ -8,22 +8,13 @@ sparse * dense (N x N), sparse * 2.5 and dense + sparse. Prints the best time of
 library over R calls in alternating rounds, and the ratio torch / ctensor (above 1:
 ctensor is faster)."""
 import argparse
-import time
 
 import numpy as np
 
 import ctensor
 import torch
 
-
-def best_of(fn, reps):
-    fn()  # warm-up
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from bench_timing import best_of_rounds
 
 
 def main():
@@ -57,10 +48,7 @@ def main():
     torch.set_num_threads(1)
     ctensor.set_num_threads(1)
     for name, tf, cf in cases:
-        bt = bc = float("inf")
-        for _ in range(a.rounds):
-            bt = min(bt, best_of(tf, a.reps))
-            bc = min(bc, best_of(cf, a.reps))
+        bt, bc = best_of_rounds(tf, cf, a.rounds, a.reps)
         print(f"{name:18s} torch {bt * 1e3:8.2f} ms  ctensor {bc * 1e3:8.2f} ms  "
               f"ratio {bt / bc:5.2f}x", flush=True)
 
