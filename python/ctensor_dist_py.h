@@ -231,6 +231,27 @@ extern PyMethodDef ctp_global_reduce_methods[];
  *  1, 0, or -1 with an exception. */
 int ctp_global_bool(PyObject *self);
 
+/* ---- matrix products and joins (dist_linalg.c) ---------------------------------------------- */
+
+/** ctensor.matmul / mm / bmm (self NULL; `name` the function's) or the GlobalTensor methods
+ *  (`self` the tensor) when some operand is global. */
+PyObject *ctp_global_matmul_call(const char *name, PyObject *self, PyObject *args,
+                                 PyObject *kwargs);
+/** x @ y with a GlobalTensor on either side (NotImplemented for non-tensors), and x @= y (an
+ *  error: global tensors have no in-place forms). */
+PyObject *ctp_global_matmul_operator(PyObject *a, PyObject *b);
+PyObject *ctp_global_imatmul_operator(PyObject *a, PyObject *b);
+/** Whether the tuple or list `seq` holds a GlobalTensor (cat and stack then take the global
+ *  path). */
+int ctp_dist_seq_has_global(PyObject *seq);
+/** ctensor.cat / concat / concatenate (stack 0) or stack (stack 1) of a sequence holding a
+ *  GlobalTensor: `dim` the parsed dim argument (NULL: 0), `out` the out= argument (NULL or
+ *  None: none). */
+PyObject *ctp_global_join_call(const char *name, int stack, PyObject *tensors, PyObject *dim,
+                               PyObject *out);
+/** GlobalTensor.matmul / mm / bmm. */
+extern PyMethodDef ctp_global_linalg_methods[];
+
 /* ---- local tensors and module functions (dist_tensor_methods.c) ---------------------------- */
 
 /** Tensor attributes is_global, is_local, placement, sbp, is_consistent and methods

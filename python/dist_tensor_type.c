@@ -476,11 +476,6 @@ static PyObject *nb_index(PyObject *self) {
     return item_as(self, PyNumber_Index);
 }
 
-static PyObject *nb_matmul(PyObject *a, PyObject *b) {
-    (void)a;
-    (void)b;
-    return not_implemented("matmul (@)");
-}
 
 static Py_ssize_t mp_length(PyObject *self) {
     if (ct_global_dim(G(self)) == 0) {
@@ -607,8 +602,8 @@ void ctp_global_fill_slots(PyTypeObject *type) {
     nb->nb_int = nb_int;
     nb->nb_float = nb_float;
     nb->nb_index = nb_index;
-    nb->nb_matrix_multiply = nb_matmul;
-    nb->nb_inplace_matrix_multiply = nb_matmul;
+    nb->nb_matrix_multiply = ctp_global_matmul_operator;
+    nb->nb_inplace_matrix_multiply = ctp_global_imatmul_operator;
     type->tp_as_mapping = &global_as_mapping;
     type->tp_iter = tp_iter;
     type->tp_new = tp_new;

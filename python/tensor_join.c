@@ -9,6 +9,9 @@
  */
 #include "ctensor/join.h"
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* the global path of cat and stack */
+#endif
 
 #define TEN CTP_PARAM_TENSOR
 #define OBJ CTP_PARAM_OBJECT
@@ -88,6 +91,10 @@ static PyObject *run_join(const char *fname, const ctp_signature *sigs, int nsig
     int sig = ctp_parse_args(fname, sigs, nsigs, args, kwargs, a);
     if (sig < 0)
         return NULL;
+#ifdef CT_HAVE_DIST
+    if (sig == 0 && ctp_dist_seq_has_global(a[0]))
+        return ctp_global_join_call(fname, fn == ct_tensor_stack, a[0], a[1], a[2]);
+#endif
     ct_tensor **v = NULL;
     size_t n = 0;
     int64_t dim = 0;

@@ -7,6 +7,9 @@
  */
 #include "ctensor/linalg.h"
 #include "ctensor_py.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* the global path of matmul, mm, bmm */
+#endif
 
 #define TEN CTP_PARAM_TENSOR
 #define NUM CTP_PARAM_NUMBER
@@ -27,6 +30,11 @@ static PyObject *out_result(ct_status st, PyObject *out) {
 /* A two-operand product; self NULL for the function form (input is then the first arg). */
 static PyObject *run_bin(const char *fname, const char *second, PyObject *self, bin_fn fn,
                          bin_out_fn out_fn, PyObject *args, PyObject *kwargs) {
+#ifdef CT_HAVE_DIST
+    if (self == NULL && (fn == ct_tensor_matmul || fn == ct_tensor_mm || fn == ct_tensor_bmm) &&
+        ctp_dist_any_global(NULL, args, kwargs))
+        return ctp_global_matmul_call(fname, NULL, args, kwargs);
+#endif
     PyObject *a[CTP_MAX_PARAMS];
     char second_name[32];
     snprintf(second_name, sizeof second_name, "%s", second);

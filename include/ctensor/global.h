@@ -309,6 +309,54 @@ CT_API ct_status ct_global_reduce(ct_reduce_op op, const ct_global *x, const int
  *  invalid dtype 99". New reference in *out. */
 CT_API ct_status ct_global_to_dtype(const ct_global *x, ct_dtype dtype, ct_global **out);
 
+/* ---- matrix products (linalg.h) -------------------------------------------------------------
+ * ct_tensor_matmul's / ct_tensor_mm's / ct_tensor_bmm's rules (shapes, the same dtype for both
+ * operands, PyTorch 1.13's messages: "expected scalar type Float but found Double", "mat1 and
+ * mat2 shapes cannot be multiplied (2x3 and 4x5)", ...) apply to the logical tensors, and the
+ * errors come back on every rank alike. Both operands must share one placement (binary
+ * arithmetic's message, "Expected all tensors to be on the same placement, ..."). Each rank
+ * multiplies its components with the local op; the result is on that placement with the
+ * nd-sbp chosen per hierarchy axis from OneFlow's matmul signatures, for a [..., m, k] and b
+ * [..., k, n]:
+ *   S(m) x B -> S(m);  B x S(n) -> S(n);  S(k) x S(k) -> P (each rank's product is a part of
+ *   the sum);  P x B -> P;  B x P -> P;  B x B -> B;  and S(batch) x S(batch) -> S(batch) for
+ *   a batch dim both have (an operand broadcasting along it or lacking it stays B).
+ * 1-D operands take part as their PyTorch meaning: a vector a [k] has only k (S(0) x S(0) -> P
+ * for a dot product), a vector b [k] only k. When no signature matches an axis's pair of sbp,
+ * the larger operand (by element count; a on a tie) keeps its sbp and the other is boxed to the
+ * cheapest signature with that sbp (B->S a slice, then S->S, P->S, S->B, P->B; never to P):
+ * S(0) x S(0) with a at least as large as b boxes b to B (S(0)); with b larger, a to S(1)
+ * (giving P); P x P boxes the smaller to B (giving P). New reference in *out. */
+
+/** torch.matmul(a, b) of global tensors: every 1-D/2-D/batched case. Collective. */
+CT_API ct_status ct_global_matmul(const ct_global *a, const ct_global *b, ct_global **out);
+/** torch.mm(a, b): 2-D @ 2-D ("self must be a matrix" otherwise). Collective. */
+CT_API ct_status ct_global_mm(const ct_global *a, const ct_global *b, ct_global **out);
+/** torch.bmm(a, b): [B, n, k] @ [B, k, m] ("batch1 must be a 3D tensor"). Collective. */
+CT_API ct_status ct_global_bmm(const ct_global *a, const ct_global *b, ct_global **out);
+
+/* ---- joining (join.h) ------------------------------------------------------------------------
+ * ct_tensor_cat's / ct_tensor_stack's rules (dim wrapping, dtype promotion, size checks, the
+ * skipped (0,)-shaped inputs of cat, PyTorch's messages) apply to the logical tensors, and the
+ * errors come back on every rank alike; n == 0 is cat's "torch.cat(): expected a non-empty list
+ * of Tensors" / stack's "stack expects a non-empty TensorList". Every input must be on the first
+ * one's placement (binary arithmetic's message). Per hierarchy axis the first input's sbp
+ * decides and the other inputs are boxed to it (mixed sbp: every input takes the first one's):
+ * broadcast stays broadcast; split(d) with d not the cat dim stays split(d) and each rank joins
+ * its shards (stack: a split dim >= the new dim becomes d + 1); split on the cat dim and
+ * partial_sum are first boxed to split on the lowest other dim (broadcast when the inputs have
+ * no other dim). So cat([S(0), S(0)], dim=1) is S(0), cat([S(0), B], dim=1) boxes the second
+ * to S(0), cat([S(0), S(0)], dim=0) boxes both to S(1), cat([P, P], dim=0) to S(1) and a 1-D
+ * cat of S(0) to B. A NULL list with n > 0 or a NULL entry: CT_ERR_MISUSE "ct_global_cat: NULL
+ * argument". New reference in *out. */
+
+/** torch.cat(tensors, dim) of global tensors. Collective. */
+CT_API ct_status ct_global_cat(const ct_global *const *tensors, size_t n, int64_t dim,
+                               ct_global **out);
+/** torch.stack(tensors, dim) of global tensors. Collective. */
+CT_API ct_status ct_global_stack(const ct_global *const *tensors, size_t n, int64_t dim,
+                                 ct_global **out);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_GLOBAL_H */

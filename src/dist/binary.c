@@ -712,3 +712,7 @@ ct_status ct_dist_impl_agree_outcome(ct_status mine) { return agree_outcome(mine
 ct_status ct_dist_impl_box_to(const ct_global *x, const ct_sbp *sbp, ct_global **out) {
     return box_to(x, sbp, out);
 }
+
+ct_status ct_dist_impl_same_placement(const ct_placement *p, const ct_placement *q) {
+    return same_placement(p, q);
+}

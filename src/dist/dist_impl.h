@@ -18,6 +18,9 @@
  *   oneop.c      the collective script of the ops of one global input (unary.c, reduction.c)
  *   unary.c      the unary.def ops on global tensors
  *   reduction.c  reductions (sum, mean, ...) on global tensors
+ *   multiop.c    the collective script of the ops of several global inputs (matmul.c, join.c)
+ *   matmul.c     matmul / mm / bmm on global tensors with sbp inference
+ *   join.c       cat / stack on global tensors with sbp inference
  *
  * Only this layer includes <mpi.h>; public headers never do. */
 #ifndef CT_DIST_DIST_IMPL_H
@@ -322,6 +325,9 @@ ct_status ct_dist_impl_stand_in(const ct_global *g, bool tiny, ct_tensor **out);
 ct_status ct_dist_impl_agree_outcome(ct_status mine);
 /** Box x to `sbp` (all hierarchy axes) unless it already is. New reference. */
 ct_status ct_dist_impl_box_to(const ct_global *x, const ct_sbp *sbp, ct_global **out);
+/** CT_OK when p equals q, else CT_ERR_RUNTIME "Expected all tensors to be on the same
+ *  placement, but found at least two placements, ... and ...!". */
+ct_status ct_dist_impl_same_placement(const ct_placement *p, const ct_placement *q);
 
 /* ---- oneop.c ---------------------------------------------------------------------------------- */
 
@@ -352,5 +358,33 @@ typedef struct ct_dist_oneop {
  *  signature, boxing, the local op on the members' components and a verdict, so that every
  *  rank returns the same status. New reference in *out. */
 ct_status ct_dist_impl_oneop_run(const ct_dist_oneop *op, const ct_global *x, ct_global **out);
+
+/* ---- multiop.c -------------------------------------------------------------------------------- */
+
+/** An operation of several global inputs (all on one placement) whose local op runs on the
+ *  components. */
+typedef struct ct_dist_multiop {
+    const char *name; /* the operation's name in the agreement and in messages ("matmul") */
+    const char *fn;   /* the public C function, for its misuse messages */
+    const void *ctx;  /* the op's arguments, passed to the callbacks */
+    /** Append the arguments after the inputs to the description (", dim=1"). */
+    void (*describe)(ct_sb *s, const void *ctx);
+    /** Fold the arguments into the agreement's digest. */
+    uint64_t (*hash)(uint64_t h, const void *ctx);
+    /** The local op on in[0..n): the stand-ins of the logical checks or this rank's
+     *  (boxed) components. New reference in *out. */
+    ct_status (*apply)(const void *ctx, const ct_tensor *const *in, size_t n, ct_tensor **out);
+    /** The nd-sbp each input is boxed to (in_sbp[i], one entry per hierarchy axis) and the
+     *  output's, from the agreed metadata. Pure: the same on every rank. */
+    ct_status (*signature)(const void *ctx, const ct_global *const *x, size_t n,
+                           ct_sbp (*in_sbp)[CT_PLACEMENT_MAX_NDIM], ct_sbp *z_sbp);
+} ct_dist_multiop;
+
+/** Run `op` on x[0..n) collectively: agreement of the call, the same placement for every
+ *  input, the local op on stand-ins of the logical tensors (errors, the result's dtype and
+ *  logical shape), the signature, boxing, the local op on the members' components and a
+ *  verdict, so that every rank returns the same status. New reference in *out. */
+ct_status ct_dist_impl_multiop_run(const ct_dist_multiop *op, const ct_global *const *x, size_t n,
+                                   ct_global **out);
 
 #endif /* CT_DIST_DIST_IMPL_H */

@@ -230,7 +230,7 @@ def test_full_with_a_global_fill_value():
 
 def test_methods_without_global_form_raise():
     g = make(S0)
-    for call in (lambda: g.permute(1, 0), lambda: g.view(24), lambda: g.matmul(g),
+    for call in (lambda: g.permute(1, 0), lambda: g.view(24), lambda: g.mv(g),
                  lambda: g.clone(), lambda: g.transpose(0, 1), lambda: g.contiguous()):
         with pytest.raises(NotImplementedError, match="not implemented for global tensors"):
             call()
@@ -238,17 +238,15 @@ def test_methods_without_global_form_raise():
         g.is_cuda
     with pytest.raises(NotImplementedError, match="iteration"):
         list(g)
-    with pytest.raises(NotImplementedError):
-        g @ g
     with pytest.raises(TypeError, match="cannot create 'ctensor.GlobalTensor'"):
         ctensor.GlobalTensor()
 
 
 @pytest.mark.parametrize("call", [
-    lambda g: ctensor.cumsum(g, 0), lambda g: ctensor.cat([g, g]),
+    lambda g: ctensor.cumsum(g, 0), lambda g: ctensor.cat([ctensor.ones(4, 6), g]),
     lambda g: ctensor.index_select(g, 0, ctensor.tensor([0])), lambda g: ctensor.ones(2).add_(g),
     lambda g: ctensor.where(g > 0, g, g), lambda g: ctensor.tensor(3.0).expand_as(g),
-    lambda g: ctensor.matmul(g, g), lambda g: ctensor.ones(4, 6).copy_(g)],
+    lambda g: ctensor.matmul(ctensor.ones(6, 4), g), lambda g: ctensor.ones(4, 6).copy_(g)],
     ids=["cumsum", "cat", "index_select", "local_add_", "where", "expand_as", "matmul",
          "local_copy_"])
 def test_local_functions_refuse_globals_cleanly(call):
