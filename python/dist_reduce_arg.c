@@ -104,8 +104,8 @@ static int keepdim_of(const char *fname, PyObject *obj, int *keep) {
 /* (values, indices) as ctensor.return_types.max / min. Steals both (NULL-safe). */
 static PyObject *pair(int is_max, PyObject *values, PyObject *indices) {
     PyTypeObject *type = ctp_reduce_return_type(is_max);
-    PyObject *r = (type != NULL && values != NULL && indices != NULL) ? PyStructSequence_New(type)
-                                                                      : NULL;
+    PyObject *r =
+        (type != NULL && values != NULL && indices != NULL) ? PyStructSequence_New(type) : NULL;
     if (r == NULL) {
         Py_XDECREF(values);
         Py_XDECREF(indices);
@@ -145,8 +145,10 @@ static PyObject *arg_call(int is_max, int with_values, int method, PyObject *sel
     ct_status st;
     if (with_values && !has_dim) {
         if (keepdim != NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() received an invalid combination of arguments: "
-                                          "keepdim without dim", fname);
+            PyErr_Format(PyExc_TypeError,
+                         "%s() received an invalid combination of arguments: "
+                         "keepdim without dim",
+                         fname);
             return NULL;
         }
         ct_global *r = NULL;

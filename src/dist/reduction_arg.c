@@ -22,10 +22,17 @@
 #include "ctensor/reduce.h"
 #include "dist/dist_impl.h"
 
-typedef enum arg_kind { ARG_MAX_DIM, ARG_MIN_DIM, ARG_ARGMAX, ARG_ARGMIN, ARG_CUMSUM, ARG_CUMPROD } arg_kind;
+typedef enum arg_kind {
+    ARG_MAX_DIM,
+    ARG_MIN_DIM,
+    ARG_ARGMAX,
+    ARG_ARGMIN,
+    ARG_CUMSUM,
+    ARG_CUMPROD
+} arg_kind;
 
 static const char *const NAMES[] = {
-    [ARG_MAX_DIM] = "max", [ARG_MIN_DIM] = "min",     [ARG_ARGMAX] = "argmax",
+    [ARG_MAX_DIM] = "max",   [ARG_MIN_DIM] = "min",   [ARG_ARGMAX] = "argmax",
     [ARG_ARGMIN] = "argmin", [ARG_CUMSUM] = "cumsum", [ARG_CUMPROD] = "cumprod",
 };
 
@@ -139,8 +146,8 @@ static ct_dist_oneop make_op(const arg_args *a, const char *fn) {
 
 static ct_status dim_run(arg_kind kind, const char *fn, const ct_global *x, int64_t dim,
                          bool keepdim, ct_global **values, ct_global **indices) {
-    const arg_args a = {.kind = kind, .has_dim = true, .dim = dim, .keepdim = keepdim,
-                        .dtype = CT_DTYPE_UNDEFINED};
+    const arg_args a = {
+        .kind = kind, .has_dim = true, .dim = dim, .keepdim = keepdim, .dtype = CT_DTYPE_UNDEFINED};
     const ct_dist_oneop op = make_op(&a, fn);
     return ct_dist_impl_oneop_run2(&op, x, values, indices);
 }
@@ -157,8 +164,11 @@ ct_status ct_global_min_dim(const ct_global *x, int64_t dim, bool keepdim, ct_gl
 
 static ct_status arg_run(arg_kind kind, const char *fn, const ct_global *x, const int64_t *dim,
                          bool keepdim, ct_global **out) {
-    const arg_args a = {.kind = kind, .has_dim = dim != NULL, .dim = dim ? *dim : 0,
-                        .keepdim = keepdim, .dtype = CT_DTYPE_UNDEFINED};
+    const arg_args a = {.kind = kind,
+                        .has_dim = dim != NULL,
+                        .dim = dim ? *dim : 0,
+                        .keepdim = keepdim,
+                        .dtype = CT_DTYPE_UNDEFINED};
     const ct_dist_oneop op = make_op(&a, fn);
     return ct_dist_impl_oneop_run(&op, x, out);
 }
@@ -173,8 +183,11 @@ ct_status ct_global_argmin(const ct_global *x, const int64_t *dim, bool keepdim,
 
 ct_status ct_global_cumulative(bool prod, const ct_global *x, int64_t dim, ct_dtype dtype,
                                ct_global **out) {
-    const arg_args a = {.kind = prod ? ARG_CUMPROD : ARG_CUMSUM, .has_dim = true, .dim = dim,
-                        .keepdim = false, .dtype = dtype};
+    const arg_args a = {.kind = prod ? ARG_CUMPROD : ARG_CUMSUM,
+                        .has_dim = true,
+                        .dim = dim,
+                        .keepdim = false,
+                        .dtype = dtype};
     const ct_dist_oneop op = make_op(&a, "ct_global_cumulative");
     return ct_dist_impl_oneop_run(&op, x, out);
 }

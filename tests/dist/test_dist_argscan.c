@@ -13,8 +13,8 @@ typedef enum kind { K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_CUMSUM, K_CUMPROD } kind
 static const char *const KIND_NAMES[] = {"max", "min", "argmax", "argmin", "cumsum", "cumprod"};
 
 /* global.h's rule for one axis; dim < -100: argmax without a dim. */
-static ct_sbp expected_axis(kind k, ct_sbp s, int64_t dim, bool keepdim, int64_t ndim,
-                            ct_dtype in, ct_dtype out) {
+static ct_sbp expected_axis(kind k, ct_sbp s, int64_t dim, bool keepdim, int64_t ndim, ct_dtype in,
+                            ct_dtype out) {
     const bool cum = k == K_CUMSUM || k == K_CUMPROD;
     const int64_t d = dim < -100 ? -1 : (dim < 0 ? dim + ndim : dim);
     if (s.kind == CT_SBP_BROADCAST)
