@@ -226,6 +226,16 @@ PyObject *ctp_global_reduce_call(ct_reduce_op op, const char *name, int method, 
                                  PyObject *args, PyObject *kwargs);
 extern PyMethodDef ctp_global_reduce_methods[];
 
+/** ctensor.max / min / argmax / argmin (method = 0) or the GlobalTensor methods (method = 1,
+ *  `self` the tensor) with a global input (dist_reduce_arg.c). */
+PyObject *ctp_global_arg_call(int is_max, int with_values, int method, PyObject *self,
+                              PyObject *args, PyObject *kwargs);
+/** ctensor.cumsum / cumprod (prod) or the GlobalTensor methods with a global input. */
+PyObject *ctp_global_cum_call(int prod, int method, PyObject *self, PyObject *args,
+                              PyObject *kwargs);
+/** GlobalTensor.max / min / argmax / argmin / cumsum / cumprod. */
+extern PyMethodDef ctp_global_reduce_arg_methods[];
+
 /** bool(x) of a GlobalTensor (dist_global.c): a one-element tensor's value, read on every
  *  rank (collective); PyTorch's RuntimeError for another number of elements, on every rank.
  *  1, 0, or -1 with an exception. */

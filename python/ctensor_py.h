@@ -489,6 +489,9 @@ PyObject *ctp_scalar_to_object(ct_scalar value);
 
 extern PyMethodDef ctp_reduce_functions[];
 extern PyMethodDef ctp_tensor_reduce_methods[];
+/** ctensor.return_types.max (is_max) / min: the (values, indices) named tuple type;
+ *  borrowed, NULL with an exception when it cannot be made. */
+PyTypeObject *ctp_reduce_return_type(int is_max);
 
 /* ---- element-wise arithmetic (tensor_arith.c) -------------------------------------------- */
 

@@ -534,7 +534,8 @@ PyTypeObject ctp_global_type = {
 
 static PyMethodDef *merge_methods(void) {
     PyMethodDef *const parts[] = {global_methods, ctp_global_arith_methods,
-                                  ctp_global_unary_methods, ctp_global_reduce_methods, ctp_global_linalg_methods,
+                                  ctp_global_unary_methods, ctp_global_reduce_methods,
+                                  ctp_global_reduce_arg_methods, ctp_global_linalg_methods,
                                   ctp_global_tensor_methods};
     const size_t n_parts = sizeof parts / sizeof parts[0];
     size_t n = 0, k = 0;

@@ -1,9 +1,9 @@
-/* Reductions of global tensors: GlobalTensor.sum / mean / prod / amax / amin / all / any /
- * max / min, and the global path of the functions ctensor.sum, ... (tensor_reduce.c sends a
- * call here when an argument is a GlobalTensor). Signatures (OneFlow's, as torch's):
+/* Reductions of global tensors: GlobalTensor.sum / mean / prod / amax / amin / all / any,
+ * and the global path of the functions ctensor.sum, ... (tensor_reduce.c sends a call here
+ * when an argument is a GlobalTensor; max / min / argmax / cumsum: dist_reduce_arg.c).
+ * Signatures (OneFlow's, as torch's):
  *   sum(input, dim=None, keepdim=False, *, dtype=None)     mean, prod: as sum
  *   amax(input, dim=(), keepdim=False)                     amin, all, any: as amax
- *   max(input) / min(input)                                the whole tensor only
  * `dim` is an int or a sequence of ints (axis= and keepdims= as NumPy names them). Each call
  * is one ct_global_reduce (global.h), which decides the result's sbp; an argument error is
  * raised on every rank (ctp_dist_failed). */
@@ -55,7 +55,6 @@ static PyObject *reduce_call(ct_reduce_op op, const char *name, int method, PyOb
                              PyObject *args, PyObject *kwargs) {
     PyObject *input = method ? self : NULL, *dim = NULL, *keepdim = NULL, *dtype = NULL,
              *out = NULL;
-    const int whole_only = op == CT_REDUCE_MAX || op == CT_REDUCE_MIN;
     /* positional: [input,] dim, keepdim */
     PyObject **pos[3] = {&input, &dim, &keepdim};
     Py_ssize_t npos = PyTuple_GET_SIZE(args), first = method ? 1 : 0;
@@ -113,11 +112,6 @@ static PyObject *reduce_call(ct_reduce_op op, const char *name, int method, PyOb
                             "%s(): out= is not supported for global tensors; use the returned "
                             "tensor",
                             name);
-    if (whole_only && ((dim != NULL && dim != Py_None) || keepdim != NULL))
-        return PyErr_Format(PyExc_NotImplementedError,
-                            "%s(): only the whole-tensor form is supported for global tensors "
-                            "(use amax / amin with dim=)",
-                            name);
     int64_t dims[CT_MAX_DIMS], ndims = 0;
     if (dims_of(name, dim, dims, &ndims) < 0)
         return NULL;
@@ -160,8 +154,6 @@ GLOBAL_REDUCE(g_amax, CT_REDUCE_AMAX, "amax")
 GLOBAL_REDUCE(g_amin, CT_REDUCE_AMIN, "amin")
 GLOBAL_REDUCE(g_all, CT_REDUCE_ALL, "all")
 GLOBAL_REDUCE(g_any, CT_REDUCE_ANY, "any")
-GLOBAL_REDUCE(g_max, CT_REDUCE_MAX, "max")
-GLOBAL_REDUCE(g_min, CT_REDUCE_MIN, "min")
 
 #define KW METH_VARARGS | METH_KEYWORDS
 #define SUM_DOC(n)                                                                                 \
@@ -177,7 +169,5 @@ PyMethodDef ctp_global_reduce_methods[] = {
     {"amin", CTP_KW_FUNC(g_amin), KW, "amin(dim=(), keepdim=False) -> GlobalTensor\n\nCollective."},
     {"all", CTP_KW_FUNC(g_all), KW, "all(dim=None, keepdim=False) -> GlobalTensor\n\nCollective."},
     {"any", CTP_KW_FUNC(g_any), KW, "any(dim=None, keepdim=False) -> GlobalTensor\n\nCollective."},
-    {"max", CTP_KW_FUNC(g_max), KW, "max() -> GlobalTensor (the whole tensor). Collective."},
-    {"min", CTP_KW_FUNC(g_min), KW, "min() -> GlobalTensor (the whole tensor). Collective."},
     {NULL, NULL, 0, NULL},
 };

@@ -288,7 +288,7 @@ static const ctp_signature m_argmax_sigs[] = {
 /* ctensor.return_types.max / min: named tuples (values, indices), as torch.return_types. */
 static PyTypeObject *return_types[2];
 
-static PyTypeObject *return_type(int is_max) {
+PyTypeObject *ctp_reduce_return_type(int is_max) {
     if (return_types[is_max] == NULL) {
         static PyStructSequence_Field fields[] = {
             {"values", "the extreme values"}, {"indices", "their indices (int64)"}, {NULL, NULL}};
@@ -310,9 +310,8 @@ typedef struct arg_entry {
 
 static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
-    if (!e->method && e->with_values && ctp_dist_any_global(NULL, args, kwargs))
-        return ctp_global_reduce_call(e->is_max ? CT_REDUCE_MAX : CT_REDUCE_MIN, e->name, 0, NULL,
-                                      args, kwargs);
+    if (!e->method && ctp_dist_any_global(NULL, args, kwargs))
+        return ctp_global_arg_call(e->is_max, e->with_values, 0, NULL, args, kwargs);
 #endif
     PyObject *parsed[CTP_MAX_PARAMS];
     int k = ctp_parse_args(e->name, e->sigs, e->nsigs, args, kwargs, parsed);
@@ -356,7 +355,7 @@ static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, Py
         pv = ctp_tensor_wrap(v);
         pi = ctp_tensor_wrap(ix);
     }
-    PyTypeObject *type = return_type(e->is_max);
+    PyTypeObject *type = ctp_reduce_return_type(e->is_max);
     PyObject *r = (type != NULL && pv != NULL && pi != NULL) ? PyStructSequence_New(type) : NULL;
     if (r == NULL) {
         Py_XDECREF(pv);

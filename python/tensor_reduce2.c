@@ -15,6 +15,9 @@
 #include "ctensor/reduce.h"
 #include "ctensor_py.h"
 #include "tensor_reduce2.h"
+#ifdef CT_HAVE_DIST
+#include "ctensor_dist_py.h" /* the global path of cumsum / cumprod */
+#endif
 
 #define TEN CTP_PARAM_TENSOR
 #define DTY CTP_PARAM_DTYPE
@@ -405,6 +408,10 @@ static const ctp_signature m_cum_sigs[] = {
 static PyObject *cum_call(int prod, int method, int inplace, PyObject *self, PyObject *args,
                           PyObject *kwargs) {
     const char *name = prod ? (inplace ? "cumprod_" : "cumprod") : (inplace ? "cumsum_" : "cumsum");
+#ifdef CT_HAVE_DIST
+    if (!method && ctp_dist_any_global(NULL, args, kwargs))
+        return ctp_global_cum_call(prod, 0, NULL, args, kwargs);
+#endif
     const ctp_signature *sigs = method ? m_cum_sigs : f_cum_sigs;
     PyObject *parsed[CTP_MAX_PARAMS];
     int k = ctp_parse_args(name, sigs, 2, args, kwargs, parsed);

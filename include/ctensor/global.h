@@ -300,6 +300,42 @@ CT_API ct_status ct_global_round_decimals(const ct_global *x, int64_t decimals, 
 CT_API ct_status ct_global_reduce(ct_reduce_op op, const ct_global *x, const int64_t *dims,
                                   int64_t ndims, bool keepdim, ct_dtype dtype, ct_global **out);
 
+/* ---- max / min with a dim, argmax / argmin, cumsum / cumprod (reduce.h) ----------------------
+ * ct_max_dim's, ct_argmax's and ct_cumulative's arguments and rules (dims, keepdim, dtypes,
+ * ties: the first index of the extreme, a NaN wins; errors) applied to the logical tensor;
+ * the results are on the input's placement, with one nd-sbp (values and indices alike), per
+ * hierarchy axis of the input (OneFlow's reduce_max / argmax / cumsum signatures):
+ *  - split(d) on the reduced or scanned dim (every dim for argmax without a dim): the axis
+ *    is gathered to broadcast first and the result is broadcast (the whole dim is needed for
+ *    an index or a prefix; OneFlow has no partial max);
+ *  - split(d) on another dim stays split, on d - 1 when d is after the reduced dim and
+ *    keepdim is false (cumsum and cumprod keep every dim);
+ *  - broadcast stays broadcast;
+ *  - partial_sum is reduced to broadcast first, except through cumsum when the input and
+ *    result are both floating (or complex) or the result keeps the input's dtype (sum's rule
+ *    above): it stays partial_sum.
+ * So max(S(0), dim=1) is S(0) with its indices S(0), argmax(S(1), dim=0) is S(0),
+ * cumsum(S(1), dim=0) stays S(1) and cumsum(S(0), dim=0) is broadcast. There are no out=
+ * forms. Errors: the local functions', on every rank alike. New references in *values and
+ * *indices (both or neither), *out. */
+
+/** torch.max(x, dim, keepdim) of a global tensor: (values, indices). */
+CT_API ct_status ct_global_max_dim(const ct_global *x, int64_t dim, bool keepdim,
+                                   ct_global **values, ct_global **indices);
+/** torch.min(x, dim, keepdim): (values, indices). */
+CT_API ct_status ct_global_min_dim(const ct_global *x, int64_t dim, bool keepdim,
+                                   ct_global **values, ct_global **indices);
+/** torch.argmax(x, dim, keepdim); dim NULL: the index in the flattened logical tensor. */
+CT_API ct_status ct_global_argmax(const ct_global *x, const int64_t *dim, bool keepdim,
+                                  ct_global **out);
+/** torch.argmin(x, dim, keepdim); dim NULL: the flattened logical tensor. */
+CT_API ct_status ct_global_argmin(const ct_global *x, const int64_t *dim, bool keepdim,
+                                  ct_global **out);
+/** torch.cumsum / torch.cumprod (prod) of x along dim, in `dtype` (CT_DTYPE_UNDEFINED: the
+ *  default of ct_cumulative). */
+CT_API ct_status ct_global_cumulative(bool prod, const ct_global *x, int64_t dim, ct_dtype dtype,
+                                      ct_global **out);
+
 /** The global tensor `x` in `dtype` (Tensor.to(dtype) of a global tensor), collective: the
  *  local ct_tensor_to on every member's component. split and broadcast axes stay; a
  *  partial_sum axis stays partial_sum when the cast commutes with the sum (floating to

@@ -351,6 +351,11 @@ typedef struct ct_dist_oneop {
                       ct_sbp *z_sbp);
     /** The op returns its input itself (positive): after the checks, *out is `x`. */
     bool identity;
+    /** Ops of two outputs of one shape and nd-sbp (max / min with a dim: values, indices):
+     *  the local op giving both, in place of `apply` (then NULL); run by
+     *  ct_dist_impl_oneop_run2. NULL for the ops of one output. */
+    ct_status (*apply2)(const void *ctx, const ct_tensor *in, const ct_global *x,
+                        const ct_sbp *z_sbp, ct_tensor **out0, ct_tensor **out1);
 } ct_dist_oneop;
 
 /** Run `op` on x collectively: agreement of the call across the world, the local op on
@@ -358,6 +363,10 @@ typedef struct ct_dist_oneop {
  *  signature, boxing, the local op on the members' components and a verdict, so that every
  *  rank returns the same status. New reference in *out. */
 ct_status ct_dist_impl_oneop_run(const ct_dist_oneop *op, const ct_global *x, ct_global **out);
+/** ct_dist_impl_oneop_run for an op with apply2: both outputs (new references), or neither.
+ *  The signature callback gets the first output's dtype. */
+ct_status ct_dist_impl_oneop_run2(const ct_dist_oneop *op, const ct_global *x, ct_global **out0,
+                                  ct_global **out1);
 
 /* ---- multiop.c -------------------------------------------------------------------------------- */
 

@@ -113,7 +113,9 @@ OPS = {
             [(lambda x, y: x.sum(1), ALT), (lambda x, y: x.sum(0, keepdim=True), ALT),
              (lambda x, y: x.mean(), ALT), (lambda x, y: x.sum(dim="a"), BAD),
              (lambda x, y: x.amax(0, dtype=ctensor.float64), BAD),
-             (lambda x, y: x.max(0), BAD)]),
+             (lambda x, y: x.max(0, dtype=ctensor.float64), BAD),
+             (lambda x, y: x.max(0).values, ALT), (lambda x, y: x.argmax(1), ALT),
+             (lambda x, y: x.cumsum(0), ALT), (lambda x, y: x.argmax(dim="a"), BAD)]),
 }
 NAMES = sorted(OPS)
 

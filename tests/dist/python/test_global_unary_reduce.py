@@ -212,7 +212,7 @@ def call_global(name, x, dim, keepdim, **kw):
     return getattr(x, name)(dim, keepdim=keepdim, **kw)
 
 
-# (name, dim, keepdim); max and min have the whole-tensor form only
+# (name, dim, keepdim); max and min with a dim: test_global_arg_scan.py
 REDUCE_CASES = [(n, d, k) for n in ["sum", "mean", "prod", "amax", "amin", "all", "any"]
                 for d in DIMS for k in (False, True)] + [("max", None, False), ("min", None, False)]
 
@@ -326,8 +326,8 @@ def test_reduce_errors():
     with pytest.raises(IndexError, match=escape(
             "Dimension out of range (expected to be in range of [-2, 1], but got 2)")):
         x.sum(2)
-    with pytest.raises(NotImplementedError, match="only the whole-tensor form"):
-        x.max(0)
+    with pytest.raises(TypeError, match="argument 'dim' must be int"):
+        x.max((0, 1))
     with pytest.raises(RuntimeError, match="out= is not supported for global tensors"):
         ctensor.sum(x, 0, out=x)
     with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):
