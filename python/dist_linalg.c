@@ -144,13 +144,13 @@ PyObject *ctp_global_join_call(const char *name, int stack, PyObject *tensors, P
 }
 
 #define KW METH_VARARGS | METH_KEYWORDS
-#define METHOD(name, doc)                                                                          \
+#define METHOD(name)                                                                               \
     static PyObject *g_##name(PyObject *self, PyObject *args, PyObject *kwargs) {                  \
         return ctp_global_matmul_call(#name, self, args, kwargs);                                  \
     }
-METHOD(matmul, "")
-METHOD(mm, "")
-METHOD(bmm, "")
+METHOD(matmul)
+METHOD(mm)
+METHOD(bmm)
 #undef METHOD
 
 PyMethodDef ctp_global_linalg_methods[] = {
