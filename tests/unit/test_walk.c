@@ -409,12 +409,38 @@ static void test_add_mixed_layouts(void **state) {
     OK(ct_set_num_threads(1));
 }
 
+/* Note [Streamed tiles]: large tiled moves whose units write one dense output block gather
+ * it in L1 and stream it out. Forced on at every size, every case above must give the same
+ * bytes (blocks of every length and alignment: partial lines at either end take regular
+ * stores). */
+static void test_walk_streamed(void **state) {
+    int64_t before = ct_convert_walk_set_stream_bytes(0);
+    test_walk_geometries(state);
+    test_walk_tile_choice(state);
+    test_copy_permutations(state);
+    test_copy_expand_slice(state);
+    test_add_mixed_layouts(state);
+    /* dim 0 within one tile, the output's blocks dense: the streamed units (moves) */
+    static const int64_t shapes[][2] = {{8, 300}, {33, 130}, {64, 129}, {65, 70}, {127, 64}};
+    static const int64_t items[] = {1, 2, 4, 8, 16};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (size_t j = 0; j < sizeof items / sizeof items[0]; j++)
+            for (int threads = 1; threads <= 2; threads++) {
+                int64_t isz[4] = {items[j], items[j], 4, 1};
+                check_walk(2, 2, shapes[i], isz, false, false, threads);
+                check_walk(4, 2, shapes[i], isz, false, false, threads);
+                check_walk(2, 2, shapes[i], isz, true, false, threads);
+            }
+    assert_int_equal(ct_convert_walk_set_stream_bytes(before), 0);
+    assert_int_equal(ct_convert_walk_set_stream_bytes(-1), before);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walk_geometries),   cmocka_unit_test(test_walk_tile_choice),
         cmocka_unit_test(test_walk_stops),        cmocka_unit_test(test_copy_permutations),
         cmocka_unit_test(test_copy_expand_slice), cmocka_unit_test(test_copy_overlap_refused),
-        cmocka_unit_test(test_add_mixed_layouts),
+        cmocka_unit_test(test_add_mixed_layouts), cmocka_unit_test(test_walk_streamed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,4 +47,9 @@ int ct_convert_walk_tile_dim(const ct_convert_walk *w);
 int ct_convert_walk_run(const ct_convert_walk *w, ct_convert_walk_loop loop, void *ctx,
                         int64_t grain);
 
+/* The output size (bytes) from which tiled moves stream their output blocks (Note [Streamed
+ * tiles] in walk.c); a negative value restores the default. Returns the previous value. For
+ * tests, which reach the streamed blocks with small tensors; not for concurrent use. */
+int64_t ct_convert_walk_set_stream_bytes(int64_t bytes);
+
 #endif /* CT_DTYPE_CONVERT_WALK_IMPL_H */
