@@ -371,8 +371,9 @@ def test_reduced_floats_every_value_within_one_ulp(op, dtype):
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("op", ["exp", "sigmoid"])
 def test_table_ops_every_value(op, dtype):
-    """exp and sigmoid of float16 / bfloat16 go through a 65536-entry table (unary_loops.c):
-    every bit pattern, NaN and inf included, gives the float64 result rounded to the dtype
+    """bfloat16 exp and sigmoid and float16 sigmoid go through a 65536-entry table
+    (unary_loops.c), float16 exp through the vector code that fills such tables: every bit
+    pattern, NaN and inf included, gives the float64 result rounded to the dtype
     (float16 sigmoid: one value a float32 ulp off a rounding boundary), at any thread count.
     bfloat16 exp is byte for byte torch 1.13's; its sigmoid too, except that 1.13 flushes
     the subnormal results of x <= -89 (1 / (1 + exp(89)) in float32) to 0."""
