@@ -52,6 +52,13 @@ extern const ct_unary_half_table ct_unary_half_baseline;
 extern const ct_unary_half_table ct_unary_half_avx2;
 extern const ct_unary_half_table ct_unary_half_avx512;
 
+/* float16 / bfloat16 by a 65536-entry table of the half table's results, filled on first
+ * use (the same bytes as ct_unary_half_table's loop of the same level, faster for the costly
+ * ops that have one). NULL entries: use ct_unary_half_table. */
+extern const ct_unary_half_table ct_unary_lut_baseline;
+extern const ct_unary_half_table ct_unary_lut_avx2;
+extern const ct_unary_half_table ct_unary_lut_avx512;
+
 extern const ct_unary_loop_table ct_unary_loops_baseline;
 extern const ct_unary_loop_table ct_unary_loops_avx2;
 extern const ct_unary_loop_table ct_unary_loops_avx512;

@@ -71,6 +71,21 @@ static const ct_unary_half_table *half_table(void) {
     }
 }
 
+static const ct_unary_half_table *lut_table(void) {
+    switch (ct_cpu_isa_active()) {
+#if defined(CT_HAVE_ISA_AVX512)
+    case CT_ISA_AVX512:
+        return &ct_unary_lut_avx512;
+#endif
+#if defined(CT_HAVE_ISA_AVX2)
+    case CT_ISA_AVX2:
+        return &ct_unary_lut_avx2;
+#endif
+    default:
+        return &ct_unary_lut_baseline;
+    }
+}
+
 static const ct_unary_loop_table *active_table(void) {
     switch (ct_cpu_isa_active()) {
 #if defined(CT_HAVE_ISA_AVX512)
@@ -143,8 +158,10 @@ ct_status ct_unary_impl_kernel_init(ct_unary_kernel *k, ct_unary_kop op, ct_dtyp
     init_common(k, compute, out, in, math);
     k->loop = loop;
     ct_unary_math_loop half = NULL;
-    if (compute == CT_FLOAT16 || compute == CT_BFLOAT16)
-        half = (*half_table())[op][compute == CT_BFLOAT16 ? CT_UNH_BF16 : CT_UNH_F16];
+    if (compute == CT_FLOAT16 || compute == CT_BFLOAT16) {
+        int h = compute == CT_BFLOAT16 ? CT_UNH_BF16 : CT_UNH_F16;
+        half = (*lut_table())[op][h] != NULL ? (*lut_table())[op][h] : (*half_table())[op][h];
+    }
     if (half != NULL) { /* the loop reads and writes the 16-bit computation dtype itself */
         k->loop = half;
         k->in_math = k->out_math = compute;

@@ -315,3 +315,66 @@ def test_same_bits_at_every_isa_level():
                            text=True, check=True)
         outs.add(r.stdout)
     assert len(outs) == 1, outs
+
+
+def _long_row_cases():
+    """Rows long enough for the vector blocks (several blocks of 32768, arg chunks of 65536
+    and a tail), with NaN, infinities and signed zeros placed at block edges."""
+    n = 100003
+    cases = []
+    for pos in ([0], [7], [32767], [32768], [65537], [n - 1], [40000, 9000], [70000, 99999]):
+        cases.append((f"nan@{pos}", n, {p: float("nan") for p in pos}))
+    cases.append(("nan_and_inf", n, {123: float("inf"), 50000: float("nan"), 7: float("-inf")}))
+    cases.append(("inf_both", n, {32768: float("inf"), 99990: float("-inf"), 5: float("inf")}))
+    cases.append(("ties", n, {10: 9.0, 32770: 9.0, 99999: 9.0, 11: -9.0, 65600: -9.0}))
+    return cases
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", _long_row_cases(), ids=lambda c: c[0])
+def test_long_row_extremes_vs_torch(case, dtype):
+    """amax / amin / max / min / argmax / argmin / max(dim) / aminmax of long contiguous rows
+    (the vector loops of reduce_loops.c) against torch 1.13: NaN propagates (argmax and max(dim)
+    give the first NaN's index), infinities, ties (the first index), and signed zeros (the
+    zero-filled rest: -0.0 and 0.0 mixed), with 1 and 2 threads."""
+    name, n, special = case
+    g = torch.Generator().manual_seed(len(name))
+    base = torch.rand(n, generator=g, dtype=getattr(torch, dtype)) * 2 - 1
+    zeros = torch.rand(n, generator=g) < 0.3
+    base[zeros] = torch.where(torch.rand(int(zeros.sum()), generator=g) < 0.5, -0.0, 0.0).to(
+        base.dtype)
+    for p, v in special.items():
+        base[p] = v
+    variants = [base, base.abs().neg()]  # the second: many -0.0 / 0.0 ties at the top
+    saved, saved_torch = ctensor.get_num_threads(), torch.get_num_threads()
+    try:
+        for t in variants:
+            c = ctensor.from_dlpack(t)
+            for threads in (1, 2):
+                ctensor.set_num_threads(threads)
+                torch.set_num_threads(threads)
+                for op in ("amax", "amin", "max", "min", "argmax", "argmin"):
+                    want, got = getattr(t, op)(), torch.from_dlpack(getattr(c, op)())
+                    _same_value(want, got, op)
+                for op in ("max", "min"):
+                    wv, wi = getattr(t, op)(0)
+                    gv, gi = getattr(c, op)(0)
+                    _same_value(wv, torch.from_dlpack(gv), op)
+                    assert int(torch.from_dlpack(gi)) == int(wi), op
+                wmn, wmx = torch.aminmax(t)
+                gmn, gmx = ctensor.aminmax(c)
+                _same_value(wmn, torch.from_dlpack(gmn), "aminmax")
+                _same_value(wmx, torch.from_dlpack(gmx), "aminmax")
+    finally:
+        ctensor.set_num_threads(saved)
+        torch.set_num_threads(saved_torch)
+
+
+def _same_value(want, got, op):
+    if want.dtype == torch.int64:
+        assert int(got) == int(want), op
+    elif math.isnan(float(want)):
+        assert math.isnan(float(got)), op
+    else:
+        assert float(got) == float(want), op
+        assert math.copysign(1, float(got)) == math.copysign(1, float(want)), op

@@ -368,6 +368,36 @@ def test_reduced_floats_every_value_within_one_ulp(op, dtype):
     assert float(d.max()) <= 1.0, (op, dtype, float(d.max()))
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("op", ["exp", "sigmoid"])
+def test_table_ops_every_value(op, dtype):
+    """bfloat16 exp and sigmoid and float16 sigmoid go through a 65536-entry table
+    (unary_loops.c), float16 exp through the vector code that fills such tables: every bit
+    pattern, NaN and inf included, gives the float64 result rounded to the dtype
+    (float16 sigmoid: one value a float32 ulp off a rounding boundary), at any thread count.
+    bfloat16 exp is byte for byte torch 1.13's; its sigmoid too, except that 1.13 flushes
+    the subnormal results of x <= -89 (1 / (1 + exp(89)) in float32) to 0."""
+    bits = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16)
+    x = bits.view(getattr(torch, dtype))
+    ref = getattr(torch, op)(x.double()).to(x.dtype)
+    old = ctensor.get_num_threads()
+    for threads in (1, 2):
+        ctensor.set_num_threads(threads)
+        try:
+            got = as_torch(getattr(ctensor, op)(to_ct(x)))
+        finally:
+            ctensor.set_num_threads(old)
+        assert torch.equal(torch.isnan(got), torch.isnan(ref))
+        ok = torch.isnan(ref) | (got.view(torch.int16) == ref.view(torch.int16))
+        assert int((~ok).sum()) <= (1 if (op, dtype) == ("sigmoid", "float16") else 0)
+        if dtype == "bfloat16":
+            t = getattr(torch, op)(x)
+            same = torch.isnan(t) | (got.view(torch.int16) == t.view(torch.int16))
+            if op == "sigmoid":
+                same |= (t == 0) & (x <= -89) & (got.abs() < torch.finfo(x.dtype).tiny)
+            assert bool(same.all())
+
+
 _LEVEL_SCRIPT = """
 import sys, torch, ctensor
 sys.path.insert(0, {here!r})

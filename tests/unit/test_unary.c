@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "ctensor/backend.h"
+#include "ctensor/cpu.h"
 #include "ctensor/ctensor.h"
+#include "kernels/unary.h"
 
 static ct_tensor *vec(ct_dtype dtype, const void *data, int64_t n) {
     ct_tensor *t = NULL;
@@ -190,6 +192,48 @@ static void test_meta_and_launch_device(void **state) {
     assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
 }
 
+/* The 16-bit table loops (unary.h, ct_unary_lut_table), at each level the CPU has: for every
+ * bit pattern the bytes of the vector loop that fills the table. Calls of odd lengths cover
+ * the lookup's tail; the first call may fill the table, the second reads it. */
+static void check_lut_level(const ct_unary_half_table *lut, const ct_unary_half_table *half) {
+    enum { N = 65536 };
+    static uint16_t x[N], want[N], got[N];
+    for (int32_t i = 0; i < N; i++)
+        x[i] = (uint16_t)i;
+    for (int op = 0; op < CT_NUM_UNKS; op++)
+        for (int h = 0; h < CT_UNH_COUNT; h++) {
+            if ((*lut)[op][h] == NULL)
+                continue;
+            assert_non_null((*half)[op][h]);
+            (*half)[op][h](want, x, N); /* N is whole vectors: no scalar tail */
+            for (int pass = 0; pass < 2; pass++) {
+                memset(got, 0, sizeof got);
+                for (int64_t s = 0; s < N;) {
+                    int64_t m = N - s < 509 ? N - s : 509;
+                    (*lut)[op][h](got + s, x + s, m);
+                    s += m;
+                }
+                assert_memory_equal(got, want, sizeof want);
+            }
+        }
+}
+
+static void test_half_lookup_tables(void **state) {
+    (void)state;
+    check_lut_level(&ct_unary_lut_baseline, &ct_unary_half_baseline);
+#if defined(__x86_64__)
+    if (ct_cpu_isa_detected() >= CT_ISA_AVX2)
+        check_lut_level(&ct_unary_lut_avx2, &ct_unary_half_avx2);
+    if (ct_cpu_isa_detected() >= CT_ISA_AVX512)
+        check_lut_level(&ct_unary_lut_avx512, &ct_unary_half_avx512);
+    /* the tables are in use: exp and sigmoid of bfloat16 and float16 have entries */
+    if (ct_cpu_isa_detected() >= CT_ISA_AVX2) {
+        assert_non_null(ct_unary_lut_avx2[CT_UNK_EXP][CT_UNH_BF16]);
+        assert_non_null(ct_unary_lut_avx2[CT_UNK_SIGMOID][CT_UNH_F16]);
+    }
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_float32_values),
@@ -197,6 +241,7 @@ int main(void) {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_round_decimals_and_half),
         cmocka_unit_test(test_meta_and_launch_device),
+        cmocka_unit_test(test_half_lookup_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
