@@ -1,0 +1,229 @@
+/* bfloat16 matrix products with AVX512-BF16 dot products (vdpbf16ps).
+ *
+ * Note [bf16 gemm]
+ * This file is compiled with AVX-512 F/BW/VL/BF16 flags (CMakeLists.txt); gemm.c calls it
+ * only after ct_gemm_bf16_usable() (cpuid plus the active ISA level), so nothing here runs
+ * on other CPUs. Per product:
+ *  - A and B are packed once into panels of bf16 pairs along k, the layout vdpbf16ps
+ *    reads: A as [MR-row panel][k pair][MR] and B as [NR-column panel][k pair][NR], each
+ *    element a 32-bit word holding k = 2p in its low half and k = 2p + 1 in its high half.
+ *    Panels are zero-padded to MR/NR and k to even, so the micro-kernel never has edges.
+ *    Any strides are accepted (a transposed operand only changes the packing loop).
+ *  - The micro-kernel keeps an MR x NR float32 block of C in zmm registers across the
+ *    whole of k: each k pair costs NR/16 loads of B, MR broadcasts of A and MR * NR/16
+ *    vdpbf16ps. The result is rounded once to bfloat16 (round to nearest even, NaN ->
+ *    0xFFFF, as ct_convert), after alpha * acc + beta * c in float32.
+ *  - Threads (ct_parallel_for) take blocks of MC rows x NC columns of C; MC shrinks as k
+ *    grows so a block's A panels stay in L2 while each B panel is reused across them.
+ * Numerics: products of bf16 values are exact in float32 and summed in float32, as the
+ * widen-then-sgemm path, but vdpbf16ps treats bf16 subnormal inputs as zero and flushes
+ * subnormal sums (its fixed DAZ/FTZ behaviour; oneDNN's bf16 matmul in PyTorch does the
+ * same). The sum order differs from sgemm's, so results may differ by float32 rounding
+ * before the final bf16 rounding. */
+#include "kernels/gemm_bf16.h"
+
+#if defined(__AVX512BF16__) && defined(__AVX512F__) && defined(__AVX512BW__)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "base/alloc_impl.h"
+#include "base/parallel.h"
+#include "dtype/convert/codec_impl.h"
+
+#define BF_MR 12 /* rows of the micro-kernel */
+#define BF_NR 32 /* columns: two zmm of float32 */
+#define BF_NC (BF_NR * 8)
+
+typedef struct bf_job {
+    const ct_gemm_args *g;
+    const uint32_t *pa, *pb;           /* packed operands of all batches */
+    int64_t kp;                        /* k pairs */
+    int64_t pm, pn;                    /* row / column panels per batch */
+    int64_t mc;                        /* rows per block (a multiple of BF_MR) */
+    int64_t mblocks, nblocks;          /* blocks per batch */
+    float alpha, beta;
+} bf_job;
+
+/* ---- packing ------------------------------------------------------------------------------- */
+
+typedef struct bf_pack {
+    const uint16_t *src;
+    int64_t bs, rs, ks; /* element strides: batch, panel row (m of A, n of B), k */
+    int64_t rows, k, kp, panels;
+    int r; /* BF_MR or BF_NR */
+    uint32_t *dst;
+} bf_pack;
+
+/* Panels [lo, hi) over all batches (index = batch * panels + panel). */
+static void pack_panels(void *ctx, int64_t lo, int64_t hi) {
+    const bf_pack *p = ctx;
+    int64_t R = p->r, k = p->k, kp = p->kp, kfull = k / 2;
+    for (int64_t q = lo; q < hi; q++) {
+        int64_t b = q / p->panels, r0 = (q % p->panels) * R;
+        int64_t nr = p->rows - r0 < R ? p->rows - r0 : R;
+        const uint16_t *s = p->src + b * p->bs + r0 * p->rs;
+        uint32_t *d = p->dst + q * kp * R;
+        if (nr < R) /* padding rows (and everything else, rewritten below) */
+            memset(d, 0, (size_t)(kp * R) * sizeof *d);
+        if (p->ks == 1) { /* k contiguous: a pair is one 32-bit word of the row */
+            for (int64_t r = 0; r < nr; r++) {
+                const uint16_t *row = s + r * p->rs;
+                for (int64_t x = 0; x < kfull; x++) {
+                    uint32_t w;
+                    memcpy(&w, row + 2 * x, sizeof w);
+                    d[x * R + r] = w;
+                }
+                if (k & 1)
+                    d[kfull * R + r] = row[k - 1];
+            }
+        } else { /* two k rows interleaved (contiguous when rs == 1: vectorised) */
+            for (int64_t x = 0; x < kp; x++) {
+                const uint16_t *k0 = s + 2 * x * p->ks, *k1 = k0 + p->ks;
+                uint32_t *dx = d + x * R;
+                if (2 * x + 1 < k) {
+                    for (int64_t r = 0; r < nr; r++)
+                        dx[r] = (uint32_t)k0[r * p->rs] | (uint32_t)k1[r * p->rs] << 16;
+                } else {
+                    for (int64_t r = 0; r < nr; r++)
+                        dx[r] = k0[r * p->rs];
+                }
+            }
+        }
+    }
+}
+
+/* Packs a [batch, rows, k] operand; NULL when out of memory. */
+static uint32_t *pack(const ct_gemm_args *g, const char *src, int64_t rows, int64_t bs,
+                      int64_t rs, int64_t ks, int r, int64_t *panels, size_t *bytes) {
+    bf_pack p = {
+        .src = (const uint16_t *)src, .bs = bs, .rs = rs, .ks = ks, .rows = rows, .k = g->k,
+        .kp = (g->k + 1) / 2, .panels = (rows + r - 1) / r, .r = r,
+    };
+    *panels = p.panels;
+    *bytes = (size_t)(g->batch * p.panels * p.kp * r) * sizeof(uint32_t);
+    p.dst = ct_alloc(*bytes ? *bytes : 1, 64);
+    if (p.dst == NULL)
+        return NULL;
+    int64_t per = p.kp * r > 0 ? p.kp * r : 1;
+    int64_t grain = ((int64_t)1 << 14) / per;
+    ct_parallel_for(0, g->batch * p.panels, grain > 1 ? grain : 1, pack_panels, &p);
+    return p.dst;
+}
+
+/* ---- micro-kernel -------------------------------------------------------------------------- */
+
+/* t[MR][NR] = A panel @ B panel over kp pairs. */
+static inline void micro(int64_t kp, const uint32_t *restrict a, const uint32_t *restrict b,
+                         float *restrict t) {
+    __m512 c[BF_MR][2];
+    for (int r = 0; r < BF_MR; r++)
+        c[r][0] = c[r][1] = _mm512_setzero_ps();
+    for (int64_t x = 0; x < kp; x++) {
+        __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);
+        __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + 16);
+        for (int r = 0; r < BF_MR; r++) {
+            __m512bh av = (__m512bh)_mm512_set1_epi32((int)a[r]);
+            c[r][0] = _mm512_dpbf16_ps(c[r][0], av, b0);
+            c[r][1] = _mm512_dpbf16_ps(c[r][1], av, b1);
+        }
+        a += BF_MR;
+        b += BF_NR;
+    }
+    for (int r = 0; r < BF_MR; r++) {
+        _mm512_storeu_ps(t + r * BF_NR, c[r][0]);
+        _mm512_storeu_ps(t + r * BF_NR + 16, c[r][1]);
+    }
+}
+
+/* C[i0 + r, j0 + x] = round(alpha * t + beta * C) for the valid part of a tile. */
+static void store_tile(const bf_job *j, const float *t, int64_t bi, int64_t i0, int64_t j0) {
+    const ct_gemm_args *g = j->g;
+    int64_t mr = g->m - i0 < BF_MR ? g->m - i0 : BF_MR;
+    int64_t nr = g->n - j0 < BF_NR ? g->n - j0 : BF_NR;
+    float alpha = j->alpha, beta = j->beta;
+    bool beta_zero = g->beta_zero;
+    for (int64_t r = 0; r < mr; r++) {
+        uint16_t *c = (uint16_t *)g->c + bi * g->c_s[0] + (i0 + r) * g->c_s[1] + j0 * g->c_s[2];
+        const float *tr = t + r * BF_NR;
+        if (g->c_s[2] == 1) { /* vectorised: the codecs are branch-free */
+            if (beta_zero)
+                for (int64_t x = 0; x < nr; x++)
+                    c[x] = ct_cvt_f32_to_bf16(alpha * tr[x]);
+            else
+                for (int64_t x = 0; x < nr; x++)
+                    c[x] = ct_cvt_f32_to_bf16(alpha * tr[x] + beta * ct_cvt_bf16_to_f32(c[x]));
+        } else {
+            int64_t cs = g->c_s[2];
+            for (int64_t x = 0; x < nr; x++) {
+                float v = alpha * tr[x];
+                if (!beta_zero)
+                    v += beta * ct_cvt_bf16_to_f32(c[x * cs]);
+                c[x * cs] = ct_cvt_f32_to_bf16(v);
+            }
+        }
+    }
+}
+
+/* Blocks [lo, hi) of C: index = (batch * mblocks + row block) * nblocks + column block. */
+static void blocks(void *ctx, int64_t lo, int64_t hi) {
+    const bf_job *j = ctx;
+    const ct_gemm_args *g = j->g;
+    int64_t kp = j->kp;
+    float t[BF_MR * BF_NR] __attribute__((aligned(64)));
+    for (int64_t q = lo; q < hi; q++) {
+        int64_t nb = q % j->nblocks, rest = q / j->nblocks;
+        int64_t mb = rest % j->mblocks, bi = rest / j->mblocks;
+        int64_t i_lo = mb * j->mc, i_hi = i_lo + j->mc < g->m ? i_lo + j->mc : g->m;
+        int64_t j_lo = nb * BF_NC, j_hi = j_lo + BF_NC < g->n ? j_lo + BF_NC : g->n;
+        for (int64_t j0 = j_lo; j0 < j_hi; j0 += BF_NR) {
+            const uint32_t *bp = j->pb + (bi * j->pn + j0 / BF_NR) * kp * BF_NR;
+            for (int64_t i0 = i_lo; i0 < i_hi; i0 += BF_MR) {
+                const uint32_t *ap = j->pa + (bi * j->pm + i0 / BF_MR) * kp * BF_MR;
+                micro(kp, ap, bp, t);
+                store_tile(j, t, bi, i0, j0);
+            }
+        }
+    }
+}
+
+ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
+    bf_job j = {.g = g, .kp = (g->k + 1) / 2, .alpha = (float)g->alpha_re,
+                .beta = (float)g->beta_re};
+    size_t abytes = 0, bbytes = 0;
+    /* A: rows m (stride a_s[1]), k stride a_s[2]; B: rows n (stride b_s[2]), k stride b_s[1] */
+    uint32_t *pa = pack(g, g->a, g->m, g->a_s[0], g->a_s[1], g->a_s[2], BF_MR, &j.pm, &abytes);
+    uint32_t *pb = pa ? pack(g, g->b, g->n, g->b_s[0], g->b_s[2], g->b_s[1], BF_NR, &j.pn,
+                             &bbytes)
+                      : NULL;
+    if (pb == NULL) {
+        if (pa)
+            ct_free(pa, abytes ? abytes : 1, 64);
+        return CT_ERR_NOMEM;
+    }
+    j.pa = pa;
+    j.pb = pb;
+    /* a block's A panels (mc x k bf16) within ~256 KiB of L2 */
+    int64_t mc = ((int64_t)256 * 1024 / (4 * (j.kp > 0 ? j.kp : 1))) / BF_MR * BF_MR;
+    mc = mc < BF_MR ? BF_MR : mc > 8 * BF_MR ? 8 * BF_MR : mc;
+    j.mc = mc;
+    j.mblocks = (g->m + mc - 1) / mc;
+    j.nblocks = (g->n + BF_NC - 1) / BF_NC;
+    int64_t work = mc * BF_NC * (j.kp > 0 ? j.kp : 1);
+    int64_t grain = ((int64_t)1 << 18) / work;
+    ct_parallel_for(0, g->batch * j.mblocks * j.nblocks, grain > 1 ? grain : 1, blocks, &j);
+    ct_free(pa, abytes ? abytes : 1, 64);
+    ct_free(pb, bbytes ? bbytes : 1, 64);
+    return CT_OK;
+}
+
+#else /* no AVX512-BF16 in this build: ct_gemm_bf16_usable() is false */
+
+#include "base/error_impl.h"
+
+ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
+    (void)g;
+    return ct_set_error(CT_ERR_MISUSE, "ct_gemm_bf16_run: not in this build");
+}
+
+#endif
