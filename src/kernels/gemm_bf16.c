@@ -25,10 +25,12 @@
 #if defined(__AVX512BF16__) && defined(__AVX512F__) && defined(__AVX512BW__)
 
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc_impl.h"
 #include "base/parallel.h"
+#include "ctensor/parallel.h"
 #include "dtype/convert/codec_impl.h"
 
 #define BF_MR 12 /* rows of the micro-kernel */
@@ -37,6 +39,8 @@
 
 typedef struct bf_job {
     const ct_gemm_args *g;
+    atomic_llong next;                 /* the next block to take (dynamic schedule) */
+    int64_t total;                     /* blocks in all */
     const uint32_t *pa, *pb;           /* packed operands of all batches */
     int64_t kp;                        /* k pairs */
     int64_t pm, pn;                    /* row / column panels per batch */
@@ -50,65 +54,73 @@ typedef struct bf_job {
 typedef struct bf_pack {
     const uint16_t *src;
     int64_t bs, rs, ks; /* element strides: batch, panel row (m of A, n of B), k */
-    int64_t rows, k, kp, panels;
+    int64_t rows, k, kp, panels, total; /* total: panels of all batches */
     int r; /* BF_MR or BF_NR */
     uint32_t *dst;
+    size_t bytes;
 } bf_pack;
 
-/* Panels [lo, hi) over all batches (index = batch * panels + panel). */
-static void pack_panels(void *ctx, int64_t lo, int64_t hi) {
-    const bf_pack *p = ctx;
+/* Panel q (index = batch * panels + panel) of one operand. */
+static void pack_panel(const bf_pack *p, int64_t q) {
     int64_t R = p->r, k = p->k, kp = p->kp, kfull = k / 2;
-    for (int64_t q = lo; q < hi; q++) {
-        int64_t b = q / p->panels, r0 = (q % p->panels) * R;
-        int64_t nr = p->rows - r0 < R ? p->rows - r0 : R;
-        const uint16_t *s = p->src + b * p->bs + r0 * p->rs;
-        uint32_t *d = p->dst + q * kp * R;
-        if (nr < R) /* padding rows (and everything else, rewritten below) */
-            memset(d, 0, (size_t)(kp * R) * sizeof *d);
-        if (p->ks == 1) { /* k contiguous: a pair is one 32-bit word of the row */
+    int64_t b = q / p->panels, r0 = (q % p->panels) * R;
+    int64_t nr = p->rows - r0 < R ? p->rows - r0 : R;
+    const uint16_t *s = p->src + b * p->bs + r0 * p->rs;
+    uint32_t *d = p->dst + q * kp * R;
+    if (nr < R) /* padding rows (and everything else, rewritten below) */
+        memset(d, 0, (size_t)(kp * R) * sizeof *d);
+    if (p->ks == 1) { /* k contiguous: a pair is one 32-bit word of a row */
+        const uint16_t *rp[BF_NR];
+        for (int64_t r = 0; r < nr; r++)
+            rp[r] = s + r * p->rs;
+        for (int64_t x = 0; x < kfull; x++, d += R) /* rows read in step, d written in order */
             for (int64_t r = 0; r < nr; r++) {
-                const uint16_t *row = s + r * p->rs;
-                for (int64_t x = 0; x < kfull; x++) {
-                    uint32_t w;
-                    memcpy(&w, row + 2 * x, sizeof w);
-                    d[x * R + r] = w;
-                }
-                if (k & 1)
-                    d[kfull * R + r] = row[k - 1];
+                uint32_t w;
+                memcpy(&w, rp[r] + 2 * x, sizeof w);
+                d[r] = w;
             }
-        } else { /* two k rows interleaved (contiguous when rs == 1: vectorised) */
-            for (int64_t x = 0; x < kp; x++) {
-                const uint16_t *k0 = s + 2 * x * p->ks, *k1 = k0 + p->ks;
-                uint32_t *dx = d + x * R;
-                if (2 * x + 1 < k) {
-                    for (int64_t r = 0; r < nr; r++)
-                        dx[r] = (uint32_t)k0[r * p->rs] | (uint32_t)k1[r * p->rs] << 16;
-                } else {
-                    for (int64_t r = 0; r < nr; r++)
-                        dx[r] = k0[r * p->rs];
-                }
-            }
+        if (k & 1)
+            for (int64_t r = 0; r < nr; r++)
+                d[r] = rp[r][k - 1];
+        return;
+    }
+    for (int64_t x = 0; x < kp; x++) { /* two k rows interleaved (vectorised when rs == 1) */
+        const uint16_t *k0 = s + 2 * x * p->ks, *k1 = k0 + p->ks;
+        uint32_t *dx = d + x * R;
+        if (2 * x + 1 < k) {
+            for (int64_t r = 0; r < nr; r++)
+                dx[r] = (uint32_t)k0[r * p->rs] | (uint32_t)k1[r * p->rs] << 16;
+        } else {
+            for (int64_t r = 0; r < nr; r++)
+                dx[r] = k0[r * p->rs];
         }
     }
 }
 
-/* Packs a [batch, rows, k] operand; NULL when out of memory. */
-static uint32_t *pack(const ct_gemm_args *g, const char *src, int64_t rows, int64_t bs,
-                      int64_t rs, int64_t ks, int r, int64_t *panels, size_t *bytes) {
-    bf_pack p = {
+/* Panels [lo, hi) of both operands (ctx: bf_pack[2]): A's first, then B's. One parallel
+ * region for both: each region's start and end costs a wait on a busy machine. */
+static void pack_panels(void *ctx, int64_t lo, int64_t hi) {
+    const bf_pack *p = ctx;
+    for (int64_t q = lo; q < hi; q++) {
+        if (q < p[0].total)
+            pack_panel(&p[0], q);
+        else
+            pack_panel(&p[1], q - p[0].total);
+    }
+}
+
+/* Sets up the packing of a [batch, rows, k] operand and allocates its buffer: false when
+ * out of memory. */
+static bool pack_init(bf_pack *p, const ct_gemm_args *g, const char *src, int64_t rows,
+                      int64_t bs, int64_t rs, int64_t ks, int r) {
+    *p = (bf_pack){
         .src = (const uint16_t *)src, .bs = bs, .rs = rs, .ks = ks, .rows = rows, .k = g->k,
         .kp = (g->k + 1) / 2, .panels = (rows + r - 1) / r, .r = r,
     };
-    *panels = p.panels;
-    *bytes = (size_t)(g->batch * p.panels * p.kp * r) * sizeof(uint32_t);
-    p.dst = ct_alloc(*bytes ? *bytes : 1, 64);
-    if (p.dst == NULL)
-        return NULL;
-    int64_t per = p.kp * r > 0 ? p.kp * r : 1;
-    int64_t grain = ((int64_t)1 << 14) / per;
-    ct_parallel_for(0, g->batch * p.panels, grain > 1 ? grain : 1, pack_panels, &p);
-    return p.dst;
+    p->total = g->batch * p->panels;
+    p->bytes = (size_t)(p->total * p->kp * r) * sizeof(uint32_t);
+    p->dst = ct_alloc(p->bytes ? p->bytes : 1, 64);
+    return p->dst != NULL;
 }
 
 /* ---- micro-kernel -------------------------------------------------------------------------- */
@@ -165,13 +177,20 @@ static void store_tile(const bf_job *j, const float *t, int64_t bi, int64_t i0, 
     }
 }
 
-/* Blocks [lo, hi) of C: index = (batch * mblocks + row block) * nblocks + column block. */
+/* Each worker takes blocks of C until none is left: index = (batch * mblocks + row block) *
+ * nblocks + column block. Taken one at a time rather than in static chunks, so a thread the
+ * OS delays (a shared machine) does not leave the others waiting at the end. */
 static void blocks(void *ctx, int64_t lo, int64_t hi) {
-    const bf_job *j = ctx;
+    (void)lo;
+    (void)hi;
+    bf_job *j = ctx;
     const ct_gemm_args *g = j->g;
     int64_t kp = j->kp;
     float t[BF_MR * BF_NR] __attribute__((aligned(64)));
-    for (int64_t q = lo; q < hi; q++) {
+    for (;;) {
+        int64_t q = (int64_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        if (q >= j->total)
+            break;
         int64_t nb = q % j->nblocks, rest = q / j->nblocks;
         int64_t mb = rest % j->mblocks, bi = rest / j->mblocks;
         int64_t i_lo = mb * j->mc, i_hi = i_lo + j->mc < g->m ? i_lo + j->mc : g->m;
@@ -190,30 +209,37 @@ static void blocks(void *ctx, int64_t lo, int64_t hi) {
 ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
     bf_job j = {.g = g, .kp = (g->k + 1) / 2, .alpha = (float)g->alpha_re,
                 .beta = (float)g->beta_re};
-    size_t abytes = 0, bbytes = 0;
     /* A: rows m (stride a_s[1]), k stride a_s[2]; B: rows n (stride b_s[2]), k stride b_s[1] */
-    uint32_t *pa = pack(g, g->a, g->m, g->a_s[0], g->a_s[1], g->a_s[2], BF_MR, &j.pm, &abytes);
-    uint32_t *pb = pa ? pack(g, g->b, g->n, g->b_s[0], g->b_s[2], g->b_s[1], BF_NR, &j.pn,
-                             &bbytes)
-                      : NULL;
-    if (pb == NULL) {
-        if (pa)
-            ct_free(pa, abytes ? abytes : 1, 64);
+    bf_pack p[2];
+    if (!pack_init(&p[0], g, g->a, g->m, g->a_s[0], g->a_s[1], g->a_s[2], BF_MR))
+        return CT_ERR_NOMEM;
+    if (!pack_init(&p[1], g, g->b, g->n, g->b_s[0], g->b_s[2], g->b_s[1], BF_NR)) {
+        ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
         return CT_ERR_NOMEM;
     }
-    j.pa = pa;
-    j.pb = pb;
+    int64_t per = (p[0].kp > 0 ? p[0].kp : 1) * BF_NR;
+    int64_t grain = ((int64_t)1 << 14) / per;
+    ct_parallel_for(0, p[0].total + p[1].total, grain > 1 ? grain : 1, pack_panels, p);
+    j.pa = p[0].dst;
+    j.pb = p[1].dst;
+    j.pm = p[0].panels;
+    j.pn = p[1].panels;
     /* a block's A panels (mc x k bf16) within ~256 KiB of L2 */
     int64_t mc = ((int64_t)256 * 1024 / (4 * (j.kp > 0 ? j.kp : 1))) / BF_MR * BF_MR;
     mc = mc < BF_MR ? BF_MR : mc > 8 * BF_MR ? 8 * BF_MR : mc;
     j.mc = mc;
     j.mblocks = (g->m + mc - 1) / mc;
     j.nblocks = (g->n + BF_NC - 1) / BF_NC;
-    int64_t work = mc * BF_NC * (j.kp > 0 ? j.kp : 1);
-    int64_t grain = ((int64_t)1 << 18) / work;
-    ct_parallel_for(0, g->batch * j.mblocks * j.nblocks, grain > 1 ? grain : 1, blocks, &j);
-    ct_free(pa, abytes ? abytes : 1, 64);
-    ct_free(pb, bbytes ? bbytes : 1, 64);
+    j.total = g->batch * j.mblocks * j.nblocks;
+    atomic_init(&j.next, 0);
+    /* workers: one per thread, fewer when there is little work (~256 K dot products each) */
+    int64_t work = j.total * mc * BF_NC * (j.kp > 0 ? j.kp : 1);
+    int64_t workers = work >> 18 < j.total ? work >> 18 : j.total;
+    int threads = ct_get_num_threads();
+    workers = workers < 1 ? 1 : workers > threads ? threads : workers;
+    ct_parallel_for(0, workers, 1, blocks, &j);
+    ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
+    ct_free(p[1].dst, p[1].bytes ? p[1].bytes : 1, 64);
     return CT_OK;
 }
 
