@@ -97,16 +97,36 @@ static void pack_panel(const bf_pack *p, int64_t q) {
     }
 }
 
-/* Panels [lo, hi) of both operands (ctx: bf_pack[2]): A's first, then B's. One parallel
- * region for both: each region's start and end costs a wait on a busy machine. */
+typedef struct bf_packs {
+    bf_pack op[2]; /* A, B */
+    atomic_llong next; /* the next panel of either to pack */
+} bf_packs;
+
+/* Panels of both operands, taken one at a time as the blocks are (B's first: they are the
+ * larger), in one parallel region for both. */
 static void pack_panels(void *ctx, int64_t lo, int64_t hi) {
-    const bf_pack *p = ctx;
-    for (int64_t q = lo; q < hi; q++) {
-        if (q < p[0].total)
-            pack_panel(&p[0], q);
+    (void)lo;
+    (void)hi;
+    bf_packs *ps = ctx;
+    const bf_pack *p = ps->op;
+    int64_t total = p[0].total + p[1].total;
+    for (;;) {
+        int64_t q = (int64_t)atomic_fetch_add_explicit(&ps->next, 1, memory_order_relaxed);
+        if (q >= total)
+            break;
+        if (q < p[1].total)
+            pack_panel(&p[1], q);
         else
-            pack_panel(&p[1], q - p[0].total);
+            pack_panel(&p[0], q - p[1].total);
     }
+}
+
+/* How many threads for `items` items of `work` units in all: one per ~2^18 units, at most
+ * one per item and per thread, at least one. */
+static int64_t bf_workers(int64_t items, int64_t work) {
+    int64_t w = work >> 18 < items ? work >> 18 : items;
+    int threads = ct_get_num_threads();
+    return w < 1 ? 1 : w > threads ? threads : w;
 }
 
 /* Sets up the packing of a [batch, rows, k] operand and allocates its buffer: false when
@@ -210,16 +230,17 @@ ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
     bf_job j = {.g = g, .kp = (g->k + 1) / 2, .alpha = (float)g->alpha_re,
                 .beta = (float)g->beta_re};
     /* A: rows m (stride a_s[1]), k stride a_s[2]; B: rows n (stride b_s[2]), k stride b_s[1] */
-    bf_pack p[2];
+    bf_packs ps;
+    bf_pack *p = ps.op;
     if (!pack_init(&p[0], g, g->a, g->m, g->a_s[0], g->a_s[1], g->a_s[2], BF_MR))
         return CT_ERR_NOMEM;
     if (!pack_init(&p[1], g, g->b, g->n, g->b_s[0], g->b_s[2], g->b_s[1], BF_NR)) {
         ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
         return CT_ERR_NOMEM;
     }
-    int64_t per = (p[0].kp > 0 ? p[0].kp : 1) * BF_NR;
-    int64_t grain = ((int64_t)1 << 14) / per;
-    ct_parallel_for(0, p[0].total + p[1].total, grain > 1 ? grain : 1, pack_panels, p);
+    atomic_init(&ps.next, 0);
+    int64_t panels = p[0].total + p[1].total, kp1 = p[0].kp > 0 ? p[0].kp : 1;
+    ct_parallel_for(0, bf_workers(panels, panels * kp1 * BF_NR), 1, pack_panels, &ps);
     j.pa = p[0].dst;
     j.pb = p[1].dst;
     j.pm = p[0].panels;
@@ -232,12 +253,8 @@ ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
     j.nblocks = (g->n + BF_NC - 1) / BF_NC;
     j.total = g->batch * j.mblocks * j.nblocks;
     atomic_init(&j.next, 0);
-    /* workers: one per thread, fewer when there is little work (~256 K dot products each) */
     int64_t work = j.total * mc * BF_NC * (j.kp > 0 ? j.kp : 1);
-    int64_t workers = work >> 18 < j.total ? work >> 18 : j.total;
-    int threads = ct_get_num_threads();
-    workers = workers < 1 ? 1 : workers > threads ? threads : workers;
-    ct_parallel_for(0, workers, 1, blocks, &j);
+    ct_parallel_for(0, bf_workers(j.total, work), 1, blocks, &j);
     ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
     ct_free(p[1].dst, p[1].bytes ? p[1].bytes : 1, 64);
     return CT_OK;
