@@ -9,8 +9,13 @@
  * our own blocked i-k-j loop in unsigned arithmetic (wrapping like PyTorch, without the UB
  * of signed overflow), parallel over rows. OpenBLAS's thread count follows
  * ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs serially.
+ * bfloat16 on a CPU with AVX512-BF16 (at the avx512 ISA level) has its own kernel instead
+ * (gemm_bf16.c, Note [bf16 gemm]); CT_CPU_ISA=avx2 forces the sgemm path.
  */
 #include <cblas.h>
+#if defined(CT_HAVE_GEMM_BF16)
+#include <cpuid.h>
+#endif
 #include <complex.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -19,8 +24,10 @@
 #include "base/error_impl.h"
 #include "base/parallel.h"
 #include "ctensor/convert.h"
+#include "ctensor/cpu.h"
 #include "ctensor/parallel.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_bf16.h"
 #include "tensor/tensor_impl.h"
 
 static atomic_int blas_threads;
@@ -322,6 +329,26 @@ done:
     return st;
 }
 
+/* ---- dispatch ------------------------------------------------------------------------------ */
+
+/* Here, not in gemm_bf16.c: that file is compiled for AVX-512 and must not run before this
+ * check. CPUID leaf 7 subleaf 1, EAX bit 5: AVX512_BF16 (OS support for zmm state is part
+ * of the avx512 level's check). */
+bool ct_gemm_bf16_usable(void) {
+#if defined(CT_HAVE_GEMM_BF16)
+    static atomic_int has = -1;
+    int h = atomic_load_explicit(&has, memory_order_relaxed);
+    if (h < 0) {
+        unsigned a = 0, b, c, d;
+        h = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5)) != 0;
+        atomic_store_explicit(&has, h, memory_order_relaxed);
+    }
+    return h && ct_cpu_isa_active() == CT_ISA_AVX512;
+#else
+    return false;
+#endif
+}
+
 ct_status ct_gemm_run(const ct_gemm_args *g) {
     if (g->batch == 0 || g->m == 0 || g->n == 0)
         return CT_OK;
@@ -334,8 +361,11 @@ ct_status ct_gemm_run(const ct_gemm_args *g) {
         if (g->c_s[2] != 1 || g->c_s[1] < (g->n > 1 ? g->n : 1))
             return ct_set_error(CT_ERR_MISUSE, "ct_gemm_run: output layout");
         return gemm_blas(g);
-    case CT_FLOAT16:
     case CT_BFLOAT16:
+        if (ct_gemm_bf16_usable())
+            return ct_gemm_bf16_run(g);
+        return gemm_half(g);
+    case CT_FLOAT16:
         return gemm_half(g);
     default:
         return gemm_int(g);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ctensor/cpu.h"
 #include "ctensor/linalg.h"
 #include "ctensor/parallel.h"
 #include "tensor_test_util.h"
@@ -260,6 +261,83 @@ static void test_threads(void **state) {
     ct_tensor_release(b);
 }
 
+/* bfloat16: the AVX512-BF16 kernel (where the CPU has it) and the sgemm path (forced by the
+ * avx2 level) on odd sizes, a transposed and a sliced operand, batches and k = 0. Inputs are
+ * small integers, so each float32 sum is exact and both paths round it to the same bf16. */
+static ct_tensor *bf16_run(const int64_t *sa, const int64_t *sb, int64_t nd, int layout) {
+    ct_tensor *a = mk(CT_BFLOAT16, sa, nd, 1), *b = NULL, *r = NULL;
+    if (layout == 1) { /* b: the transpose of a contiguous [.., n, k] */
+        int64_t sbt[3];
+        memcpy(sbt, sb, (size_t)nd * sizeof *sbt);
+        sbt[nd - 2] = sb[nd - 1];
+        sbt[nd - 1] = sb[nd - 2];
+        ct_tensor *bt = mk(CT_BFLOAT16, sbt, nd, 2);
+        OK(ct_tensor_transpose(bt, nd - 2, nd - 1, &b));
+        ct_tensor_release(bt);
+    } else if (layout == 2) { /* a: every other column of a [.., m, 2k] */
+        int64_t sa2[3];
+        memcpy(sa2, sa, (size_t)nd * sizeof *sa2);
+        sa2[nd - 1] *= 2;
+        ct_tensor *wide = mk(CT_BFLOAT16, sa2, nd, 1);
+        ct_tensor_release(a);
+        int64_t st[3] = {0, 0, 0};
+        st[nd - 1] = 2;
+        st[nd - 2] = sa2[nd - 1];
+        if (nd == 3)
+            st[0] = sa2[1] * sa2[2];
+        OK(ct_tensor_as_strided(wide, sa, st, nd, NULL, &a));
+        ct_tensor_release(wide);
+        b = mk(CT_BFLOAT16, sb, nd, 2);
+    } else {
+        b = mk(CT_BFLOAT16, sb, nd, 2);
+    }
+    OK(ct_tensor_matmul(a, b, &r));
+    if (nd == 2) { /* against the double reference: one bf16 rounding (2^-8 relative) */
+        int64_t m = sa[0], k = sa[1], n = sb[1];
+        double *va = vals(a), *vb = vals(b), *vr = vals(r);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double want = 0;
+                for (int64_t p = 0; p < k; p++)
+                    want += va[i * k + p] * vb[p * n + j];
+                if (fabs(vr[i * n + j] - want) > fabs(want) / 256)
+                    fail_msg("[%d, %d]: got %g, want %g", (int)i, (int)j, vr[i * n + j], want);
+            }
+        free(va);
+        free(vb);
+        free(vr);
+    }
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+    return r;
+}
+
+static void test_bf16_kernel_and_fallback(void **state) {
+    (void)state;
+    static const struct {
+        int64_t nd, sa[3], sb[3];
+    } shapes[] = {
+        {2, {33, 17}, {17, 100}}, {2, {1, 257}, {257, 3}}, {2, {100, 3}, {3, 33}},
+        {2, {5, 0}, {0, 7}},      {2, {1, 1}, {1, 1}},     {3, {3, 33, 17}, {3, 17, 100}},
+        {3, {2, 1, 5}, {2, 5, 1}},
+    };
+    ct_cpu_isa level = ct_cpu_isa_active();
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int layout = 0; layout < 3; layout++) {
+            const int64_t *sa = shapes[s].sa, *sb = shapes[s].sb, nd = shapes[s].nd;
+            ct_tensor *best = bf16_run(sa, sb, nd, layout);
+            OK(ct_cpu_set_isa(level < CT_ISA_AVX2 ? level : CT_ISA_AVX2));
+            ct_tensor *sg = bf16_run(sa, sb, nd, layout);
+            OK(ct_cpu_set_isa(level));
+            int64_t n = ct_tensor_numel(best);
+            assert_int_equal(n, ct_tensor_numel(sg));
+            if (n > 0)
+                assert_memory_equal(ct_tensor_data_ptr(best), ct_tensor_data_ptr(sg), (size_t)n * 2);
+            ct_tensor_release(best);
+            ct_tensor_release(sg);
+        }
+}
+
 static ct_tensor *fa, *fb, *fv;
 static ct_status f_mm(ct_tensor **out) { return ct_tensor_mm(fa, fb, out); }
 static ct_status f_matmul(ct_tensor **out) { return ct_tensor_matmul(fa, fv, out); }
@@ -270,8 +348,8 @@ static ct_status f_addmm(ct_tensor **out) {
 
 static void test_fault_injection(void **state) {
     (void)state;
-    ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT16, CT_INT32};
-    for (int i = 0; i < 3; i++) {
+    ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT16, CT_INT32, CT_BFLOAT16};
+    for (int i = 0; i < 4; i++) {
         ct_tensor *x = mk(dts[i], SHAPE(4, 6), 1);
         /* a sliced a (packed) and a transposed b */
         OK(ct_tensor_as_strided(x, (const int64_t[]){4, 3}, (const int64_t[]){6, 2}, 2, NULL, &fa));
@@ -299,7 +377,7 @@ int main(void) {
         cmocka_unit_test(test_mm_values),     cmocka_unit_test(test_sliced_and_batched),
         cmocka_unit_test(test_integer_wrap),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_meta_and_out),  cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_fault_injection),
+        cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_bf16_kernel_and_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
