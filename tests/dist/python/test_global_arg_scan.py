@@ -112,7 +112,8 @@ def torch_outcome_multi(fn):
 
 # ---- max / min with a dim --------------------------------------------------------------------
 
-DIM_CASES = [(d, k) for d in (0, 1, -1, -2) for k in (False, True)]
+# every dim once, each keepdim twice (the suite runs on 4 oversubscribed ranks: kept small)
+DIM_CASES = [(0, False), (1, True), (-1, False), (-2, True)]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
@@ -128,7 +129,7 @@ def test_max_dim(name, dim, keepdim, sa, dtype):
 
 # ---- argmax / argmin ------------------------------------------------------------------------
 
-ARG_CASES = [(None, False), (None, True)] + DIM_CASES
+ARG_CASES = [(None, False), (None, True), (0, True), (-1, True)] + DIM_CASES
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
@@ -146,11 +147,10 @@ def test_argmax(name, dim, keepdim, sa, dtype):
 
 
 @pytest.mark.parametrize("dtype,out_dtype", [("float32", None), ("int64", None),
-                                             ("float32", "float64"), ("int64", "float32")],
-                         ids=str)
+                                             ("int64", "float32")], ids=str)
 @pytest.mark.parametrize("sa", SBP_1D)
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
-@pytest.mark.parametrize("dim", [0, 1, -1, -2], ids=str)
+@pytest.mark.parametrize("dim", [0, -1], ids=str)
 def test_cumulative(name, dim, sa, dtype, out_dtype):
     seed = zlib.crc32(("%s%s%s%s%s" % (name, dim, sa, dtype, out_dtype)).encode())
     kw = {} if out_dtype is None else {"dtype": getattr(ctensor, out_dtype)}
@@ -164,10 +164,10 @@ def test_cumulative(name, dim, sa, dtype, out_dtype):
 
 
 @only4
-@pytest.mark.parametrize("nd", [("S0", "S1"), ("S1", "S0"), ("P", "S1"), ("S0", "P"),
-                                ("B", "S0"), ("S1", "S1"), ("P", "P")], ids="".join)
+@pytest.mark.parametrize("nd", [("S0", "S1"), ("P", "S1"), ("S0", "P"), ("S1", "S1")],
+                         ids="".join)
 @pytest.mark.parametrize("case", ["max0", "min1k", "argmax", "argmin-1", "cumsum0",
-                                  "cumsum1", "cumprod-1"])
+                                  "cumprod-1"])
 def test_mesh(nd, case):
     calls = {
         "max0": (lambda x: x.max(0), lambda t: tuple(t.max(0)), "max", 0, False),
