@@ -8,6 +8,7 @@
  * collective, so a local failure cannot leave the others waiting. */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dist/dist_impl.h"
 
@@ -131,25 +132,71 @@ static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI
     return CT_OK;
 }
 
+/* S(d) -> B through a shared-memory window (all ranks on one node): each rank copies its
+ * shard into its slot once (shm_fill); after the all-ready collective each rank copies every
+ * block, row by row, from the slots straight into its output (shm_gather). That reads and
+ * writes about what MPI_Allgatherv's single copy does, where MPI receiving into strided
+ * memory through datatypes copies twice. */
+static ct_status shm_fill(const fast_ctx *c, const ct_shm_window *w, char *slot, const char *mine,
+                          size_t isz) {
+    memcpy(slot, mine, (size_t)(c->outer * c->len[c->pid] * c->inner) * isz);
+    return ct_dist_impl_shm_sync(w);
+}
+
+static ct_status shm_gather(const fast_ctx *c, const ct_shm_window *w, char *const *slots,
+                            const char *mine, char *full, size_t isz) {
+    ct_status st = ct_dist_impl_shm_sync(w);
+    if (st != CT_OK)
+        return st;
+    size_t row = (size_t)c->inner * isz; /* bytes of one index of the split dim */
+    for (int64_t o = 0; o < c->outer; o++) {
+        char *dst = full + (size_t)(o * c->dimlen) * row;
+        for (int64_t r = 0; r < c->n; r++) {
+            size_t seg = (size_t)c->len[r] * row;
+            const char *from = r == c->pid ? mine : slots[r];
+            memcpy(dst + (size_t)c->begin[r] * row, from + (size_t)o * seg, seg);
+        }
+    }
+    return CT_OK;
+}
+
 /* S(d) -> B. d = 0 (or nothing before d): the blocks are contiguous in the output, one
- * MPI_Allgatherv. Otherwise each rank sends its whole shard to everyone and receives each
- * block through a subarray type (one MPI_Alltoallw, no staging copy). */
+ * MPI_Allgatherv. Otherwise, ranks on one node go through a shared window (shm_gather);
+ * else each rank sends its whole shard to everyone and receives each block through a
+ * subarray type (one MPI_Alltoallw, no staging copy). */
 static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     const ct_tensor *src = c->x->local;
     bool direct = c->outer == 1;
     int64_t n = c->n;
+    size_t isz = ct_dtype_itemsize(c->x->dtype);
+    ct_shm_window *win = NULL;
+    if (!direct && n > 1) {
+        /* Decided from metadata every member shares: all take the same path. */
+        size_t biggest = (size_t)(c->outer * c->len[0] * c->inner) * isz; /* len[0] >= all */
+        (void)ct_dist_impl_shm_window(comm, biggest, &win);
+    }
+    bool shm = win != NULL;
     ct_tensor *full = NULL;
     int *ints = ct_dist_impl_alloc((size_t)n * 5 * sizeof(int));
-    MPI_Datatype *types = direct ? NULL : ct_dist_impl_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
+    MPI_Datatype *types =
+        direct || shm ? NULL : ct_dist_impl_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
+    char **slots = shm ? ct_dist_impl_alloc((size_t)n * sizeof(char *)) : NULL;
     MPI_Datatype elem = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
-    ct_status st = ints && (direct || types) ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+    ct_status st = ints && (direct || types || slots)
+                       ? CT_OK
+                       : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     for (int64_t r = 0; types && r < 2 * n; r++)
         types[r] = MPI_BYTE;
+    for (int64_t r = 0; st == CT_OK && shm && r < n; r++) {
+        slots[r] = ct_dist_impl_shm_slot(win, (int)r);
+        if (slots[r] == NULL)
+            st = ct_set_error(CT_ERR_RUNTIME, "boxing: MPI_Win_shared_query failed");
+    }
     if (st == CT_OK)
         st = full_alloc(c, &full);
-    if (st == CT_OK)
+    if (st == CT_OK && !shm)
         st = ct_dist_impl_mpi_dtype(c->x->dtype, &elem);
-    if (st == CT_OK) {
+    if (st == CT_OK && !shm) {
         st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row),
                                     "MPI_Type_contiguous");
         if (st == CT_OK)
@@ -157,14 +204,18 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     }
     int *counts = ints, *displs = ints ? ints + n : NULL, *rcounts = ints ? ints + 2 * n : NULL;
     int *sdispls = ints ? ints + 3 * n : NULL, *rdispls = ints ? ints + 4 * n : NULL;
-    for (int64_t r = 0; st == CT_OK && !direct && r < n; r++) {
+    for (int64_t r = 0; st == CT_OK && types && r < n; r++) {
         types[r] = row; /* send: the whole shard, as rows */
         counts[r] = (int)(c->outer * c->len[c->pid]);
         sdispls[r] = rdispls[r] = 0;
         st = block_type(c, r, elem, &types[n + r], &rcounts[r]);
     }
+    if (st == CT_OK && shm)
+        st = shm_fill(c, win, slots[c->pid], ct_tensor_data_ptr(src), isz);
     st = ct_dist_impl_all_ready(st, comm, "boxing");
-    if (st == CT_OK && direct) {
+    if (st == CT_OK && shm) {
+        st = shm_gather(c, win, slots, ct_tensor_data_ptr(src), ct_tensor_data_ptr(full), isz);
+    } else if (st == CT_OK && direct) {
         for (int64_t r = 0; r < n; r++) {
             counts[r] = (int)(c->outer * c->len[r]);
             displs[r] = (int)(c->outer * c->begin[r]);
@@ -185,6 +236,7 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     if (row != MPI_DATATYPE_NULL)
         MPI_Type_free(&row);
     ct_dist_impl_free(types);
+    ct_dist_impl_free(slots);
     ct_dist_impl_free(ints);
     if (st != CT_OK) {
         ct_tensor_release(full);
