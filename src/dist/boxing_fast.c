@@ -160,6 +160,21 @@ static ct_status shm_gather(const fast_ctx *c, const ct_shm_window *w, char *con
     return CT_OK;
 }
 
+/* The window of an S(d) -> B with d > 0 on n > 1 members, or NULL (shm.c): a use of it is
+ * collective, so every member calls this once per such conversion, including a member
+ * that has already failed locally (it then reports its failure in the all-ready collective).
+ * Slots hold the largest shard, the first member's (balanced parts). */
+static ct_shm_window *s_to_b_window(const ct_global *x, int64_t d, int64_t n, MPI_Comm comm) {
+    int64_t outer = prod(x->sizes, 0, d), inner = prod(x->sizes, d + 1, x->ndim);
+    if (outer == 1 || n < 2)
+        return NULL;
+    int64_t first = (x->sizes[d] + n - 1) / n;
+    ct_shm_window *w = NULL;
+    (void)ct_dist_impl_shm_window(
+        comm, (size_t)(outer * first * inner) * ct_dtype_itemsize(x->dtype), &w);
+    return w;
+}
+
 /* S(d) -> B. d = 0 (or nothing before d): the blocks are contiguous in the output, one
  * MPI_Allgatherv. Otherwise, ranks on one node go through a shared window (shm_gather);
  * else each rank sends its whole shard to everyone and receives each block through a
@@ -169,12 +184,8 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     bool direct = c->outer == 1;
     int64_t n = c->n;
     size_t isz = ct_dtype_itemsize(c->x->dtype);
-    ct_shm_window *win = NULL;
-    if (!direct && n > 1) {
-        /* Decided from metadata every member shares: all take the same path. */
-        size_t biggest = (size_t)(c->outer * c->len[0] * c->inner) * isz; /* len[0] >= all */
-        (void)ct_dist_impl_shm_window(comm, biggest, &win);
-    }
+    /* Decided from metadata every member shares: all take the same path. */
+    ct_shm_window *win = s_to_b_window(c->x, c->x->sbp[0].dim, n, comm);
     bool shm = win != NULL;
     ct_tensor *full = NULL;
     int *ints = ct_dist_impl_alloc((size_t)n * 5 * sizeof(int));
@@ -406,8 +417,11 @@ ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *place
             /* still take part in the collective, reporting the failure */
             MPI_Comm comm = MPI_COMM_NULL;
             if ((kind == FAST_S_TO_B || kind == FAST_P_TO_B || kind == FAST_P_TO_S) &&
-                ct_dist_impl_comm_for_placement(pl, &comm) == CT_OK)
+                ct_dist_impl_comm_for_placement(pl, &comm) == CT_OK) {
+                if (kind == FAST_S_TO_B)
+                    (void)s_to_b_window(x, a.dim, c.n, comm); /* the others' window use */
                 (void)ct_dist_impl_all_ready(st, comm, "boxing");
+            }
             return st;
         }
         c.len = c.begin + c.n;

@@ -9,12 +9,14 @@
  *
  * One window per communicator, made on first need, grown when a call needs larger slots and
  * kept until ct_dist_finalize. Each rank owns two slots and successive uses alternate
- * between them: a use may then fill its slot before the collective that orders the ranks
- * (the caller's all-ready), because the slot it overwrites was read during the use before
- * the previous one, which every rank finished before that previous use's collective. Whether a communicator can
- * have one is decided collectively once (MPI_Comm_split_type, then an agreement that every
- * rank made its window), so all members always take the same path. CTENSOR_BOXING_SHM=0 in
- * the environment of every rank turns the windows off (the MPI-datatype path then runs). */
+ * between them, so a use may fill its slot before the collective that orders the ranks (the
+ * caller's all-ready): the slot it overwrites was last read in the use before the previous
+ * one, which every rank finished before entering the previous use's collective, which this
+ * rank has passed. Whether a communicator can have a window is decided collectively once
+ * (MPI_Comm_split_type, then an agreement; a failed window is agreed too), so all members
+ * always take the same path. CTENSOR_BOXING_SHM=0 in the environment of every rank turns
+ * the windows off (the MPI-datatype path then runs).
+ */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +74,7 @@ static bool window_make(ct_shm_window *w, size_t cap) {
         MPI_Info_set(info, "accumulate_ordering", "none");
     }
     ok = ok && cap <= (size_t)INT64_MAX / 2 &&
-         MPI_Win_allocate_shared((MPI_Aint)(2 * cap), 1, info, w->comm, &base, &win) ==
-             MPI_SUCCESS;
+         MPI_Win_allocate_shared((MPI_Aint)(2 * cap), 1, info, w->comm, &base, &win) == MPI_SUCCESS;
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     if (ok) {
@@ -104,10 +105,10 @@ static ct_shm_window *entry_for(MPI_Comm comm) {
             return &g_windows[i];
     int size = 0, node_size = -1;
     MPI_Comm node = MPI_COMM_NULL;
-    bool ok = MPI_Comm_size(comm, &size) == MPI_SUCCESS &&
-              MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-                  MPI_SUCCESS &&
-              MPI_Comm_size(node, &node_size) == MPI_SUCCESS;
+    bool ok =
+        MPI_Comm_size(comm, &size) == MPI_SUCCESS &&
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+        MPI_Comm_size(node, &node_size) == MPI_SUCCESS;
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
     int v[2] = {ok && node_size == size, g_count < SHM_MAX_WINDOWS};

@@ -19,14 +19,14 @@
 static int g_rank, g_world;
 static long g_cases;
 
-#define MUST(call)                                                                              \
-    do {                                                                                        \
-        ct_status must_st_ = (call);                                                            \
-        if (must_st_ != CT_OK) {                                                                \
-            fprintf(stderr, "rank %d: %s:%d: %s failed: %s\n", g_rank, __FILE__, __LINE__,      \
-                    #call, ct_last_error());                                                    \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                                       \
-        }                                                                                       \
+#define MUST(call)                                                                                 \
+    do {                                                                                           \
+        ct_status must_st_ = (call);                                                               \
+        if (must_st_ != CT_OK) {                                                                   \
+            fprintf(stderr, "rank %d: %s:%d: %s failed: %s\n", g_rank, __FILE__, __LINE__, #call,  \
+                    ct_last_error());                                                              \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                          \
+        }                                                                                          \
     } while (0)
 
 static ct_placement *pl_range(int64_t lo, int64_t hi) {
@@ -66,8 +66,8 @@ static ct_global *make_input(ct_dtype dt, const int64_t *sizes, int64_t nd, int 
         part(sizes[dim], ct_placement_size(pl), pid, &b, &l);
         memcpy(lsizes, sizes, sizeof(int64_t) * (size_t)nd);
         lsizes[dim] = l;
-        MUST(ct_tensor_empty(lsizes, nd, dt, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
-                             &local));
+        MUST(
+            ct_tensor_empty(lsizes, nd, dt, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &local));
         int64_t outer = 1, inner = 1;
         for (int64_t d = 0; d < dim; d++)
             outer *= sizes[d];
@@ -85,8 +85,8 @@ static ct_global *make_input(ct_dtype dt, const int64_t *sizes, int64_t nd, int 
 }
 
 /* Convert to B and check every byte; returns 1 on a failure of this rank. */
-static int check_one(ct_dtype dt, const int64_t *sizes, int64_t nd, int dim,
-                     const ct_placement *pl, uint64_t seed) {
+static int check_one(ct_dtype dt, const int64_t *sizes, int64_t nd, int dim, const ct_placement *pl,
+                     uint64_t seed) {
     g_cases++;
     ct_global *x = make_input(dt, sizes, nd, dim, pl, seed), *y = NULL;
     ct_sbp b = ct_sbp_broadcast();
@@ -144,8 +144,8 @@ static int run_all(const ct_placement *pl, uint64_t *seed) {
     int fails = 0;
     for (int dt = 0; dt < CT_NUM_DTYPES; dt++)
         for (size_t s = 0; s < sizeof k_shapes / sizeof k_shapes[0]; s++)
-            fails += check_one((ct_dtype)dt, k_shapes[s].sizes, k_shapes[s].nd, k_shapes[s].dim,
-                               pl, ++*seed);
+            fails += check_one((ct_dtype)dt, k_shapes[s].sizes, k_shapes[s].nd, k_shapes[s].dim, pl,
+                               ++*seed);
     return fails;
 }
 
