@@ -133,28 +133,35 @@ static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI
 }
 
 /* S(d) -> B through a shared-memory window (all ranks on one node): each rank copies its
- * shard into its slot once (shm_fill); after the all-ready collective each rank copies every
- * block, row by row, from the slots straight into its output (shm_gather). That reads and
- * writes about what MPI_Allgatherv's single copy does, where MPI receiving into strided
- * memory through datatypes copies twice. */
+ * shard into its slot once and, row by row while the rows are in cache, its own block into
+ * its output (shm_fill); after the all-ready collective each rank copies the other blocks,
+ * row by row, from the slots straight into place (shm_gather). That reads and writes about
+ * what MPI_Allgatherv's single copy does (plus the shard's write into the slot), where MPI
+ * receiving into strided memory through datatypes copies twice. */
 static ct_status shm_fill(const fast_ctx *c, const ct_shm_window *w, char *slot, const char *mine,
-                          size_t isz) {
-    memcpy(slot, mine, (size_t)(c->outer * c->len[c->pid] * c->inner) * isz);
+                          char *full, size_t isz) {
+    size_t row = (size_t)c->inner * isz; /* bytes of one index of the split dim */
+    size_t seg = (size_t)c->len[c->pid] * row;
+    for (int64_t o = 0; seg > 0 && o < c->outer; o++) {
+        const char *from = mine + (size_t)o * seg;
+        memcpy(slot + (size_t)o * seg, from, seg);
+        memcpy(full + (size_t)(o * c->dimlen + c->begin[c->pid]) * row, from, seg);
+    }
     return ct_dist_impl_shm_sync(w);
 }
 
 static ct_status shm_gather(const fast_ctx *c, const ct_shm_window *w, char *const *slots,
-                            const char *mine, char *full, size_t isz) {
+                            char *full, size_t isz) {
     ct_status st = ct_dist_impl_shm_sync(w);
     if (st != CT_OK)
         return st;
-    size_t row = (size_t)c->inner * isz; /* bytes of one index of the split dim */
+    size_t row = (size_t)c->inner * isz;
     for (int64_t o = 0; o < c->outer; o++) {
         char *dst = full + (size_t)(o * c->dimlen) * row;
         for (int64_t r = 0; r < c->n; r++) {
             size_t seg = (size_t)c->len[r] * row;
-            const char *from = r == c->pid ? mine : slots[r];
-            memcpy(dst + (size_t)c->begin[r] * row, from + (size_t)o * seg, seg);
+            if (r != c->pid && seg > 0)
+                memcpy(dst + (size_t)c->begin[r] * row, slots[r] + (size_t)o * seg, seg);
         }
     }
     return CT_OK;
@@ -222,10 +229,11 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
         st = block_type(c, r, elem, &types[n + r], &rcounts[r]);
     }
     if (st == CT_OK && shm)
-        st = shm_fill(c, win, slots[c->pid], ct_tensor_data_ptr(src), isz);
+        st =
+            shm_fill(c, win, slots[c->pid], ct_tensor_data_ptr(src), ct_tensor_data_ptr(full), isz);
     st = ct_dist_impl_all_ready(st, comm, "boxing");
     if (st == CT_OK && shm) {
-        st = shm_gather(c, win, slots, ct_tensor_data_ptr(src), ct_tensor_data_ptr(full), isz);
+        st = shm_gather(c, win, slots, ct_tensor_data_ptr(full), isz);
     } else if (st == CT_OK && direct) {
         for (int64_t r = 0; r < n; r++) {
             counts[r] = (int)(c->outer * c->len[r]);
