@@ -72,13 +72,66 @@ SHORTCUT(cfloat, CT_COMPLEX64)
 SHORTCUT(cdouble, CT_COMPLEX128)
 #undef SHORTCUT
 
-/* to(dtype), to(dtype=...), to(other) with another tensor's dtype; copy= and non_blocking=
- * change nothing here. Devices: a global tensor has a placement (to_global). */
+/* A device for a global tensor, OneFlow's rule: only a device type as a string ("cpu",
+ * "cuda", "gpu"), no index and no device object; it names the placement's device type.
+ * 0: the placement's own type (nothing moves), -1 with an exception. Another type would
+ * be the placement with its type replaced: without the CUDA backend that is the CPU-only
+ * build's AssertionError, with it not implemented yet. */
+static int global_device(PyObject *self, PyObject *device) {
+    const char *text = PyUnicode_Check(device) ? PyUnicode_AsUTF8(device) : NULL;
+    if (text == NULL && PyErr_Occurred())
+        return -1;
+    const char *type = text != NULL && strcmp(text, "gpu") == 0 ? "cuda" : text;
+    if (type == NULL || (strcmp(type, "cpu") != 0 && strcmp(type, "cuda") != 0)) {
+        PyObject *repr = text != NULL ? NULL : PyObject_Repr(device);
+        if (text == NULL && repr == NULL)
+            return -1;
+        PyErr_Format(PyExc_RuntimeError,
+                     "Only string device without device id (eg. \"cpu\" or \"cuda\") is "
+                     "expected for global tensor, but got %s",
+                     text != NULL ? text : PyUnicode_AsUTF8(repr));
+        Py_XDECREF(repr);
+        return -1;
+    }
+    if (strcmp(type, ct_placement_type_name(ct_global_placement(G(self)))) == 0)
+        return 0;
+    if (strcmp(type, "cuda") == 0 && !ct_backend_is_registered(CT_DEVICE_CUDA)) {
+        PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+        return -1;
+    }
+    not_implemented("to() to another device type");
+    return -1;
+}
+
+/* to(dtype), to(dtype=...), to(other) with another tensor's dtype, to(device[, dtype]) and
+ * to(device=...) with a device type string (global_device); copy= and non_blocking= change
+ * nothing here. */
 static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *target = NULL, *dtype_kw = NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n > 2)
+        return PyErr_Format(PyExc_TypeError,
+                            "to() takes at most 2 positional arguments (%zd "
+                            "given)",
+                            n);
+    if (n >= 1 && PyTuple_GET_ITEM(args, 0) != Py_None &&
+        !ctp_dtype_check(PyTuple_GET_ITEM(args, 0)) &&
+        !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &ctp_tensor_type)) {
+        /* to(device, dtype=None, ...) */
+        if (global_device(self, PyTuple_GET_ITEM(args, 0)) < 0)
+            return NULL;
+        args = PyTuple_GetSlice(args, 1, n);
+        if (args == NULL)
+            return NULL;
+        PyObject *r = to_call(self, args, kwargs);
+        Py_DECREF(args);
+        return r;
+    }
     if (n > 1)
-        return not_implemented("to() with a device");
+        return PyErr_Format(PyExc_TypeError,
+                            "to() takes 1 positional argument but %zd were "
+                            "given",
+                            n);
     if (n == 1)
         target = PyTuple_GET_ITEM(args, 0);
     if (kwargs != NULL) {
@@ -92,9 +145,10 @@ static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
                       PyUnicode_CompareWithASCIIString(key, "non_blocking") == 0 ||
                       PyUnicode_CompareWithASCIIString(key, "memory_format") == 0))
                 continue;
-            else if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "device") == 0)
-                return not_implemented("to(device=...)");
-            else
+            else if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "device") == 0) {
+                if (value != Py_None && global_device(self, value) < 0)
+                    return NULL;
+            } else
                 return PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%S'",
                                     key);
         }
@@ -115,13 +169,27 @@ static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         Py_DECREF(d);
         return to_dtype(self, dt, "to");
     }
-    return not_implemented("to() with a device");
+    return not_implemented("to() with this argument");
 }
 
 static PyObject *g_to(PyObject *self, PyObject *args, PyObject *kwargs) {
     uint64_t mark = ctp_dist_mark();
     PyObject *r = to_call(self, args, kwargs);
     return r != NULL ? r : ctp_dist_failed("to", mark);
+}
+
+/* cpu(): to("cpu") (OneFlow): the tensor itself on a cpu placement. */
+static PyObject *g_cpu(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char k_f[] = "memory_format";
+    static char *kwlist[] = {k_f, NULL};
+    PyObject *format = NULL;
+    uint64_t mark = ctp_dist_mark();
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:cpu", kwlist, &format))
+        return ctp_dist_failed("to", mark);
+    PyObject *cpu = PyUnicode_FromString("cpu");
+    int r = cpu != NULL ? global_device(self, cpu) : -1;
+    Py_XDECREF(cpu);
+    return r == 0 ? Py_NewRef(self) : ctp_dist_failed("to", mark);
 }
 
 static PyObject *g_type_as(PyObject *self, PyObject *other) {
@@ -692,31 +760,47 @@ int ctp_global_finish(void) {
 
 PyMethodDef ctp_global_tensor_methods[] = {
 #define DEF(name, doc) {#name, CTP_KW_FUNC(g_##name), KW, doc},
-    DEF(float, "float() -> GlobalTensor: to(ctensor.float32). Collective.")
-    DEF(double, "double() -> GlobalTensor: to(ctensor.float64). Collective.")
-    DEF(half, "half() -> GlobalTensor: to(ctensor.float16). Collective.")
-    DEF(bfloat16, "bfloat16() -> GlobalTensor. Collective.")
-    DEF(int, "int() -> GlobalTensor: to(ctensor.int32). Collective.")
-    DEF(long, "long() -> GlobalTensor: to(ctensor.int64). Collective.")
-    DEF(short, "short() -> GlobalTensor: to(ctensor.int16). Collective.")
-    DEF(char, "char() -> GlobalTensor: to(ctensor.int8). Collective.")
-    DEF(byte, "byte() -> GlobalTensor: to(ctensor.uint8). Collective.")
-    DEF(bool, "bool() -> GlobalTensor: to(ctensor.bool). Collective.")
-    DEF(cfloat, "cfloat() -> GlobalTensor: to(ctensor.complex64). Collective.")
-    DEF(cdouble, "cdouble() -> GlobalTensor: to(ctensor.complex128). Collective.")
-    DEF(to, "to(dtype) / to(other) -> GlobalTensor\n\nThe same logical value in another dtype "
-            "(the tensor itself when unchanged). Collective.")
-    DEF(copy_, "copy_(src) -> self\n\nThe logical value of the global tensor src, in this "
-               "tensor's placement, sbp and dtype. Collective.")
-    DEF(new_empty, "new_empty(size, *, dtype=None, placement=None, sbp=None) -> GlobalTensor\n\n"
-                   "On this tensor's placement and sbp unless given. Collective.")
-    DEF(new_zeros, "new_zeros(size, *, dtype=None, placement=None, sbp=None). Collective.")
-    DEF(new_ones, "new_ones(size, *, dtype=None, placement=None, sbp=None). Collective.")
-    DEF(new_full, "new_full(size, fill_value, *, dtype=None, placement=None, sbp=None). "
-                  "Collective.")
-    DEF(new, "new(*size) -> GlobalTensor\n\nUninitialised, of this tensor's dtype, placement "
-             "and sbp. Collective.")
-    {"__array__", CTP_KW_FUNC(g_array), KW, "__array__(dtype=None) -> numpy.ndarray: the logical value. Collective."},
+    DEF(float, "float() -> GlobalTensor: to(ctensor.float32). Collective.") DEF(
+        double, "double() -> GlobalTensor: to(ctensor.float64). Collective.")
+        DEF(half, "half() -> GlobalTensor: to(ctensor.float16). Collective.") DEF(
+            bfloat16,
+            "bfloat16() -> GlobalTensor. Collective.") DEF(int, "int() -> GlobalTensor: "
+                                                                "to(ctensor.int32). Collective.")
+            DEF(long, "long() -> GlobalTensor: to(ctensor.int64). Collective.") DEF(
+                short, "short() -> GlobalTensor: to(ctensor.int16). Collective.")
+                DEF(char, "char() -> GlobalTensor: to(ctensor.int8). Collective.") DEF(
+                    byte, "byte() -> GlobalTensor: to(ctensor.uint8). Collective.")
+                    DEF(bool, "bool() -> GlobalTensor: to(ctensor.bool). Collective.") DEF(
+                        cfloat, "cfloat() -> GlobalTensor: to(ctensor.complex64). Collective.")
+                        DEF(cdouble, "cdouble() -> GlobalTensor: to(ctensor.complex128). "
+                                     "Collective.") DEF(
+                            to, "to(dtype) / to(other) / to(device, dtype=None) -> "
+                                "GlobalTensor\n\nThe same "
+                                "logical value in another dtype (the tensor itself when "
+                                "unchanged); a device is a "
+                                "device type string naming the placement's (OneFlow). Collective.")
+                            DEF(cpu, "cpu() -> GlobalTensor: to(\"cpu\"), the tensor itself on a "
+                                     "cpu placement.") DEF(
+                                copy_, "copy_(src) -> self\n\nThe logical value of the global "
+                                       "tensor src, in this "
+                                       "tensor's placement, sbp and dtype. Collective.")
+                                DEF(new_empty,
+                                    "new_empty(size, *, dtype=None, placement=None, sbp=None) -> "
+                                    "GlobalTensor\n\n"
+                                    "On this tensor's placement and sbp unless given. Collective.")
+                                    DEF(new_zeros, "new_zeros(size, *, dtype=None, placement=None, "
+                                                   "sbp=None). Collective.")
+                                        DEF(new_ones, "new_ones(size, *, dtype=None, "
+                                                      "placement=None, sbp=None). Collective.") DEF(
+                                            new_full, "new_full(size, fill_value, *, dtype=None, "
+                                                      "placement=None, sbp=None). "
+                                                      "Collective.")
+                                            DEF(new, "new(*size) -> GlobalTensor\n\nUninitialised, "
+                                                     "of this tensor's dtype, placement "
+                                                     "and sbp. Collective."){
+                                                "__array__", CTP_KW_FUNC(g_array), KW,
+                                                "__array__(dtype=None) -> numpy.ndarray: the "
+                                                "logical value. Collective."},
 #undef DEF
     {"type_as", g_type_as, METH_O, "type_as(other) -> GlobalTensor: to(other.dtype)."},
     {NULL, NULL, 0, NULL},

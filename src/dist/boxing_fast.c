@@ -8,6 +8,7 @@
  * collective, so a local failure cannot leave the others waiting. */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dist/dist_impl.h"
 
@@ -131,25 +132,89 @@ static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI
     return CT_OK;
 }
 
+/* S(d) -> B through a shared-memory window (all ranks on one node): each rank copies its
+ * shard into its slot once and, row by row while the rows are in cache, its own block into
+ * its output (shm_fill); after the all-ready collective each rank copies the other blocks,
+ * row by row, from the slots straight into place (shm_gather). That reads and writes about
+ * what MPI_Allgatherv's single copy does (plus the shard's write into the slot), where MPI
+ * receiving into strided memory through datatypes copies twice. */
+static ct_status shm_fill(const fast_ctx *c, const ct_shm_window *w, char *slot, const char *mine,
+                          char *full, size_t isz) {
+    size_t row = (size_t)c->inner * isz; /* bytes of one index of the split dim */
+    size_t seg = (size_t)c->len[c->pid] * row;
+    for (int64_t o = 0; seg > 0 && o < c->outer; o++) {
+        const char *from = mine + (size_t)o * seg;
+        memcpy(slot + (size_t)o * seg, from, seg);
+        memcpy(full + (size_t)(o * c->dimlen + c->begin[c->pid]) * row, from, seg);
+    }
+    return ct_dist_impl_shm_sync(w);
+}
+
+static ct_status shm_gather(const fast_ctx *c, const ct_shm_window *w, char *const *slots,
+                            char *full, size_t isz) {
+    ct_status st = ct_dist_impl_shm_sync(w);
+    if (st != CT_OK)
+        return st;
+    size_t row = (size_t)c->inner * isz;
+    for (int64_t o = 0; o < c->outer; o++) {
+        char *dst = full + (size_t)(o * c->dimlen) * row;
+        for (int64_t r = 0; r < c->n; r++) {
+            size_t seg = (size_t)c->len[r] * row;
+            if (r != c->pid && seg > 0)
+                memcpy(dst + (size_t)c->begin[r] * row, slots[r] + (size_t)o * seg, seg);
+        }
+    }
+    return CT_OK;
+}
+
+/* The window of an S(d) -> B with d > 0 on n > 1 members, or NULL (shm.c): a use of it is
+ * collective, so every member calls this once per such conversion, including a member
+ * that has already failed locally (it then reports its failure in the all-ready collective).
+ * Slots hold the largest shard, the first member's (balanced parts). */
+static ct_shm_window *s_to_b_window(const ct_global *x, int64_t d, int64_t n, MPI_Comm comm) {
+    int64_t outer = prod(x->sizes, 0, d), inner = prod(x->sizes, d + 1, x->ndim);
+    if (outer == 1 || n < 2)
+        return NULL;
+    int64_t first = (x->sizes[d] + n - 1) / n;
+    ct_shm_window *w = NULL;
+    (void)ct_dist_impl_shm_window(
+        comm, (size_t)(outer * first * inner) * ct_dtype_itemsize(x->dtype), &w);
+    return w;
+}
+
 /* S(d) -> B. d = 0 (or nothing before d): the blocks are contiguous in the output, one
- * MPI_Allgatherv. Otherwise each rank sends its whole shard to everyone and receives each
- * block through a subarray type (one MPI_Alltoallw, no staging copy). */
+ * MPI_Allgatherv. Otherwise, ranks on one node go through a shared window (shm_gather);
+ * else each rank sends its whole shard to everyone and receives each block through a
+ * subarray type (one MPI_Alltoallw, no staging copy). */
 static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     const ct_tensor *src = c->x->local;
     bool direct = c->outer == 1;
     int64_t n = c->n;
+    size_t isz = ct_dtype_itemsize(c->x->dtype);
+    /* Decided from metadata every member shares: all take the same path. */
+    ct_shm_window *win = s_to_b_window(c->x, c->x->sbp[0].dim, n, comm);
+    bool shm = win != NULL;
     ct_tensor *full = NULL;
     int *ints = ct_dist_impl_alloc((size_t)n * 5 * sizeof(int));
-    MPI_Datatype *types = direct ? NULL : ct_dist_impl_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
+    MPI_Datatype *types =
+        direct || shm ? NULL : ct_dist_impl_alloc((size_t)n * 2 * sizeof(MPI_Datatype));
+    char **slots = shm ? ct_dist_impl_alloc((size_t)n * sizeof(char *)) : NULL;
     MPI_Datatype elem = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
-    ct_status st = ints && (direct || types) ? CT_OK : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
+    ct_status st = ints && (direct || types || slots)
+                       ? CT_OK
+                       : ct_set_error(CT_ERR_NOMEM, "boxing: out of memory");
     for (int64_t r = 0; types && r < 2 * n; r++)
         types[r] = MPI_BYTE;
+    for (int64_t r = 0; st == CT_OK && shm && r < n; r++) {
+        slots[r] = ct_dist_impl_shm_slot(win, (int)r);
+        if (slots[r] == NULL)
+            st = ct_set_error(CT_ERR_RUNTIME, "boxing: MPI_Win_shared_query failed");
+    }
     if (st == CT_OK)
         st = full_alloc(c, &full);
-    if (st == CT_OK)
+    if (st == CT_OK && !shm)
         st = ct_dist_impl_mpi_dtype(c->x->dtype, &elem);
-    if (st == CT_OK) {
+    if (st == CT_OK && !shm) {
         st = ct_dist_impl_mpi_check(MPI_Type_contiguous((int)c->inner, elem, &row),
                                     "MPI_Type_contiguous");
         if (st == CT_OK)
@@ -157,14 +222,19 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     }
     int *counts = ints, *displs = ints ? ints + n : NULL, *rcounts = ints ? ints + 2 * n : NULL;
     int *sdispls = ints ? ints + 3 * n : NULL, *rdispls = ints ? ints + 4 * n : NULL;
-    for (int64_t r = 0; st == CT_OK && !direct && r < n; r++) {
+    for (int64_t r = 0; st == CT_OK && types && r < n; r++) {
         types[r] = row; /* send: the whole shard, as rows */
         counts[r] = (int)(c->outer * c->len[c->pid]);
         sdispls[r] = rdispls[r] = 0;
         st = block_type(c, r, elem, &types[n + r], &rcounts[r]);
     }
+    if (st == CT_OK && shm)
+        st =
+            shm_fill(c, win, slots[c->pid], ct_tensor_data_ptr(src), ct_tensor_data_ptr(full), isz);
     st = ct_dist_impl_all_ready(st, comm, "boxing");
-    if (st == CT_OK && direct) {
+    if (st == CT_OK && shm) {
+        st = shm_gather(c, win, slots, ct_tensor_data_ptr(full), isz);
+    } else if (st == CT_OK && direct) {
         for (int64_t r = 0; r < n; r++) {
             counts[r] = (int)(c->outer * c->len[r]);
             displs[r] = (int)(c->outer * c->begin[r]);
@@ -185,6 +255,7 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     if (row != MPI_DATATYPE_NULL)
         MPI_Type_free(&row);
     ct_dist_impl_free(types);
+    ct_dist_impl_free(slots);
     ct_dist_impl_free(ints);
     if (st != CT_OK) {
         ct_tensor_release(full);
@@ -354,8 +425,11 @@ ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *place
             /* still take part in the collective, reporting the failure */
             MPI_Comm comm = MPI_COMM_NULL;
             if ((kind == FAST_S_TO_B || kind == FAST_P_TO_B || kind == FAST_P_TO_S) &&
-                ct_dist_impl_comm_for_placement(pl, &comm) == CT_OK)
+                ct_dist_impl_comm_for_placement(pl, &comm) == CT_OK) {
+                if (kind == FAST_S_TO_B)
+                    (void)s_to_b_window(x, a.dim, c.n, comm); /* the others' window use */
                 (void)ct_dist_impl_all_ready(st, comm, "boxing");
+            }
             return st;
         }
         c.len = c.begin + c.n;

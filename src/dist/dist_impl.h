@@ -14,6 +14,7 @@
  *   reduce.c     partial-sum reductions (MPI_SUM, logical or, ordered float32 sums)
  *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
  *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
+ *   shm.c        shared-memory windows of same-node communicators (S(d) -> B staging)
  *   binary.c     element-wise ops on global tensors with sbp inference
  *   oneop.c      the collective script of the ops of one global input (unary.c, reduction.c)
  *   unary.c      the unary.def ops on global tensors
@@ -303,6 +304,33 @@ ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *place
  *  a member failing locally fails every member. New reference in *out. */
 ct_status ct_dist_impl_boxing_reduce_scatter_dim(const ct_tensor *local, int64_t dim, MPI_Comm comm,
                                                  ct_tensor **out);
+
+/* ---- shm.c --------------------------------------------------------------------------------- */
+
+/** A shared-memory window over a communicator whose ranks all share one node: one slot per
+ *  rank, mapped by every rank. Owned by shm.c (kept until ct_dist_finalize). */
+typedef struct ct_shm_window ct_shm_window;
+/** Whether the windows are on (CTENSOR_BOXING_SHM is not "0"; must be the same on every
+ *  rank). */
+bool ct_dist_impl_shm_enabled(void);
+/** Start a use of the window of `comm` with slots of at least `bytes` bytes, (re)made on
+ *  need, or NULL when the communicator cannot have one (ranks on several nodes, windows off
+ *  or failed): the caller then takes another path. Collective over comm whenever it makes or
+ *  grows a window; every member must call it once per use with the same `bytes`, and *out
+ *  is NULL on all or on none. Never fails (CT_OK).
+ *  A use: each rank fills its own slot, then a collective over comm that every rank enters
+ *  only after filling (and, from the previous use, after reading), then each rank reads the
+ *  others' slots; successive uses alternate between two slots per rank, which is what lets
+ *  a rank fill its slot while its peers still read the previous use's. */
+ct_status ct_dist_impl_shm_window(MPI_Comm comm, size_t bytes, ct_shm_window **out);
+/** Rank `rank`'s slot of the current use as mapped in this process; NULL when MPI cannot
+ *  say. */
+void *ct_dist_impl_shm_slot(const ct_shm_window *w, int rank);
+/** MPI_Win_sync (unified memory model): orders this rank's stores and loads on the window
+ *  around the use's collective; call it before and after. */
+ct_status ct_dist_impl_shm_sync(const ct_shm_window *w);
+/** Free every window (ct_dist_finalize, before the communicators). */
+void ct_dist_impl_shm_clear(void);
 
 /* ---- binary.c ------------------------------------------------------------------------------- */
 

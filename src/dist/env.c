@@ -149,6 +149,7 @@ ct_status ct_dist_finalize(void) {
     pthread_mutex_lock(&g_lock);
     ct_status st = CT_OK;
     if (g_ready) {
+        ct_dist_impl_shm_clear(); /* windows live on cached communicators */
         ct_dist_impl_comm_cache_clear();
         ct_dist_impl_mpi_types_free();
         ct_dist_impl_agree_unreserve();
