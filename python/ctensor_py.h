@@ -395,6 +395,9 @@ PyObject *ctp_tensor_repr_with(PyObject *self,
 /** Sparse COO (sparse.c): add sparse_coo_tensor and the sparse methods to the module and
  *  the Tensor type, and wrap ctp_tensor_repr_hook; after ctp_print_init. */
 int ctp_sparse_init(PyObject *module);
+/* ctensor.transpose, t, clone, negative: the Tensor methods as module functions
+ * (method_functions.c). */
+int ctp_method_functions_init(PyObject *module);
 
 /* Method tables of the tensor files, merged into the type at initialisation. */
 extern PyMethodDef ctp_tensor_view_methods[];    /* tensor_views.c */

@@ -87,7 +87,7 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         PyModule_AddFunctions(module, ctp_tensor_new_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_tensor_random_functions) < 0 ||
         PyModule_AddFunctions(module, ctp_reduce_functions) < 0 || ctp_arith_init(module) < 0 ||
-        ctp_unary_init(module) < 0 || ctp_print_init(module) < 0 || ctp_sparse_init(module) < 0 ||
+        ctp_unary_init(module) < 0 || ctp_print_init(module) < 0 ||
         ctp_ternary_init(module) < 0 /* where, clamp, lerp, addcmul, ... (tensor_ternary.c) */ ||
         ctp_join_init(module) < 0 || ctp_factories_init(module) < 0 ||
         ctp_linalg_init(module) < 0 /* matmul, mm, bmm, ... (tensor_linalg.c) */ ||
@@ -96,7 +96,9 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_reorder_init(module) < 0 /* flip, roll, repeat, tril, resize_, ... (tensor_reorder.c) */ ||
         ctp_linalg_add_init(module) < 0 /* addmv, addr, addbmm, addmm_, ... (tensor_linalg_add.c) */ ||
         ctp_scatter_init(module) < 0 /* gather, scatter, index_add, ... (tensor_scatter.c) */ ||
-        ctp_search_init(module) < 0 /* searchsorted, bucketize (tensor_search.c) */
+        ctp_search_init(module) < 0 /* searchsorted, bucketize (tensor_search.c) */ ||
+        ctp_method_functions_init(module) < 0 /* transpose, t, clone, negative */ ||
+        ctp_sparse_init(module) < 0 /* after every method and function it wraps exists */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */
         || ctp_global_finish() < 0   /* last: every Tensor method has its global form or error */

@@ -17,12 +17,13 @@
  *    (newest; 1.13 raises).
  *  - + - * / // and their in-place forms are the C layer's (the sparse slots of the op
  *    table); the other operators answer NotImplemented for sparse operands.
- *  - Some Tensor methods (conversions, neg, clone, t, transpose, stride) are the strided
- *    files' own; for sparse tensors this file replaces them with wrappers that call the
- *    sparse C function and hand strided tensors to the original method unchanged. The
- *    conversions (to, double(), type(dtype), cpu(), ...) run the original method on the
- *    values, so that they parse their arguments exactly as for strided tensors, and
- *    ct_sparse_with_values makes the result.
+ *  - Some Tensor methods (conversions, neg, clone, t, transpose, t_, transpose_, stride) and
+ *    the module function neg are the strided files' own; for sparse tensors this file
+ *    replaces them with wrappers that call the sparse C function and hand strided tensors to
+ *    the original unchanged. The conversions (to, double(), type(dtype), cpu(), ...) run the
+ *    original method on the values, so that they parse their arguments exactly as for
+ *    strided tensors, and ct_sparse_with_values makes the result. (ctensor.clone, t,
+ *    transpose and negative call the methods: method_functions.c.)
  */
 #include <string.h>
 
@@ -296,12 +297,14 @@ enum {
     OV_T,
     OV_TRANSPOSE,
     OV_STRIDE,
+    OV_T_,
+    OV_TRANSPOSE_,
     OV_COUNT
 };
 static const char *const ov_names[OV_COUNT] = {
-    "to",   "double",   "float", "half",   "bfloat16",  "int",   "long", "short",
-    "char", "byte",     "bool",  "cfloat", "cdouble",   "chalf", "cpu",  "type",
-    "neg",  "negative", "clone", "t",      "transpose", "stride"};
+    "to",   "double",   "float", "half",   "bfloat16",  "int",    "long", "short",
+    "char", "byte",     "bool",  "cfloat", "cdouble",   "chalf",  "cpu",  "type",
+    "neg",  "negative", "clone", "t",      "transpose", "stride", "t_",   "transpose_"};
 static const PyMethodDef *ov_orig[OV_COUNT];
 static PyMethodDef ov_defs[OV_COUNT + 1];
 
@@ -414,6 +417,19 @@ static PyObject *sparse_method(int k, PyObject *self, PyObject *args, PyObject *
         st = ct_sparse_transpose(t, d0, d1, &r);
         break;
     }
+    case OV_T_:
+        if (args != NULL && PyTuple_GET_SIZE(args) > 0)
+            return call_orig(k, self, args, kwargs);
+        st = ct_sparse_t_(t);
+        return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
+    case OV_TRANSPOSE_: {
+        int64_t d0, d1;
+        if (ctp_parse_args("transpose_", transpose_sig, 1, args, kwargs, a) < 0 ||
+            ctp_int64_of_arg(a[0], &d0) < 0 || ctp_int64_of_arg(a[1], &d1) < 0)
+            return NULL;
+        st = ct_sparse_transpose_(t, d0, d1);
+        return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
+    }
     case OV_STRIDE:
         return sparse_stride(self, args, kwargs);
     default:
@@ -450,13 +466,15 @@ OV_WRAPPER(OV_CLONE)
 OV_WRAPPER(OV_T)
 OV_WRAPPER(OV_TRANSPOSE)
 OV_WRAPPER(OV_STRIDE)
+OV_WRAPPER(OV_T_)
+OV_WRAPPER(OV_TRANSPOSE_)
 
 typedef PyObject *(*ov_fn)(PyObject *, PyObject *, PyObject *);
 static const ov_fn ov_fns[OV_COUNT] = {
-    ov_OV_TO,      ov_OV_DOUBLE, ov_OV_FLOAT,     ov_OV_HALF,  ov_OV_BFLOAT16, ov_OV_INT,
-    ov_OV_LONG,    ov_OV_SHORT,  ov_OV_CHAR,      ov_OV_BYTE,  ov_OV_BOOL,     ov_OV_CFLOAT,
-    ov_OV_CDOUBLE, ov_OV_CHALF,  ov_OV_CPU,       ov_OV_TYPE,  ov_OV_NEG,      ov_OV_NEGATIVE,
-    ov_OV_CLONE,   ov_OV_T,      ov_OV_TRANSPOSE, ov_OV_STRIDE};
+    ov_OV_TO,      ov_OV_DOUBLE, ov_OV_FLOAT,     ov_OV_HALF,   ov_OV_BFLOAT16, ov_OV_INT,
+    ov_OV_LONG,    ov_OV_SHORT,  ov_OV_CHAR,      ov_OV_BYTE,   ov_OV_BOOL,     ov_OV_CFLOAT,
+    ov_OV_CDOUBLE, ov_OV_CHALF,  ov_OV_CPU,       ov_OV_TYPE,   ov_OV_NEG,      ov_OV_NEGATIVE,
+    ov_OV_CLONE,   ov_OV_T,      ov_OV_TRANSPOSE, ov_OV_STRIDE, ov_OV_T_,       ov_OV_TRANSPOSE_};
 
 static unaryfunc previous_negative = NULL;
 
@@ -502,6 +520,47 @@ static int wrap_methods(void) {
     return 0;
 }
 
+/* ---- module functions wrapped for sparse tensors ------------------------------------------ */
+
+/* ctensor.neg is the unary table's (tensor_unary.c); a sparse input without out= takes the
+ * method's sparse form, anything else the original function. */
+static PyObject *orig_neg = NULL;
+
+static PyObject *module_neg(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    Py_ssize_t n = PyTuple_GET_SIZE(args), nk = kwargs != NULL ? PyDict_GET_SIZE(kwargs) : 0;
+    PyObject *input = n == 1 && nk == 0   ? PyTuple_GET_ITEM(args, 0)
+                      : n == 0 && nk == 1 ? PyDict_GetItemString(kwargs, "input")
+                                          : NULL;
+    if (input != NULL && is_sparse_obj(input)) {
+        ct_tensor *r = NULL;
+        ct_status st = ct_sparse_neg(ctp_tensor_get(input), &r);
+        return ctp_tensor_result(NULL, st, r);
+    }
+    return PyObject_Call(orig_neg, args, kwargs);
+}
+
+static PyMethodDef module_neg_def = {"neg", CTP_KW_FUNC(module_neg), METH_VARARGS | METH_KEYWORDS,
+                                     NULL};
+
+static int wrap_module_functions(PyObject *module) {
+    PyObject *f = PyObject_GetAttrString(module, "neg");
+    if (f == NULL)
+        return -1;
+    if (orig_neg == NULL) { /* once per process: later imports keep the first original */
+        orig_neg = f;
+        module_neg_def.ml_doc = ((PyCFunctionObject *)f)->m_ml->ml_doc;
+    } else {
+        Py_DECREF(f);
+    }
+    PyObject *w = PyCFunction_NewEx(&module_neg_def, NULL, NULL);
+    if (w == NULL)
+        return -1;
+    int rc = PyObject_SetAttrString(module, "neg", w);
+    Py_DECREF(w);
+    return rc;
+}
+
 /* ---- registration ---------------------------------------------------------------------- */
 
 static PyMethodDef sparse_tensor_methods[] = {
@@ -538,7 +597,8 @@ static PyMethodDef sparse_module_functions[] = {
 int ctp_sparse_init(PyObject *module) {
     if (PyModule_AddFunctions(module, sparse_module_functions) < 0)
         return -1;
-    if (ctp_tensor_add_methods(sparse_tensor_methods) < 0 || wrap_methods() < 0)
+    if (ctp_tensor_add_methods(sparse_tensor_methods) < 0 || wrap_methods() < 0 ||
+        wrap_module_functions(module) < 0)
         return -1;
     if (ctp_tensor_repr_hook != sparse_repr_hook) { /* once per process */
         previous_repr_hook = ctp_tensor_repr_hook;

@@ -276,6 +276,15 @@ CT_API ct_status ct_sparse_transpose(const ct_tensor *tensor, int64_t dim0, int6
  *  sparse and 0 dense dimensions, but got 1 sparse and 1 dense dimensions". */
 CT_API ct_status ct_sparse_t(const ct_tensor *tensor, ct_tensor **out);
 
+/** transpose_(dim0, dim1) in place: dims wrapped and checked as ct_sparse_transpose (equal
+ *  dims: nothing changes); the two rows of the indices tensor are swapped in place (aliases
+ *  of it see the change, as in PyTorch), the sizes swapped and the coalesced flag cleared
+ *  (kept when indices and values hold no elements). */
+CT_API ct_status ct_sparse_transpose_(ct_tensor *tensor, int64_t dim0, int64_t dim1);
+/** t_(): transpose_(0, 1) (0, 0 below 2 dims). CT_ERR_RUNTIME "t_() expects a tensor with <= 2
+ *  sparse and 0 dense dimensions, but got 3 sparse and 0 dense dimensions". */
+CT_API ct_status ct_sparse_t_(ct_tensor *tensor);
+
 /** stride() as PyTorch 1.13 answers it for a sparse tensor: 1 for dim 0, 0 for the others
  *  (the strides of the empty 1-dim tensor it starts as; newest PyTorch raises instead).
  *  `out` receives dim() values. */

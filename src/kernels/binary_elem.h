@@ -106,8 +106,19 @@ CT_KINT_SIGNED(i64, int64_t, uint64_t)
 CT_KFLOAT(f32, float, fmaf, truncf, fmodf, floorf, copysignf)
 CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
 
-/* ---- complex: PyTorch's c10::complex arithmetic ------------------------------------------ */
-#define CT_KCOMPLEX(S, CT, T, FABS)                                                                \
+/* ---- complex: PyTorch's c10::complex arithmetic ------------------------------------------
+ *
+ * Note [Complex division]
+ * PyTorch 1.13 divides complex numbers by the textbook formula (ac + bd, bc - ad) / (c^2 +
+ * d^2), not by Smith's or NumPy's scaled algorithm (newer PyTorch): (1+0j)/0 is nan+nanj and
+ * c^2 + d^2 overflows for parts beyond ~1e154. Its cpu kernel (div_true_kernel through
+ * cpu_kernel_vec, AVX2 build) computes the formula two ways: the vector body, every product
+ * and sum rounded (ct_kdiv), over whole chunks of 2 vectors (8 complex64 or 4 complex128
+ * elements) of a contiguous or scalar-operand row, and the scalar c10::complex operator/,
+ * which GCC contracts into fmas (ct_kdivfused), for the rest of the row and for rows of any
+ * other strides. ct_kdiv_rows (binary_elem_impl.h) splits a row the same way, so a row that
+ * PyTorch's iterator hands its kernel whole gets its bits. */
+#define CT_KCOMPLEX(S, CT, T, FMA)                                                                \
     CT_HD CT ct_kadd1_##S(CT a, CT b) {                                                       \
         CT r = {a.re + b.re, a.im + b.im};                                                         \
         return r;                                                                                  \
@@ -121,33 +132,31 @@ CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
     CT_HD CT ct_kadd_##S(CT a, CT b, CT alpha) {                                              \
         return ct_kadd1_##S(a, ct_kmul_##S(alpha, b));                                             \
     }                                                                                              \
-    /* c10::complex operator/ (NumPy's algorithm): scale by the larger of |c|, |d| so that         \
-     * c*c + d*d never overflows */                                                                \
+    /* x op y with x86's NaN rule, which a compiler may break by swapping the operands of a   \
+     * commutative op: a NaN x is the result, else a NaN y, else a NaN the op makes (negative) */ \
+    CT_HD T ct_knan_##S(T x, T y, T r) { return r == r ? r : x != x ? x : y != y ? y : r; }        \
+    /* PyTorch 1.13's complex division (Note [Complex division]): the textbook formula with  \
+     * every step rounded, operand for operand as its AVX2 Vectorized operator/ computes it: \
+     * (a*c + b*d, a*(-d) + b*c) / (c*c + d*d) ... */                                             \
     CT_HD CT ct_kdiv_##S(CT x, CT y) {                                                        \
+        T a = x.re, b = x.im, c = y.re, d = y.im, nd = -d;                                         \
+        T ac = ct_knan_##S(a, c, a * c), bd = ct_knan_##S(b, d, b * d);                            \
+        T and_ = ct_knan_##S(nd, a, a * nd), bc = ct_knan_##S(b, c, b * c);                        \
+        T cc = c * c, dd = d * d, den = ct_knan_##S(cc, dd, cc + dd);                              \
+        T re = ct_knan_##S(ac, bd, ac + bd), im = ct_knan_##S(and_, bc, and_ + bc);                \
+        CT r = {ct_knan_##S(re, den, re / den), ct_knan_##S(im, den, im / den)};                   \
+        return r;                                                                                  \
+    }                                                                                              \
+    /* ... and the same formula as GCC contracts c10::complex operator/ in its scalar loops */    \
+    CT_HD CT ct_kdivfused_##S(CT x, CT y) {                                                   \
         T a = x.re, b = x.im, c = y.re, d = y.im;                                                  \
-        T abs_c = FABS(c), abs_d = FABS(d);                                                        \
-        CT r;                                                                                      \
-        if (abs_c >= abs_d) {                                                                      \
-            if (abs_c == 0 && abs_d == 0) {                                                        \
-                r.re = a / abs_c;                                                                  \
-                r.im = b / abs_d;                                                                  \
-            } else {                                                                               \
-                T rat = d / c;                                                                     \
-                T scl = (T)1 / (c + d * rat);                                                      \
-                r.re = (a + b * rat) * scl;                                                        \
-                r.im = (b - a * rat) * scl;                                                        \
-            }                                                                                      \
-        } else {                                                                                   \
-            T rat = c / d;                                                                         \
-            T scl = (T)1 / (d + c * rat);                                                          \
-            r.re = (a * rat + b) * scl;                                                            \
-            r.im = (b * rat - a) * scl;                                                            \
-        }                                                                                          \
+        T den = FMA(c, c, d * d);                                                                  \
+        CT r = {FMA(a, c, b * d) / den, FMA(b, c, -(a * d)) / den};                                \
         return r;                                                                                  \
     }
 
-CT_KCOMPLEX(c64, ct_complex64, float, fabsf)
-CT_KCOMPLEX(c128, ct_complex128, double, fabs)
+CT_KCOMPLEX(c64, ct_complex64, float, fmaf)
+CT_KCOMPLEX(c128, ct_complex128, double, fma)
 
 
 /* ---- float16 / bfloat16 trunc and floor division with a tensor divisor ----------------------

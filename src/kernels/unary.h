@@ -19,8 +19,9 @@ typedef enum ct_unary_kop {
     CT_NUM_UNKS
 } ct_unary_kop;
 
-/* unary.def's dtypes column: the computation dtype classes with kernels. */
-enum { CT_UN_B = 1, CT_UN_I = 2, CT_UN_F = 4, CT_UN_C = 8 };
+/* unary.def's dtypes column: the computation dtype classes with kernels (CT_UN_H: complex32,
+ * computed in complex64 and rounded back, as PyTorch's c10::complex<Half> does per part). */
+enum { CT_UN_B = 1, CT_UN_I = 2, CT_UN_F = 4, CT_UN_C = 8, CT_UN_H = 16 };
 
 /* The math dtypes a loop computes in (float16 and bfloat16 compute in float32). */
 typedef enum ct_unary_math {

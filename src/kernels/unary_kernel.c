@@ -30,13 +30,14 @@ static const unsigned DTYPES[] = {
 };
 _Static_assert(sizeof DTYPES / sizeof DTYPES[0] == CT_NUM_UNKS, "one mask per row");
 
-/* The dtypes-column class of a computation dtype (0: none; complex32 has no unary kernels). */
+/* The dtypes-column class of a computation dtype (0: none). */
 static unsigned class_of(ct_dtype d) {
     switch (d) {
     case CT_BOOL: return CT_UN_B;
     case CT_UINT8: case CT_INT8: case CT_INT16: case CT_INT32: case CT_INT64: return CT_UN_I;
     case CT_FLOAT16: case CT_BFLOAT16: case CT_FLOAT32: case CT_FLOAT64: return CT_UN_F;
     case CT_COMPLEX64: case CT_COMPLEX128: return CT_UN_C;
+    case CT_COMPLEX32: return CT_UN_H;
     default: return 0;
     }
 }
@@ -114,6 +115,7 @@ static bool math_of(ct_dtype compute, ct_dtype *math, ct_unary_math *slot) {
     case CT_BFLOAT16:
     case CT_FLOAT32: *slot = CT_UNM_F32; *math = CT_FLOAT32; return true;
     case CT_FLOAT64: *slot = CT_UNM_F64; break;
+    case CT_COMPLEX32: *slot = CT_UNM_C64; *math = CT_COMPLEX64; return true;
     case CT_COMPLEX64: *slot = CT_UNM_C64; break;
     case CT_COMPLEX128: *slot = CT_UNM_C128; break;
     default: return false;

@@ -63,7 +63,7 @@ static ct_status check_kernel(ct_dtype d, const char *name) {
     case CT_COMPLEX128:
         return CT_OK;
     default:
-        return ct_set_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
                             ct_dtype_cpp_name(d));
     }
 }
@@ -342,9 +342,14 @@ ct_status ct_tensor_mv(const ct_tensor *mat, const ct_tensor *vec, ct_tensor **o
                             "size mismatch, got %" PRId64 ", %" PRId64 "x%" PRId64 ",%" PRId64,
                             mat->sizes[0], mat->sizes[0], mat->sizes[1], vec->sizes[0]);
     CT_TRY(check_device(mat, vec));
-    CT_TRY(check_same_dtype(mat, vec));
-    CT_TRY(check_kernel(mat->dtype, "addmv_impl_cpu"));
     int64_t sizes[1] = {mat->sizes[0]};
+    /* PyTorch's mv is addmv_(empty of vec's dtype, mat, vec, 0, 1): an empty mat takes its
+     * shortcut (zeros, no dtype checks); otherwise the kernel dispatches on mat's dtype and
+     * then reads vec as that type */
+    if (mat->numel == 0)
+        return ct_tensor_zeros(sizes, 1, vec->dtype, &vec->device, CT_LAYOUT_STRIDED, out);
+    CT_TRY(check_kernel(mat->dtype, "addmv_impl_cpu"));
+    CT_TRY(check_same_dtype(mat, vec));
     return vec_product(mat, vec, sizes, 1, out);
 }
 

@@ -244,28 +244,35 @@ ct_status ct_tensor_addmv(const ct_tensor *input, const ct_tensor *mat, const ct
                             "size mismatch, got %" PRId64 ", %" PRId64 "x%" PRId64 ",%" PRId64,
                             input->ndim > 0 ? input->sizes[0] : input->numel, mat->sizes[0],
                             mat->sizes[1], vec->sizes[0]);
-    /* mv's dtype, device and kernel checks, on an empty slice of mat (no work) */
-    ct_tensor *none = NULL, *probe = NULL;
-    CT_TRY(ct_tensor_narrow(mat, 0, 0, 0, &none));
-    ct_status st = ct_tensor_mv(none, vec, &probe);
-    ct_tensor_release(none);
+    ct_status st;
+    if (mat->numel == 0) {
+        /* PyTorch's shortcut, before any dtype or kernel check: a result of vec's dtype,
+         * zeros for beta 0, else input * beta (beta as a tensor of input's dtype) */
+        if (ct_linalg_impl_scalar_is_zero(beta)) {
+            int64_t n = mat->sizes[0];
+            return ct_tensor_zeros(&n, 1, vec->dtype, &vec->device, CT_LAYOUT_STRIDED, out);
+        }
+        ct_tensor *w = NULL, *r = NULL;
+        st = ct_tensor_scalar_tensor(beta, input->dtype, &input->device, &w);
+        if (st == CT_OK)
+            st = ct_binary(CT_OP_MUL, input, w, ct_scalar_int(1), &r);
+        if (st == CT_OK)
+            st = ct_check_output_cast(r->dtype, vec->dtype);
+        if (st == CT_OK)
+            st = ct_tensor_to_dtype(r, vec->dtype, out);
+        ct_tensor_release(w);
+        ct_tensor_release(r);
+        return st;
+    }
+    /* mv's device, kernel and dtype checks, on one row of mat */
+    ct_tensor *row = NULL, *probe = NULL;
+    CT_TRY(ct_tensor_narrow(mat, 0, 0, 1, &row));
+    st = ct_tensor_mv(row, vec, &probe);
+    ct_tensor_release(row);
     ct_tensor_release(probe);
     CT_TRY(st);
     ct_tensor *in = NULL;
     CT_TRY(ct_tensor_to_dtype(input, mat->dtype, &in));
-    if (mat->numel == 0 && !ct_linalg_impl_scalar_is_zero(beta)) {
-        /* PyTorch's shortcut: input * beta, in input's own shape */
-        ct_tensor *w = NULL, *r = NULL;
-        st = ct_tensor_wrapped_number(beta, &w);
-        if (st == CT_OK)
-            st = ct_binary(CT_OP_MUL, in, w, ct_scalar_int(1), &r);
-        if (st == CT_OK)
-            st = ct_tensor_to_dtype(r, mat->dtype, out);
-        ct_tensor_release(w);
-        ct_tensor_release(r);
-        ct_tensor_release(in);
-        return st;
-    }
     int64_t icol[2] = {input->numel, 1}, vcol[2] = {vec->sizes[0], 1};
     ct_tensor *ic = NULL, *vc = NULL, *r = NULL;
     st = ct_tensor_reshape(in, icol, 2, &ic);

@@ -16,6 +16,7 @@
 
 #include "base/alloc_impl.h"
 #include "base/error_impl.h"
+#include "base/parallel.h"
 #include "ctensor/index.h"
 #include "dtype/table_impl.h"
 #include "sparse/sparse_impl.h"
@@ -136,6 +137,105 @@ static ct_status mul_dense_batched(const ct_tensor *d, const ct_tensor *s, ct_dt
     return finish(ind, vals, dtype, shape, n, nb + sd, true, out);
 }
 
+/* The direct loop of mul_dense_direct: values[j] = d[indices[:, j]] * svals[j]. */
+typedef struct direct_ctx {
+    const int64_t *ind; /* [sd, nnz] with strides is0 (row), is1 (column) */
+    int64_t is0, is1, sd;
+    const int64_t *dsizes, *dstrides;
+    const char *d, *sv;
+    char *out;
+    ct_dtype dtype;
+    atomic_bool out_of_range;
+} direct_ctx;
+
+/* The element offset in d of column j, or -1 when an index is out of range. */
+static inline int64_t direct_offset(const direct_ctx *c, int64_t j) {
+    int64_t off = 0;
+    for (int64_t r = 0; r < c->sd; r++) {
+        int64_t x = c->ind[r * c->is0 + j * c->is1];
+        if ((uint64_t)x >= (uint64_t)c->dsizes[r])
+            return -1;
+        off += x * c->dstrides[r];
+    }
+    return off;
+}
+
+/* The reads of d are random: prefetch the element PREFETCH columns ahead (the loop is bound
+ * by their latency, not by arithmetic). */
+#define PREFETCH 16
+#define DIRECT_LOOP(T)                                                                             \
+    do {                                                                                           \
+        const T *dv = (const T *)(const void *)c->d, *sv = (const T *)(const void *)c->sv;         \
+        T *o = (T *)(void *)c->out;                                                                \
+        for (int64_t j = begin; j < end; j++) {                                                    \
+            if (j + PREFETCH < end) {                                                              \
+                int64_t ahead = direct_offset(c, j + PREFETCH);                                    \
+                if (ahead >= 0)                                                                    \
+                    __builtin_prefetch(dv + ahead);                                                \
+            }                                                                                      \
+            int64_t off = direct_offset(c, j);                                                     \
+            if (off < 0) {                                                                         \
+                atomic_store(&c->out_of_range, true);                                              \
+                return;                                                                            \
+            }                                                                                      \
+            o[j] = dv[off] * sv[j];                                                                \
+        }                                                                                          \
+    } while (0)
+
+static void direct_body(void *ctx, int64_t begin, int64_t end) {
+    direct_ctx *c = ctx;
+    if (c->dtype == CT_FLOAT32)
+        DIRECT_LOOP(float);
+    else
+        DIRECT_LOOP(double);
+}
+
+/* mul(d, s) for the common case, without the gather through advanced indexing: cpu, one
+ * real float dtype everywhere, d of s's sizes, no dense dims, contiguous values (a float
+ * product is one rounding, so the values are those of the general path). Returns false
+ * (nothing done) where the case does not apply, and when an index is out of range (s made
+ * without checks): the general path reports that. */
+static bool mul_dense_direct(const ct_tensor *d, const ct_tensor *s, const ct_sparse_coo *p,
+                             ct_dtype dtype, ct_status *st, ct_tensor **out) {
+    const ct_tensor *v = p->values, *ind = p->indices;
+    if ((dtype != CT_FLOAT32 && dtype != CT_FLOAT64) || d->dtype != dtype || v->dtype != dtype ||
+        d->device.type != CT_DEVICE_CPU || s->device.type != CT_DEVICE_CPU ||
+        d->layout != CT_LAYOUT_STRIDED || p->dense_dim != 0 || d->ndim != s->ndim ||
+        memcmp(d->sizes, s->sizes, (size_t)d->ndim * sizeof(int64_t)) != 0 ||
+        !(v->flags & CT_TF_CONTIGUOUS))
+        return false;
+    int64_t nnz = p->nnz;
+    ct_tensor *vals = NULL, *indc = NULL;
+    *st =
+        ct_tensor_empty(&nnz, 1, dtype, &s->device, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &vals);
+    if (*st != CT_OK)
+        return true;
+    direct_ctx c = {.ind = ct_tensor_data_ptr(ind),
+                    .is0 = ind->strides[0],
+                    .is1 = ind->strides[1],
+                    .sd = p->sparse_dim,
+                    .dsizes = d->sizes,
+                    .dstrides = d->strides,
+                    .d = ct_tensor_data_ptr(d),
+                    .sv = ct_tensor_data_ptr(v),
+                    .out = ct_tensor_data_ptr(vals),
+                    .dtype = dtype};
+    atomic_init(&c.out_of_range, false);
+    ct_parallel_for(0, nnz, 32768, direct_body, &c);
+    if (atomic_load(&c.out_of_range)) {
+        ct_tensor_release(vals);
+        return false;
+    }
+    *st = ct_tensor_clone(ind, CT_MEMFMT_CONTIGUOUS, &indc);
+    if (*st != CT_OK) {
+        ct_tensor_release(vals);
+        return true;
+    }
+    *st = ct_sparse_impl_make(indc, vals, s->sizes, s->ndim, p->sparse_dim,
+                              atomic_load(&p->coalesced), out);
+    return true;
+}
+
 /* mul(d, s) where d is strided: PyTorch's intersection_binary_op_sparse_dense_out, values
  * computed as mul(d at s's indices, s's values). */
 ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dtype dtype,
@@ -147,6 +247,9 @@ ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dt
         return empty_result(s->device, n, (const int64_t[]){0}, 1, dtype, shape, n, out);
     if (d->ndim > s->ndim)
         return mul_dense_batched(d, s, dtype, shape, n, out);
+    ct_status direct_st = CT_OK;
+    if (mul_dense_direct(d, s, p, dtype, &direct_st, out))
+        return direct_st;
     ct_tensor *ex = NULL, *df = NULL, *vals = NULL, *ind = NULL;
     ct_tensor *rows[CT_MAX_DIMS] = {NULL};
     int64_t k = d->ndim - p->dense_dim; /* d's dims indexed by s's last sparse dims */

@@ -147,6 +147,57 @@ ct_status ct_sparse_t(const ct_tensor *t, ct_tensor **out) {
     return ct_sparse_transpose(t, 0, t->ndim < 2 ? 0 : 1, out);
 }
 
+/* transpose_ as PyTorch 1.13's sparse_transpose_: the two index rows are swapped in place
+ * (every alias of the indices sees it, as in PyTorch), the sizes swapped, and the flag
+ * dropped unless the tensor holds no elements (then only the sizes change). Equal dims leave
+ * the tensor as it is. */
+ct_status ct_sparse_transpose_(ct_tensor *t, int64_t dim0, int64_t dim1) {
+    const ct_sparse_coo *p;
+    CT_TRY(ct_sparse_impl_arg(t, "transpose_", &p));
+    int64_t d0, d1;
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim0, t->ndim, true, &d0));
+    CT_TRY(ct_tensor_impl_shape_wrap_dim(dim1, t->ndim, true, &d1));
+    if (d0 == d1)
+        return CT_OK;
+    if (d0 >= p->sparse_dim || d1 >= p->sparse_dim)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "sparse transpose: transposed dimensions must be sparse Got "
+                            "sparse_dim: %" PRId64 ", d0: %" PRId64 ", d1: %" PRId64,
+                            p->sparse_dim, d0, d1);
+    if (p->indices->numel != 0 || p->values->numel != 0) {
+        ct_tensor *r0 = NULL, *r1 = NULL, *tmp = NULL;
+        ct_status st = ct_tensor_select(p->indices, 0, d0, &r0);
+        if (st == CT_OK)
+            st = ct_tensor_select(p->indices, 0, d1, &r1);
+        if (st == CT_OK)
+            st = ct_tensor_clone(r0, CT_MEMFMT_CONTIGUOUS, &tmp);
+        if (st == CT_OK)
+            st = ct_tensor_copy_(r0, r1);
+        if (st == CT_OK)
+            st = ct_tensor_copy_(r1, tmp);
+        ct_tensor_release(r0);
+        ct_tensor_release(r1);
+        ct_tensor_release(tmp);
+        CT_TRY(st);
+        atomic_store(&((ct_sparse_coo *)t->ext)->coalesced, false);
+    }
+    int64_t s = t->sizes[d0];
+    t->sizes[d0] = t->sizes[d1];
+    t->sizes[d1] = s;
+    return CT_OK;
+}
+
+ct_status ct_sparse_t_(ct_tensor *t) {
+    const ct_sparse_coo *p;
+    CT_TRY(ct_sparse_impl_arg(t, "t_", &p));
+    if (p->sparse_dim > 2 || p->dense_dim > 0)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "t_() expects a tensor with <= 2 sparse and 0 dense dimensions, but "
+                            "got %" PRId64 " sparse and %" PRId64 " dense dimensions",
+                            p->sparse_dim, p->dense_dim);
+    return ct_sparse_transpose_(t, 0, t->ndim < 2 ? 0 : 1);
+}
+
 /* ---- strides ------------------------------------------------------------------------------------
  */
 

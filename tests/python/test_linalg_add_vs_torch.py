@@ -118,3 +118,41 @@ def test_large_addbmm_close():
     r = ctensor.addbmm(ctensor.from_numpy(c.numpy()), ctensor.from_numpy(a.numpy()),
                        ctensor.from_numpy(b.numpy()), beta=0.5, alpha=2)
     assert np.allclose(r.numpy(), torch.addbmm(c, a, b, beta=0.5, alpha=2).numpy(), atol=1e-4)
+
+
+# addmv / mv with bool and mixed dtypes: 1.13 dispatches on mat's dtype before it reads vec
+# (so a bool mat is "not implemented" whatever vec is), and an empty mat takes a shortcut
+# with no dtype checks at all (a result of vec's dtype: zeros for beta 0, else input * beta)
+def mv_case(inp, mat, vec, **kw):
+    def f(L):
+        return L.addmv(L.ones(*inp[1], dtype=getattr(L, inp[0])),
+                       L.ones(*mat[1], dtype=getattr(L, mat[0])),
+                       L.ones(*vec[1], dtype=getattr(L, vec[0])), **kw)
+    return f
+
+
+B2, B22, F2, F22 = ("bool", [2]), ("bool", [2, 2]), ("float32", [2]), ("float32", [2, 2])
+MV_CASES = [
+    mv_case(B2, B22, B2), mv_case(F2, B22, B2), mv_case(B2, F22, F2), mv_case(F2, B22, F2),
+    mv_case(F2, F22, B2), mv_case(B2, B22, B2, beta=0), mv_case(B2, B22, B2, beta=1.5),
+    mv_case(B2, B22, B2, alpha=2), mv_case(("bool", [1]), B22, B2),
+    mv_case(("bool", [0]), ("bool", [0, 2]), B2), mv_case(B2, ("bool", [2, 0]), ("bool", [0])),
+    mv_case(B2, ("bool", [2, 0]), ("bool", [0]), beta=0),
+    mv_case(F2, ("bool", [2, 0]), ("int64", [0])),
+    mv_case(("int64", [2]), ("bool", [2, 0]), ("float32", [0])),
+    mv_case(("int64", [2]), ("int64", [2, 0]), ("int64", [0]), beta=1.5),
+    mv_case(("float32", [0]), ("bool", [0, 2]), F2), mv_case(B2, ("float32", [2, 0]), ("float32", [0])),
+    mv_case(("float64", [2]), ("float32", [2, 0]), ("float32", [0])),
+    lambda L: L.ones(2).addmv_(L.ones(2, 2, dtype=L.bool), L.ones(2)),
+    lambda L: L.addmv(L.ones(2), L.ones(2, 2, dtype=L.bool), L.ones(2), out=L.ones(2)),
+    lambda L: L.mv(L.ones(2, 2, dtype=L.bool), L.ones(2)),
+    lambda L: L.mv(L.ones(2, 2), L.ones(2, dtype=L.bool)),
+    lambda L: L.mv(L.ones(2, 0, dtype=L.bool), L.ones(0, dtype=L.bool)),
+    lambda L: L.mv(L.ones(0, 2, dtype=L.bool), L.ones(2, dtype=L.bool)),
+    lambda L: L.mv(L.ones(2, 0, dtype=L.bool), L.ones(0)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MV_CASES)))
+def test_addmv_bool_and_mixed_dtypes(case):
+    same(MV_CASES[case])

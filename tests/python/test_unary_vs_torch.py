@@ -6,7 +6,7 @@ accuracy of the float32 transcendental functions (<= 1 ulp of a float64 referenc
 Where torch 1.13 has no float16 kernel ('"exp_vml_cpu" not implemented for 'Half''), newest
 PyTorch computes in float32 and rounds once; the expected value is torch 1.13's float32
 result rounded to float16, within 1 ulp (ctensor's float32 step is SLEEF's or libm's).
-complex32 has no unary kernels in ctensor (NotImplementedError; torch 1.13 has neg, abs,
+complex32 has neg alone in ctensor (test_complex32_neg_vs_torch.py; torch 1.13 also has abs,
 sgn, logical_not, positive for it)."""
 import math
 import sys

@@ -241,7 +241,30 @@ static void test_unary(void **state) {
     EXPECT_ERR(ct_sparse_transpose(h, 0, 1, &r), CT_ERR_RUNTIME,
                "sparse transpose: transposed dimensions must be sparse Got sparse_dim: 1, d0: 0, "
                "d1: 1");
-    ct_tensor *all[] = {s, c, wrong, h};
+    /* t_() and transpose_() in place: the rows swapped in the indices tensor itself (an
+     * alias sees it, as in 1.13), the flag dropped; equal dims change nothing */
+    ct_tensor *w = coalesced(sparse_s()), *wi = NULL;
+    OK(ct_sparse_raw_indices(w, &wi));
+    OK(ct_sparse_t_(w));
+    assert_sizes(w, 3, 2);
+    expect_coo(w, 2, 3, (int64_t[]){2, 0, 2, 0, 1, 1}, (float[]){3, 4, 5}, 3, false);
+    int64_t swapped[] = {2, 0, 2, 0, 1, 1};
+    assert_memory_equal(ct_tensor_data_ptr(wi), swapped, sizeof swapped);
+    OK(ct_sparse_transpose_(w, -1, 0));
+    assert_sizes(w, 2, 3);
+    expect_coo(w, 2, 3, (int64_t[]){0, 1, 1, 2, 0, 2}, (float[]){3, 4, 5}, 3, false);
+    ct_tensor *w2 = coalesced(sparse_s());
+    OK(ct_sparse_transpose_(w2, 1, -1));
+    expect_coo(w2, 2, 3, (int64_t[]){0, 1, 1, 2, 0, 2}, (float[]){3, 4, 5}, 3, true);
+    EXPECT_ERR(ct_sparse_transpose_(w2, 0, 2), CT_ERR_INDEX,
+               "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    EXPECT_ERR(ct_sparse_t_(h), CT_ERR_RUNTIME,
+               "t_() expects a tensor with <= 2 sparse and 0 dense dimensions, but got 1 sparse "
+               "and 1 dense dimensions");
+    EXPECT_ERR(ct_sparse_transpose_(h, 0, 1), CT_ERR_RUNTIME,
+               "sparse transpose: transposed dimensions must be sparse Got sparse_dim: 1, d0: 0, "
+               "d1: 1");
+    ct_tensor *all[] = {s, c, wrong, h, w, wi, w2};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         ct_tensor_release(all[k]);
 }
@@ -292,6 +315,17 @@ static ct_status op_neg(ct_tensor **o) { return ct_sparse_neg(f_s, o); }
 static ct_status op_clone(ct_tensor **o) { return ct_sparse_clone(f_s, o); }
 static ct_status op_to(ct_tensor **o) { return ct_sparse_to(f_s, CT_FLOAT64, NULL, false, o); }
 static ct_status op_t(ct_tensor **o) { return ct_sparse_t(f_s, o); }
+static ct_status op_t_(ct_tensor **o) {
+    CT_TRY(ct_sparse_clone(f_s, o));
+    ct_status st = ct_sparse_t_(*o);
+    if (st != CT_OK) {
+        ct_tensor_release(*o);
+        *o = NULL;
+    }
+    return st;
+}
+static ct_tensor *f_dd;
+static ct_status op_mul_dense_direct(ct_tensor **o) { return ct_sparse_mul(f_s, f_dd, o); }
 static ct_status op_inplace_dense(ct_tensor **o) {
     CT_TRY(ct_tensor_ones(SHAPE(2, 3), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, o));
     ct_status st = ct_binary_(CT_OP_SUB, *o, f_s, ct_scalar_int(1));
@@ -319,6 +353,7 @@ static void test_faults(void **state) {
     f_uc = coalesced(sparse_u());
     f_d = tens(CT_FLOAT32, SHAPE(3), (float[]){10, 20, 30});
     OK(ct_tensor_wrapped_number(ct_scalar_int(2), &f_two));
+    f_dd = tens(CT_FLOAT32, SHAPE(2, 3), (float[]){1, 2, 3, 4, 5, 6});
     struct {
         const char *name;
         op_fn fn;
@@ -334,6 +369,8 @@ static void test_faults(void **state) {
         {"clone", op_clone},
         {"to", op_to},
         {"t", op_t},
+        {"t_", op_t_},
+        {"mul dense direct", op_mul_dense_direct},
         {"dense -= sparse", op_inplace_dense},
         {"sparse += sparse", op_inplace_sparse},
     };
@@ -345,7 +382,7 @@ static void test_faults(void **state) {
         total += k;
     }
     print_message("%d allocation failures injected\n", total);
-    ct_tensor *all[] = {f_s, f_u, f_c, f_uc, f_d, f_two};
+    ct_tensor *all[] = {f_s, f_u, f_c, f_uc, f_d, f_two, f_dd};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         ct_tensor_release(all[k]);
 }

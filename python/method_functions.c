@@ -1,0 +1,88 @@
+/* Module functions that are forms of a Tensor method: ctensor.transpose(input, dim0, dim1) is
+ * input.transpose(dim0, dim1), and likewise t, clone and negative (PyTorch's alias of neg),
+ * so that every layout gets what its method gives (sparse tensors their sparse forms, through
+ * python/sparse.c's wrappers). The arguments are parsed with PyTorch's signature first, so
+ * that a wrong argument raises the TypeError PyTorch raises for the function. */
+#include "ctensor_py.h"
+
+static const ctp_signature transpose_sig[] = {
+    {3, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim0"}, {CTP_PARAM_INT64, "dim1"}}}};
+static const ctp_signature t_sig[] = {{1, {{CTP_PARAM_TENSOR, "input"}}}};
+static const ctp_signature clone_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_MEMORY_FORMAT, "*memory_format=None"}}}};
+static const ctp_signature negative_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_TENSOR, "*out=None"}}}};
+
+/* input.<method>(positional arguments a[1..npos), memory_format=a[npos] when given). */
+static PyObject *call_method(const char *method, PyObject *const *a, int npos, const char *kwname) {
+    PyObject *name = PyUnicode_FromString(method);
+    if (name == NULL)
+        return NULL;
+    PyObject *argv[4] = {a[0], npos > 1 ? a[1] : NULL, npos > 2 ? a[2] : NULL, NULL};
+    PyObject *kwnames = NULL;
+    size_t n = (size_t)npos;
+    if (kwname != NULL && a[npos] != NULL) {
+        kwnames = Py_BuildValue("(s)", kwname);
+        if (kwnames == NULL) {
+            Py_DECREF(name);
+            return NULL;
+        }
+        argv[npos] = a[npos];
+    }
+    PyObject *r = PyObject_VectorcallMethod(name, argv, n, kwnames);
+    Py_DECREF(name);
+    Py_XDECREF(kwnames);
+    return r;
+}
+
+static PyObject *py_transpose(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("transpose", transpose_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("transpose", a, 3, NULL);
+}
+
+static PyObject *py_t(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("t", t_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("t", a, 1, NULL);
+}
+
+static PyObject *py_clone(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("clone", clone_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("clone", a, 1, "memory_format");
+}
+
+/* negative is neg: the module's neg with the same arguments (sparse.c routes sparse ones). */
+static PyObject *py_negative(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("negative", negative_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    PyObject *neg = PyObject_GetAttrString(mod, "neg");
+    if (neg == NULL)
+        return NULL;
+    PyObject *r = PyObject_Call(neg, args, kwargs);
+    Py_DECREF(neg);
+    return r;
+}
+
+static PyMethodDef method_functions[] = {
+    {"clone", CTP_KW_FUNC(py_clone), METH_VARARGS | METH_KEYWORDS,
+     "clone(input, *, memory_format=None) -> Tensor"},
+    {"negative", CTP_KW_FUNC(py_negative), METH_VARARGS | METH_KEYWORDS,
+     "negative(input, *, out=None) -> Tensor"},
+    {"t", CTP_KW_FUNC(py_t), METH_VARARGS | METH_KEYWORDS, "t(input) -> Tensor"},
+    {"transpose", CTP_KW_FUNC(py_transpose), METH_VARARGS | METH_KEYWORDS,
+     "transpose(input, dim0, dim1) -> Tensor"},
+    {NULL, NULL, 0, NULL},
+};
+
+int ctp_method_functions_init(PyObject *module) {
+    return PyModule_AddFunctions(module, method_functions);
+}
