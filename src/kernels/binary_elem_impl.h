@@ -118,6 +118,8 @@
             r = ct_kdiv_##S(x, y);                                                                 \
             memcpy(out + i * so, &r, sizeof r);                                                    \
         }                                                                                          \
+        if (body == n) /* no tail: out may be NULL when n is 0, and NULL + 0 is undefined */  \
+            return CT_KERNEL_OK;                                                                   \
         return P##_divfused_##S(out + body * so, a + body * sa, b + body * sb, so, sa, sb,         \
                                 n - body, alpha);                                                  \
     }
