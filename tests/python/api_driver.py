@@ -416,9 +416,12 @@ def dlpack_copy_race(seq, rng, stop_at):
     try:
         while time.monotonic() < stop_at:
             a = ctensor.from_dlpack(shared[0].__dlpack__(copy=True)).numpy()
-            if a.shape not in ((1, 1, 1, 1, 1, 1, 1, 3), (3, 40)) or not np.isin(a, [1, 2]).all():
-                raise Failure("__dlpack__(copy=True) read a shape or values the tensor never "
-                              "had: %r" % (a,))
+            # Only the geometry is checked: the resize publishes new, not yet written storage
+            # before the add fills it, and reading elements another thread is writing is the
+            # caller's data race (Note [Releasing the GIL] in python/dlpack.c), as in PyTorch.
+            if a.shape not in ((1, 1, 1, 1, 1, 1, 1, 3), (3, 40)):
+                raise Failure("__dlpack__(copy=True) read a shape the tensor never had: %r"
+                              % (a.shape,))
     finally:
         th.join()
 
