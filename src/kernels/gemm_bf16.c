@@ -15,6 +15,14 @@
  *    0xFFFF, as ct_convert), after alpha * acc + beta * c in float32.
  *  - Threads (ct_parallel_for) take blocks of MC rows x NC columns of C; MC shrinks as k
  *    grows so a block's A panels stay in L2 while each B panel is reused across them.
+ *  - One parallel region packs and multiplies: each thread first takes panels to pack (one
+ *    at a time, from a shared counter) and, once none is left, blocks of C. Each panel has
+ *    a ready flag; a block that meets a panel another thread is still packing packs its
+ *    own copy into scratch rather than wait. The end of an OpenMP region waits for every
+ *    thread of the team to have run, so on a machine shared with other jobs each region
+ *    can cost a scheduler time slice when the OS has paused a worker: two regions (pack,
+ *    then multiply) made 2 threads slower than 1 there, and no step ever waits on another
+ *    thread's packing now.
  * Numerics: products of bf16 values are exact in float32 and summed in float32, as the
  * widen-then-sgemm path, but vdpbf16ps treats bf16 subnormal inputs as zero and flushes
  * subnormal sums (its fixed DAZ/FTZ behaviour; oneDNN's bf16 matmul in PyTorch does the
@@ -37,8 +45,13 @@
 #define BF_NR 32 /* columns: two zmm of float32 */
 #define BF_NC (BF_NR * 8)
 
+struct bf_pack;
+
 typedef struct bf_job {
     const ct_gemm_args *g;
+    const struct bf_pack *op;          /* A's and B's packing */
+    atomic_llong next_pack;            /* the next panel to pack: B's first, then A's */
+    atomic_uchar *ready;               /* per panel (B's, then A's): 1 once packed */
     atomic_llong next;                 /* the next block to take (dynamic schedule) */
     int64_t total;                     /* blocks in all */
     const uint32_t *pa, *pb;           /* packed operands of all batches */
@@ -60,13 +73,12 @@ typedef struct bf_pack {
     size_t bytes;
 } bf_pack;
 
-/* Panel q (index = batch * panels + panel) of one operand. */
-static void pack_panel(const bf_pack *p, int64_t q) {
+/* Panel q (index = batch * panels + panel) of one operand, into d (kp * r words). */
+static void pack_panel(const bf_pack *p, int64_t q, uint32_t *d) {
     int64_t R = p->r, k = p->k, kp = p->kp, kfull = k / 2;
     int64_t b = q / p->panels, r0 = (q % p->panels) * R;
     int64_t nr = p->rows - r0 < R ? p->rows - r0 : R;
     const uint16_t *s = p->src + b * p->bs + r0 * p->rs;
-    uint32_t *d = p->dst + q * kp * R;
     if (nr < R) /* padding rows (and everything else, rewritten below) */
         memset(d, 0, (size_t)(kp * R) * sizeof *d);
     if (p->ks == 1) { /* k contiguous: a pair is one 32-bit word of a row */
@@ -94,30 +106,6 @@ static void pack_panel(const bf_pack *p, int64_t q) {
             for (int64_t r = 0; r < nr; r++)
                 dx[r] = k0[r * p->rs];
         }
-    }
-}
-
-typedef struct bf_packs {
-    bf_pack op[2]; /* A, B */
-    atomic_llong next; /* the next panel of either to pack */
-} bf_packs;
-
-/* Panels of both operands, taken one at a time as the blocks are (B's first: they are the
- * larger), in one parallel region for both. */
-static void pack_panels(void *ctx, int64_t lo, int64_t hi) {
-    (void)lo;
-    (void)hi;
-    bf_packs *ps = ctx;
-    const bf_pack *p = ps->op;
-    int64_t total = p[0].total + p[1].total;
-    for (;;) {
-        int64_t q = (int64_t)atomic_fetch_add_explicit(&ps->next, 1, memory_order_relaxed);
-        if (q >= total)
-            break;
-        if (q < p[1].total)
-            pack_panel(&p[1], q);
-        else
-            pack_panel(&p[0], q - p[1].total);
     }
 }
 
@@ -197,15 +185,49 @@ static void store_tile(const bf_job *j, const float *t, int64_t bi, int64_t i0, 
     }
 }
 
-/* Each worker takes blocks of C until none is left: index = (batch * mblocks + row block) *
- * nblocks + column block. Taken one at a time rather than in static chunks, so a thread the
- * OS delays (a shared machine) does not leave the others waiting at the end. */
+/* Panel q of operand o (0: A, 1: B), packed: its place in the shared buffer once its ready
+ * flag is set; else (another thread is packing it) a copy packed into *scratch, allocated
+ * on first use. Without memory for that, it waits for the flag instead. */
+static const uint32_t *panel(bf_job *j, int o, int64_t q, uint32_t **scratch) {
+    const bf_pack *p = &j->op[o];
+    const uint32_t *shared = p->dst + q * p->kp * p->r;
+    atomic_uchar *flag = &j->ready[o == 1 ? q : j->op[1].total + q];
+    if (atomic_load_explicit(flag, memory_order_acquire))
+        return shared;
+    if (*scratch == NULL)
+        *scratch = ct_alloc((size_t)(j->kp > 0 ? j->kp : 1) * (BF_MR + BF_NR) * sizeof(uint32_t),
+                            64);
+    if (*scratch == NULL) {
+        while (!atomic_load_explicit(flag, memory_order_acquire))
+            _mm_pause();
+        return shared;
+    }
+    uint32_t *d = *scratch + (o == 1 ? 0 : (j->kp > 0 ? j->kp : 1) * BF_NR);
+    pack_panel(p, q, d);
+    return d;
+}
+
+/* Each worker packs panels until none is left to take, then takes blocks of C until none is
+ * left: index = (batch * mblocks + row block) * nblocks + column block. Both taken one at a
+ * time rather than in static chunks, so a thread the OS delays (a shared machine) does not
+ * leave the others waiting at the end. */
 static void blocks(void *ctx, int64_t lo, int64_t hi) {
     (void)lo;
     (void)hi;
     bf_job *j = ctx;
     const ct_gemm_args *g = j->g;
     int64_t kp = j->kp;
+    int64_t btotal = j->op[1].total, ptotal = btotal + j->op[0].total;
+    for (;;) {
+        int64_t q = (int64_t)atomic_fetch_add_explicit(&j->next_pack, 1, memory_order_relaxed);
+        if (q >= ptotal)
+            break;
+        const bf_pack *p = q < btotal ? &j->op[1] : &j->op[0];
+        int64_t pq = q < btotal ? q : q - btotal;
+        pack_panel(p, pq, p->dst + pq * p->kp * p->r);
+        atomic_store_explicit(&j->ready[q], 1, memory_order_release);
+    }
+    uint32_t *scratch = NULL;
     float t[BF_MR * BF_NR] __attribute__((aligned(64)));
     for (;;) {
         int64_t q = (int64_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
@@ -216,31 +238,40 @@ static void blocks(void *ctx, int64_t lo, int64_t hi) {
         int64_t i_lo = mb * j->mc, i_hi = i_lo + j->mc < g->m ? i_lo + j->mc : g->m;
         int64_t j_lo = nb * BF_NC, j_hi = j_lo + BF_NC < g->n ? j_lo + BF_NC : g->n;
         for (int64_t j0 = j_lo; j0 < j_hi; j0 += BF_NR) {
-            const uint32_t *bp = j->pb + (bi * j->pn + j0 / BF_NR) * kp * BF_NR;
+            const uint32_t *bp = panel(j, 1, bi * j->pn + j0 / BF_NR, &scratch);
             for (int64_t i0 = i_lo; i0 < i_hi; i0 += BF_MR) {
-                const uint32_t *ap = j->pa + (bi * j->pm + i0 / BF_MR) * kp * BF_MR;
+                const uint32_t *ap = panel(j, 0, bi * j->pm + i0 / BF_MR, &scratch);
                 micro(kp, ap, bp, t);
                 store_tile(j, t, bi, i0, j0);
             }
         }
     }
+    if (scratch != NULL)
+        ct_free(scratch, (size_t)(kp > 0 ? kp : 1) * (BF_MR + BF_NR) * sizeof(uint32_t), 64);
 }
 
 ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
     bf_job j = {.g = g, .kp = (g->k + 1) / 2, .alpha = (float)g->alpha_re,
                 .beta = (float)g->beta_re};
     /* A: rows m (stride a_s[1]), k stride a_s[2]; B: rows n (stride b_s[2]), k stride b_s[1] */
-    bf_packs ps;
-    bf_pack *p = ps.op;
+    bf_pack p[2];
     if (!pack_init(&p[0], g, g->a, g->m, g->a_s[0], g->a_s[1], g->a_s[2], BF_MR))
         return CT_ERR_NOMEM;
     if (!pack_init(&p[1], g, g->b, g->n, g->b_s[0], g->b_s[2], g->b_s[1], BF_NR)) {
         ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
         return CT_ERR_NOMEM;
     }
-    atomic_init(&ps.next, 0);
-    int64_t panels = p[0].total + p[1].total, kp1 = p[0].kp > 0 ? p[0].kp : 1;
-    ct_parallel_for(0, bf_workers(panels, panels * kp1 * BF_NR), 1, pack_panels, &ps);
+    int64_t panels = p[0].total + p[1].total;
+    j.ready = ct_alloc((size_t)(panels > 0 ? panels : 1) * sizeof *j.ready, 64);
+    if (j.ready == NULL) {
+        ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
+        ct_free(p[1].dst, p[1].bytes ? p[1].bytes : 1, 64);
+        return CT_ERR_NOMEM;
+    }
+    for (int64_t q = 0; q < panels; q++)
+        atomic_init(&j.ready[q], 0);
+    atomic_init(&j.next_pack, 0);
+    j.op = p;
     j.pa = p[0].dst;
     j.pb = p[1].dst;
     j.pm = p[0].panels;
@@ -255,6 +286,7 @@ ct_status ct_gemm_bf16_run(const ct_gemm_args *g) {
     atomic_init(&j.next, 0);
     int64_t work = j.total * mc * BF_NC * (j.kp > 0 ? j.kp : 1);
     ct_parallel_for(0, bf_workers(j.total, work), 1, blocks, &j);
+    ct_free(j.ready, (size_t)(panels > 0 ? panels : 1) * sizeof *j.ready, 64);
     ct_free(p[0].dst, p[0].bytes ? p[0].bytes : 1, 64);
     ct_free(p[1].dst, p[1].bytes ? p[1].bytes : 1, 64);
     return CT_OK;
