@@ -261,6 +261,48 @@ static void test_threads(void **state) {
     ct_tensor_release(b);
 }
 
+/* The same bytes with 1 and 2 threads: float32 batches split whole over threads (16
+ * products, 4 or more per thread) against OpenBLAS threading each product, and bfloat16
+ * (the AVX512-BF16 kernel where the CPU has it: panels packed by either thread) with
+ * enough work for both threads. */
+static void test_threads_same_bytes(void **state) {
+    (void)state;
+    int prev = ct_get_num_threads();
+    static const struct {
+        ct_dtype dt;
+        int64_t s[3][3];
+    } cases[] = {
+        {CT_FLOAT32, {{16, 70, 50}, {16, 50, 30}, {16, 70, 30}}},
+        {CT_BFLOAT16, {{2, 200, 300}, {2, 300, 260}, {2, 200, 260}}},
+        {CT_FLOAT16, {{1, 65, 33}, {1, 33, 17}, {1, 65, 17}}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ct_tensor *a = mk(cases[c].dt, cases[c].s[0], 3, 1);
+        ct_tensor *b = mk(cases[c].dt, cases[c].s[1], 3, 2);
+        ct_tensor *r1 = NULL, *r2 = NULL;
+        OK(ct_set_num_threads(1));
+        OK(ct_tensor_bmm(a, b, &r1));
+        OK(ct_set_num_threads(2));
+        OK(ct_tensor_bmm(a, b, &r2));
+        size_t bytes = (size_t)ct_tensor_numel(r1) * ct_dtype_itemsize(cases[c].dt);
+        assert_memory_equal(ct_tensor_data_ptr(r1), ct_tensor_data_ptr(r2), bytes);
+        ct_tensor *a0 = NULL, *b0 = NULL, *r0 = NULL; /* and a 2-D product of the first */
+        OK(ct_tensor_select(a, 0, 0, &a0));
+        OK(ct_tensor_select(b, 0, 0, &b0));
+        OK(ct_tensor_mm(a0, b0, &r0));
+        assert_memory_equal(ct_tensor_data_ptr(r0), ct_tensor_data_ptr(r2),
+                            bytes / (size_t)cases[c].s[0][0]);
+        ct_tensor_release(a0);
+        ct_tensor_release(b0);
+        ct_tensor_release(r0);
+        ct_tensor_release(r1);
+        ct_tensor_release(r2);
+        ct_tensor_release(a);
+        ct_tensor_release(b);
+    }
+    OK(ct_set_num_threads(prev));
+}
+
 /* bfloat16: the AVX512-BF16 kernel (where the CPU has it) and the sgemm path (forced by the
  * avx2 level) on odd sizes, a transposed and a sliced operand, batches and k = 0. Inputs are
  * small integers, so each float32 sum is exact and both paths round it to the same bf16. */
@@ -378,6 +420,7 @@ int main(void) {
         cmocka_unit_test(test_integer_wrap),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_meta_and_out),  cmocka_unit_test(test_threads),
         cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_bf16_kernel_and_fallback),
+        cmocka_unit_test(test_threads_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
