@@ -6,8 +6,8 @@
  * is passed as is, one whose row stride is 1 as the transpose (a .t() view costs nothing);
  * only an operand with neither stride unit is copied. float16/bfloat16 are converted to
  * float32 once, multiplied by sgemm (float32 accumulation) and rounded once. Integers use
- * our own blocked i-k-j loop in unsigned arithmetic (wrapping like PyTorch, without the UB
- * of signed overflow), parallel over rows. OpenBLAS's thread count follows
+ * our own register-blocked kernel in unsigned arithmetic (wrapping like PyTorch, without
+ * the UB of signed overflow), parallel over rows (Note [integer gemm]). OpenBLAS's thread count follows
  * ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs serially.
  * bfloat16 on a CPU with AVX512-BF16 (at the avx512 ISA level) has its own kernel instead
  * (gemm_bf16.c, Note [bf16 gemm]); CT_CPU_ISA=avx2 forces the sgemm path.
@@ -170,14 +170,22 @@ static ct_status gemm_blas(const ct_gemm_args *g) {
 
 typedef struct int_job {
     const ct_gemm_args *g;
-    const char *a, *b; /* contiguous [batch, m, k] and [batch, k, n] */
+    const char *a;  /* contiguous [batch, m, k] */
+    const char *bp; /* B in column panels: [batch][panel][k][INT_NR] */
+    int64_t panels; /* per batch */
 } int_job;
 
-
-/* Rows [lo, hi) of all batches (row index = batch * m + i), four rows at a time so each
- * row of b loaded serves four accumulators. U: the unsigned type. Cloned per ISA: the
- * baseline x86-64 has no 32-bit vector multiply. */
-/* Noinline: inlined, gcc -O3 interchanges the k and n loops into a strided scalar loop. */
+/* Note [integer gemm]
+ * B is packed into panels of INT_NR columns (128 bytes of a row: two 64-byte vectors),
+ * zero-padded, k rows each; a micro-kernel keeps a 4-row x INT_NR block of C in eight
+ * vector registers across the whole of k (one broadcast of A and two vector
+ * multiply-adds per row and k), so C is written once instead of read and written per k.
+ * Threads take rows of C; each runs panel by panel over its rows so one panel (k x 128
+ * bytes) stays in L2 while its rows stream past. Unsigned vectors wrap as PyTorch's
+ * integers do, so the sum order does not change a bit. Cloned per ISA: the baseline
+ * x86-64 has no 32-bit vector multiply. */
+#define INT_MR 4
+#define INT_NR(U) ((int64_t)(128 / sizeof(U)))
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
 #define INT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -189,57 +197,72 @@ typedef struct int_job {
 #else
 #define INT_NOINLINE __attribute__((noinline))
 #endif
-#define INT_AXPY4(U)                                                                               \
-    INT_CLONES INT_NOINLINE static void axpy4_##U(                                   \
-        U *restrict c0, U *restrict c1, U *restrict c2, U *restrict c3, const U *restrict b, U v0,  \
-        U v1, U v2, U v3, int64_t nb) {                                                            \
-        for (int64_t x = 0; x < nb; x++) {                                                         \
-            U bv = b[x];                                                                           \
-            c0[x] = (U)(c0[x] + (0u + v0) * bv);                                                    \
-            c1[x] = (U)(c1[x] + (0u + v1) * bv);                                                    \
-            c2[x] = (U)(c2[x] + (0u + v2) * bv);                                                    \
-            c3[x] = (U)(c3[x] + (0u + v3) * bv);                                                    \
-        }                                                                                          \
-    }
-INT_AXPY4(uint8_t)
-INT_AXPY4(uint16_t)
-INT_AXPY4(uint32_t)
-INT_AXPY4(uint64_t)
 
-#define INT_NB 256
+/* t[r][x] = sum over p of a_r[p] * panel[p][x] for 4 rows (a_r = a + r * lda; rows past
+ * `rows` repeat the last real one and are not stored by the caller). */
+#define INT_MICRO(U)                                                                               \
+    typedef U vec_##U __attribute__((vector_size(64)));                                            \
+    INT_CLONES INT_NOINLINE static void micro_##U(const U *a, int64_t lda, int64_t rows,           \
+                                                  const U *restrict bp, int64_t k,                 \
+                                                  U *restrict t) {                                 \
+        const U *restrict a0 = a, *restrict a1 = rows > 1 ? a + lda : a0,                          \
+                          *restrict a2 = rows > 2 ? a + 2 * lda : a1,                              \
+                          *restrict a3 = rows > 3 ? a + 3 * lda : a2;                              \
+        vec_##U c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0},     \
+                c31 = {0};                                                                         \
+        for (int64_t p = 0; p < k; p++, bp += INT_NR(U)) {                                         \
+            vec_##U b0, b1;                                                                        \
+            memcpy(&b0, bp, sizeof b0);                                                            \
+            memcpy(&b1, bp + INT_NR(U) / 2, sizeof b1);                                            \
+            vec_##U v0 = (vec_##U){0} + a0[p], v1 = (vec_##U){0} + a1[p],                          \
+                    v2 = (vec_##U){0} + a2[p], v3 = (vec_##U){0} + a3[p];                          \
+            c00 += v0 * b0;                                                                        \
+            c01 += v0 * b1;                                                                        \
+            c10 += v1 * b0;                                                                        \
+            c11 += v1 * b1;                                                                        \
+            c20 += v2 * b0;                                                                        \
+            c21 += v2 * b1;                                                                        \
+            c30 += v3 * b0;                                                                        \
+            c31 += v3 * b1;                                                                        \
+        }                                                                                          \
+        const vec_##U out[8] = {c00, c01, c10, c11, c20, c21, c30, c31};                          \
+        memcpy(t, out, sizeof out);                                                                \
+    }
+INT_MICRO(uint8_t)
+INT_MICRO(uint16_t)
+INT_MICRO(uint32_t)
+INT_MICRO(uint64_t)
+
+/* Rows [lo, hi) of all batches (row index = batch * m + i), in groups of up to 4 rows of
+ * one batch, panel by panel. U: the unsigned type of the element size. */
 #define INT_ROWS(U)                                                                                \
-    INT_CLONES static void rows_##U(void *ctx, int64_t lo, int64_t hi) {                           \
+    static void rows_##U(void *ctx, int64_t lo, int64_t hi) {                                      \
         const int_job *j = ctx;                                                                    \
         const ct_gemm_args *g = j->g;                                                              \
-        int64_t m = g->m, n = g->n, k = g->k;                                                      \
+        int64_t m = g->m, n = g->n, k = g->k, nr = INT_NR(U);                                      \
         U alpha = (U)g->alpha_i, beta = (U)g->beta_i;                                              \
-        U acc[4][INT_NB];                                                                          \
-        for (int64_t r = lo; r < hi;) {                                                            \
-            int64_t bi = r / m, i = r % m;                                                         \
-            int64_t nr = m - i < 4 ? m - i : 4;                                                    \
-            if (hi - r < nr)                                                                       \
-                nr = hi - r;                                                                       \
-            const U *a0 = (const U *)j->a + (bi * m + i) * k;                                      \
-            const U *bm = (const U *)j->b + bi * k * n;                                            \
-            for (int64_t n0 = 0; n0 < n; n0 += INT_NB) {                                           \
-                int64_t nb = n - n0 < INT_NB ? n - n0 : INT_NB;                                    \
-                memset(acc, 0, sizeof acc);                                                        \
-                for (int64_t p = 0; p < k; p++) {                                                  \
-                    const U *restrict brow = bm + p * n + n0;                                      \
-                    U v0 = a0[p], v1 = nr > 1 ? a0[k + p] : 0, v2 = nr > 2 ? a0[2 * k + p] : 0,   \
-                      v3 = nr > 3 ? a0[3 * k + p] : 0;                                             \
-                    axpy4_##U(acc[0], acc[1], acc[2], acc[3], brow, v0, v1, v2, v3, nb);        \
-                }                                                                                  \
-                for (int64_t q = 0; q < nr; q++) {                                                 \
-                    U *crow = (U *)g->c + bi * g->c_s[0] + (i + q) * g->c_s[1];                    \
+        U t[INT_MR * 128 / sizeof(U)] __attribute__((aligned(64)));                                \
+        for (int64_t jp = 0; jp < j->panels; jp++) {                                               \
+            int64_t j0 = jp * nr, nb = n - j0 < nr ? n - j0 : nr;                                  \
+            for (int64_t r = lo; r < hi;) {                                                        \
+                int64_t bi = r / m, i = r % m;                                                     \
+                int64_t rows = m - i < INT_MR ? m - i : INT_MR;                                    \
+                if (hi - r < rows)                                                                 \
+                    rows = hi - r;                                                                 \
+                const U *a0 = (const U *)j->a + (bi * m + i) * k;                                  \
+                const U *bp = (const U *)j->bp + (bi * j->panels + jp) * k * nr;                   \
+                micro_##U(a0, k, rows, bp, k, t);                                                  \
+                for (int64_t q = 0; q < rows; q++) {                                               \
+                    U *crow = (U *)g->c + bi * g->c_s[0] + (i + q) * g->c_s[1] + j0 * g->c_s[2];   \
+                    const U *tq = t + q * nr;                                                      \
                     for (int64_t x = 0; x < nb; x++) {                                             \
-                        U *cp = crow + (n0 + x) * g->c_s[2];                                       \
-                        *cp = (U)((g->beta_zero ? (U)0 : (U)((0u + beta) * *cp)) +              \
-                                   (0u + alpha) * acc[q][x]);                              \
+                        U *cp = crow + x * g->c_s[2];                                              \
+                        *cp = (U)((g->beta_zero ? (U)0 : (U)((0u + beta) * *cp)) +                 \
+                                  (0u + alpha) * tq[x]);                                           \
                     }                                                                              \
                 }                                                                                  \
+                r += rows;                                                                         \
             }                                                                                      \
-            r += nr;                                                                               \
         }                                                                                          \
     }
 
@@ -248,17 +271,43 @@ INT_ROWS(uint16_t)
 INT_ROWS(uint32_t)
 INT_ROWS(uint64_t)
 
+/* B ([batch, k, n], any strides) into zero-padded panels of 128 bytes of columns. */
+static char *pack_panels_int(const ct_gemm_args *g, size_t isz, int64_t *panels, size_t *bytes) {
+    int64_t nr = (int64_t)(128 / isz), pn = (g->n + nr - 1) / nr;
+    *panels = pn;
+    *bytes = (size_t)(g->batch * pn * g->k * nr) * isz;
+    char *p = ct_alloc(*bytes ? *bytes : 1, 64);
+    if (p == NULL)
+        return NULL;
+    for (int64_t b = 0; b < g->batch; b++)
+        for (int64_t jp = 0; jp < pn; jp++) {
+            int64_t j0 = jp * nr, nb = g->n - j0 < nr ? g->n - j0 : nr;
+            char *d = p + (size_t)((b * pn + jp) * g->k * nr) * isz;
+            for (int64_t q = 0; q < g->k; q++, d += (size_t)nr * isz) {
+                const char *s = g->b + (size_t)(b * g->b_s[0] + q * g->b_s[1] + j0 * g->b_s[2]) * isz;
+                if (g->b_s[2] == 1)
+                    memcpy(d, s, (size_t)nb * isz);
+                else
+                    for (int64_t x = 0; x < nb; x++)
+                        memcpy(d + (size_t)x * isz, s + (size_t)(x * g->b_s[2]) * isz, isz);
+                if (nb < nr)
+                    memset(d + (size_t)nb * isz, 0, (size_t)(nr - nb) * isz);
+            }
+        }
+    return p;
+}
+
 static ct_status gemm_int(const ct_gemm_args *g) {
     size_t isz = g->itemsize, abytes = 0, bbytes = 0;
+    int64_t panels = 0;
     char *ca = pack(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz, &abytes);
-    char *cb = ca ? pack(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1], g->b_s[2], isz, &bbytes)
-                  : NULL;
+    char *cb = ca ? pack_panels_int(g, isz, &panels, &bbytes) : NULL;
     if (cb == NULL) {
         if (ca)
             ct_free(ca, abytes ? abytes : 1, 64);
         return CT_ERR_NOMEM;
     }
-    int_job j = {.g = g, .a = ca, .b = cb};
+    int_job j = {.g = g, .a = ca, .bp = cb, .panels = panels};
     ct_parallel_body body = isz == 1 ? rows_uint8_t
                             : isz == 2 ? rows_uint16_t
                             : isz == 4 ? rows_uint32_t
