@@ -381,6 +381,33 @@ static void test_large(void **state) {
     ct_tensor_release(x);
 }
 
+/* A large int32 -> float32 copy_ takes the fused streaming loop (loops_impl.h): every element
+ * as the scalar conversion (values that round included), with both pointers off the vector
+ * alignment and a ragged end. */
+static void test_large_stream_i32(void **state) {
+    (void)state;
+    const int64_t n = ((int64_t)1 << 21) + 13; /* 8 MB of float32: a streamed row */
+    ct_tensor *src = NULL, *dst = NULL, *sv = NULL, *dv = NULL;
+    OK(ct_tensor_empty(SHAPE(n + 3), CT_INT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                       &src));
+    OK(ct_tensor_empty(SHAPE(n + 1), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                       &dst));
+    int32_t *s = ct_tensor_data_ptr(src);
+    for (int64_t i = 0; i < n + 3; i++)
+        s[i] = (int32_t)((uint32_t)i * 2654435761u);
+    OK(ct_tensor_narrow(src, 0, 3, n, &sv));
+    OK(ct_tensor_narrow(dst, 0, 1, n, &dv));
+    OK(ct_tensor_copy_(dv, sv));
+    const float *d = ct_tensor_data_ptr(dst);
+    for (int64_t i = 0; i < n; i++)
+        if (d[i + 1] != (float)s[i + 3])
+            fail_msg("element %lld", (long long)i);
+    ct_tensor_release(dv);
+    ct_tensor_release(sv);
+    ct_tensor_release(dst);
+    ct_tensor_release(src);
+}
+
 /* Tiled transposes with ragged edges, every element size, with and without a cast. */
 static void test_tiles(void **state) {
     (void)state;
@@ -472,6 +499,7 @@ int main(void) {
         cmocka_unit_test(test_all_pairs_cpu),   cmocka_unit_test(test_all_pairs_devices),
         cmocka_unit_test(test_meta_and_shapes), cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_devices),         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_large_stream_i32),
         cmocka_unit_test(test_tiles),           cmocka_unit_test(test_clone_to),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -34,6 +34,21 @@ const ct_convert_loop_table *ct_convert_impl_active_loops(void) {
     }
 }
 
+const ct_convert_stream_table *ct_convert_impl_active_stream(void) {
+    switch (ct_cpu_isa_active()) {
+#if defined(CT_HAVE_ISA_AVX512)
+    case CT_ISA_AVX512:
+        return &ct_convert_stream_avx512;
+#endif
+#if defined(CT_HAVE_ISA_AVX2)
+    case CT_ISA_AVX2:
+        return &ct_convert_stream_avx2;
+#endif
+    default:
+        return &ct_convert_stream_baseline;
+    }
+}
+
 /* ct_convert_strided under the name of the public function called (fn), for messages. */
 static ct_status convert(const char *fn, ct_dtype dst_dtype, void *dst, ptrdiff_t dst_stride,
                          ct_dtype src_dtype, const void *src, ptrdiff_t src_stride, size_t n) {

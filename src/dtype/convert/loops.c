@@ -472,3 +472,33 @@ const ct_convert_loop_table CT_CAT(ct_convert_loops, CT_ISA_SUFFIX) = {
     [CT_FLOAT4_E2M1FN_X2][CT_FLOAT4_E2M1FN_X2] = copy_1,
     /* clang-format on */
 };
+
+/* ---- streaming forms (loops_impl.h, Note [Streamed copy rows] in tensor/copy_loop.c) ------
+ * A large dense copy's row without the L1 buffer copy_loop.c otherwise converts into: the
+ * conversion's vectors go straight to memory with streaming stores. int32 -> float32,
+ * 10^7 elements, one thread, on the 2-vCPU AMD EPYC (Zen 4) VM: 2.8 ms through the buffer,
+ * 2.2 ms fused. 256-bit vectors at the AVX-512 level too: no faster with 512 on Zen 4.
+ * vcvtdq2ps rounds to nearest even as the C conversion of the stamped loop does. */
+#if defined(CT_LOOPS_AVX2)
+static void stream_f32_from_i32(void *dst, const void *src, size_t n) {
+    float *d = dst;
+    const int32_t *s = src;
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(d + i) & 31) != 0; i++) /* to a 32-byte boundary */
+        d[i] = (float)s[i];
+    for (; i + 32 <= n; i += 32)
+        for (int u = 0; u < 4; u++)
+            _mm256_stream_ps(d + i + 8 * u,
+                             _mm256_cvtepi32_ps(_mm256_loadu_si256((const void *)(s + i + 8 * u))));
+    for (; i + 8 <= n; i += 8)
+        _mm256_stream_ps(d + i, _mm256_cvtepi32_ps(_mm256_loadu_si256((const void *)(s + i))));
+    _mm_sfence(); /* order the streaming stores before whatever follows */
+    for (; i < n; i++)
+        d[i] = (float)s[i];
+}
+const ct_convert_stream_table CT_CAT(ct_convert_stream, CT_ISA_SUFFIX) = {
+    [CT_FLOAT32][CT_INT32] = stream_f32_from_i32,
+};
+#else
+const ct_convert_stream_table CT_CAT(ct_convert_stream, CT_ISA_SUFFIX) = {{NULL}};
+#endif

@@ -29,4 +29,18 @@ extern const ct_convert_loop_table ct_convert_loops_avx512;
  * kernels that convert operands inside their loops. */
 const ct_convert_loop_table *ct_convert_impl_active_loops(void);
 
+/* Convert n contiguous elements into a contiguous destination aligned to its element, with
+ * streaming stores (large copies: Note [Streamed copy rows] in tensor/copy_loop.c), fenced
+ * before it returns; the same bytes as the pair's loop. [dst][src]: NULL for the pairs
+ * without one (copy_loop.c then streams through a buffer). */
+typedef void (*ct_convert_stream_fn)(void *dst, const void *src, size_t n);
+typedef ct_convert_stream_fn ct_convert_stream_table[CT_NUM_DTYPES][CT_NUM_DTYPES];
+
+extern const ct_convert_stream_table ct_convert_stream_baseline;
+extern const ct_convert_stream_table ct_convert_stream_avx2;
+extern const ct_convert_stream_table ct_convert_stream_avx512;
+
+/* The streaming table of the active ISA level. */
+const ct_convert_stream_table *ct_convert_impl_active_stream(void);
+
 #endif /* CT_DTYPE_CONVERT_LOOPS_IMPL_H */
