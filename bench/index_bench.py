@@ -5,8 +5,8 @@ and 2 threads (issue 15's goal: at least 1.0x torch).
 
 Cases: x[idx] with K random int64 indices into N float32 (a gather), x[mask] (N elements,
 about half true) and x[mask] = 0; torch.gather along dim 1 (1000 x 10000 float32, 1000 x 1000
-indices), scatter_add_ along dim 1 (10^7 values into 1000 x 1000) and along a 1-D tensor
-(10^6 values into 10^5), searchsorted of 10^6 float32 values in 10^5 sorted boundaries. Prints the best time of each library over R calls in
+indices) and along dims 0 and 1 of 10^4 x 10^3 float32 (an index of that shape),
+scatter_add_ along dim 1 (10^7 values into 1000 x 1000) and along a 1-D tensor (10^6 values into 10^5), searchsorted of 10^6 float32 values in 10^5 sorted boundaries. Prints the best time of each library over R calls in
 alternating rounds, and the ratio torch / ctensor (above 1: ctensor is faster)."""
 import argparse
 
@@ -41,6 +41,9 @@ def main():
 
     g = rng.standard_normal((1000, 10000), dtype=np.float32)
     gi = rng.integers(0, 10000, (1000, 1000), dtype=np.int64)
+    h = rng.standard_normal((10**4, 10**3), dtype=np.float32)
+    hi0 = rng.integers(0, 10**4, (10**4, 10**3), dtype=np.int64)
+    hi1 = rng.integers(0, 10**3, (10**4, 10**3), dtype=np.int64)
     si = rng.integers(0, 1000, (1000, 10000), dtype=np.int64)
     i1 = rng.integers(0, 10**5, 10**6, dtype=np.int64)
     v1 = rng.standard_normal(10**6, dtype=np.float32)
@@ -48,6 +51,7 @@ def main():
     T, C = {}, {}
     for lib, d in ((torch, T), (ctensor, C)):
         conv = (lambda v: torch.from_numpy(v.copy())) if lib is torch else ctensor.tensor
+        d.update(h=conv(h), hi0=conv(hi0), hi1=conv(hi1))
         d.update(g=conv(g), gi=conv(gi), si=conv(si), i1=conv(i1), v1=conv(v1), bnd=conv(bnd),
                  acc=lib.zeros(1000, 1000), acc1=lib.zeros(10**5))
     cases = [
@@ -56,6 +60,10 @@ def main():
         ("x[mask] = 0 (1e7)", tset, cset),
         ("gather dim 1 (1e6 from 1e7 f32)", lambda: torch.gather(T["g"], 1, T["gi"]),
          lambda: ctensor.gather(C["g"], 1, C["gi"])),
+        ("gather dim 0 (1e4 x 1e3, full index)", lambda: torch.gather(T["h"], 0, T["hi0"]),
+         lambda: ctensor.gather(C["h"], 0, C["hi0"])),
+        ("gather dim 1 (1e4 x 1e3, full index)", lambda: torch.gather(T["h"], 1, T["hi1"]),
+         lambda: ctensor.gather(C["h"], 1, C["hi1"])),
         ("scatter_add_ dim 1 (1e7 into 1e6)", lambda: T["acc"].scatter_add_(1, T["si"], T["g"]),
          lambda: C["acc"].scatter_add_(1, C["si"], C["g"])),
         ("scatter_add_ 1-D (1e6 into 1e5)", lambda: T["acc1"].scatter_add_(0, T["i1"], T["v1"]),

@@ -17,7 +17,8 @@
  *    (newest; 1.13 raises).
  *  - + - * / // and their in-place forms are the C layer's (the sparse slots of the op
  *    table); the other operators answer NotImplemented for sparse operands.
- *  - Some Tensor methods (conversions, neg, clone, t, transpose, t_, transpose_, stride) and
+ *  - Some Tensor methods (conversions, neg, clone, t, transpose, t_, transpose_, swapaxes,
+ *    swapdims and their in-place forms, stride) and
  *    the module function neg are the strided files' own; for sparse tensors this file
  *    replaces them with wrappers that call the sparse C function and hand strided tensors to
  *    the original unchanged. The conversions (to, double(), type(dtype), cpu(), ...) run the
@@ -299,12 +300,17 @@ enum {
     OV_STRIDE,
     OV_T_,
     OV_TRANSPOSE_,
+    OV_SWAPAXES,
+    OV_SWAPDIMS,
+    OV_SWAPAXES_,
+    OV_SWAPDIMS_,
     OV_COUNT
 };
 static const char *const ov_names[OV_COUNT] = {
-    "to",   "double",   "float", "half",   "bfloat16",  "int",    "long", "short",
-    "char", "byte",     "bool",  "cfloat", "cdouble",   "chalf",  "cpu",  "type",
-    "neg",  "negative", "clone", "t",      "transpose", "stride", "t_",   "transpose_"};
+    "to",     "double", "float",      "half",     "bfloat16", "int",       "long",
+    "short",  "char",   "byte",       "bool",     "cfloat",   "cdouble",   "chalf",
+    "cpu",    "type",   "neg",        "negative", "clone",    "t",         "transpose",
+    "stride", "t_",     "transpose_", "swapaxes", "swapdims", "swapaxes_", "swapdims_"};
 static const PyMethodDef *ov_orig[OV_COUNT];
 static PyMethodDef ov_defs[OV_COUNT + 1];
 
@@ -360,6 +366,8 @@ static PyObject *convert_values(int k, PyObject *self, PyObject *args, PyObject 
 
 static const ctp_signature transpose_sig[] = {
     {2, {{CTP_PARAM_INT64, "dim0"}, {CTP_PARAM_INT64, "dim1"}}}};
+static const ctp_signature swapaxes_sig[] = {
+    {2, {{CTP_PARAM_INT64, "axis0"}, {CTP_PARAM_INT64, "axis1"}}}};
 static const ctp_signature stride_sig[] = {{1, {{CTP_PARAM_INT64, "dim=None"}}}};
 
 /* stride() of a sparse tensor as PyTorch 1.13 answers it (ct_sparse_strides). */
@@ -402,7 +410,7 @@ static PyObject *sparse_method(int k, PyObject *self, PyObject *args, PyObject *
         if ((args != NULL && PyTuple_GET_SIZE(args) > 0) ||
             (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0))
             return call_orig(k, self, args, kwargs);
-        st = k == OV_CLONE ? ct_sparse_clone(t, &r) : ct_sparse_neg(t, &r);
+        st = k == OV_CLONE ? ct_sparse_clone(t, &r) : ct_unary(CT_UNOP_NEG, t, &r);
         break;
     case OV_T:
         if (args != NULL && PyTuple_GET_SIZE(args) > 0)
@@ -427,6 +435,23 @@ static PyObject *sparse_method(int k, PyObject *self, PyObject *args, PyObject *
         if (ctp_parse_args("transpose_", transpose_sig, 1, args, kwargs, a) < 0 ||
             ctp_int64_of_arg(a[0], &d0) < 0 || ctp_int64_of_arg(a[1], &d1) < 0)
             return NULL;
+        st = ct_sparse_transpose_(t, d0, d1);
+        return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
+    }
+    case OV_SWAPAXES:
+    case OV_SWAPDIMS:
+    case OV_SWAPAXES_:
+    case OV_SWAPDIMS_: { /* PyTorch's aliases of transpose and transpose_ */
+        int64_t d0, d1;
+        bool axes = k == OV_SWAPAXES || k == OV_SWAPAXES_;
+        if (ctp_parse_args(ov_names[k], axes ? swapaxes_sig : transpose_sig, 1, args, kwargs, a) <
+                0 ||
+            ctp_int64_of_arg(a[0], &d0) < 0 || ctp_int64_of_arg(a[1], &d1) < 0)
+            return NULL;
+        if (k == OV_SWAPAXES || k == OV_SWAPDIMS) {
+            st = ct_sparse_transpose(t, d0, d1, &r);
+            break;
+        }
         st = ct_sparse_transpose_(t, d0, d1);
         return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
     }
@@ -468,13 +493,19 @@ OV_WRAPPER(OV_TRANSPOSE)
 OV_WRAPPER(OV_STRIDE)
 OV_WRAPPER(OV_T_)
 OV_WRAPPER(OV_TRANSPOSE_)
+OV_WRAPPER(OV_SWAPAXES)
+OV_WRAPPER(OV_SWAPDIMS)
+OV_WRAPPER(OV_SWAPAXES_)
+OV_WRAPPER(OV_SWAPDIMS_)
 
 typedef PyObject *(*ov_fn)(PyObject *, PyObject *, PyObject *);
 static const ov_fn ov_fns[OV_COUNT] = {
-    ov_OV_TO,      ov_OV_DOUBLE, ov_OV_FLOAT,     ov_OV_HALF,   ov_OV_BFLOAT16, ov_OV_INT,
-    ov_OV_LONG,    ov_OV_SHORT,  ov_OV_CHAR,      ov_OV_BYTE,   ov_OV_BOOL,     ov_OV_CFLOAT,
-    ov_OV_CDOUBLE, ov_OV_CHALF,  ov_OV_CPU,       ov_OV_TYPE,   ov_OV_NEG,      ov_OV_NEGATIVE,
-    ov_OV_CLONE,   ov_OV_T,      ov_OV_TRANSPOSE, ov_OV_STRIDE, ov_OV_T_,       ov_OV_TRANSPOSE_};
+    ov_OV_TO,        ov_OV_DOUBLE,    ov_OV_FLOAT,    ov_OV_HALF,       ov_OV_BFLOAT16,
+    ov_OV_INT,       ov_OV_LONG,      ov_OV_SHORT,    ov_OV_CHAR,       ov_OV_BYTE,
+    ov_OV_BOOL,      ov_OV_CFLOAT,    ov_OV_CDOUBLE,  ov_OV_CHALF,      ov_OV_CPU,
+    ov_OV_TYPE,      ov_OV_NEG,       ov_OV_NEGATIVE, ov_OV_CLONE,      ov_OV_T,
+    ov_OV_TRANSPOSE, ov_OV_STRIDE,    ov_OV_T_,       ov_OV_TRANSPOSE_, ov_OV_SWAPAXES,
+    ov_OV_SWAPDIMS,  ov_OV_SWAPAXES_, ov_OV_SWAPDIMS_};
 
 static unaryfunc previous_negative = NULL;
 
@@ -482,7 +513,7 @@ static PyObject *sparse_nb_negative(PyObject *self) {
     if (!is_sparse_obj(self))
         return previous_negative(self);
     ct_tensor *r = NULL;
-    ct_status st = ct_sparse_neg(ctp_tensor_get(self), &r);
+    ct_status st = ct_unary(CT_UNOP_NEG, ctp_tensor_get(self), &r);
     return ctp_tensor_result(NULL, st, r);
 }
 
@@ -534,7 +565,7 @@ static PyObject *module_neg(PyObject *mod, PyObject *args, PyObject *kwargs) {
                                           : NULL;
     if (input != NULL && is_sparse_obj(input)) {
         ct_tensor *r = NULL;
-        ct_status st = ct_sparse_neg(ctp_tensor_get(input), &r);
+        ct_status st = ct_unary(CT_UNOP_NEG, ctp_tensor_get(input), &r);
         return ctp_tensor_result(NULL, st, r);
     }
     return PyObject_Call(orig_neg, args, kwargs);

@@ -73,13 +73,13 @@ static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
         if (d == -1 && PyErr_Occurred())
             return NULL;
     }
+    /* decimals= given picks PyTorch's round.decimals overload (no sparse kernel) */
+    const bool has_dec = op == CT_UNOP_ROUND && decimals != NULL && decimals != Py_None;
     if (o != NULL)
-        return target_result(op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals_out(t, d, o)
-                                                           : ct_unary_out(op, t, o),
+        return target_result(has_dec ? ct_round_decimals_out(t, d, o) : ct_unary_out(op, t, o),
                              out);
     ct_tensor *r = NULL;
-    ct_status st = op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals(t, d, &r)
-                                                 : ct_unary(op, t, &r);
+    ct_status st = has_dec ? ct_round_decimals(t, d, &r) : ct_unary(op, t, &r);
     if (st == CT_OK && r == t) { /* positive(t): t itself */
         ct_tensor_release(r);
         return Py_NewRef(input);
@@ -106,13 +106,11 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
             return NULL;
     }
     ct_tensor *t = ctp_tensor_get(self);
+    const bool has_dec = op == CT_UNOP_ROUND && decimals != NULL && decimals != Py_None;
     if (inplace)
-        return target_result(op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals_(t, d)
-                                                           : ct_unary_(op, t),
-                             self);
+        return target_result(has_dec ? ct_round_decimals_(t, d) : ct_unary_(op, t), self);
     ct_tensor *r = NULL;
-    ct_status st = op == CT_UNOP_ROUND && d != 0 ? ct_round_decimals(t, d, &r)
-                                                 : ct_unary(op, t, &r);
+    ct_status st = has_dec ? ct_round_decimals(t, d, &r) : ct_unary(op, t, &r);
     if (st == CT_OK && r == t) { /* positive(): self itself */
         ct_tensor_release(r);
         return Py_NewRef(self);
@@ -121,7 +119,7 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 }
 
 #define KW METH_VARARGS | METH_KEYWORDS
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
         (void)m;                                                                                   \
         return function_call(CT_UNOP_##E, a, k);                                                   \
@@ -136,7 +134,7 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 #undef CT_UNARY
 
 static PyMethodDef unary_functions[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     {name, CTP_KW_FUNC(fn_##E), KW, name "(input, *, out=None) -> Tensor\n\nunary.def's " #E " row."},
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -144,11 +142,11 @@ static PyMethodDef unary_functions[] = {
 };
 
 static PyMethodDef unary_methods[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     {name, CTP_KW_FUNC(m_##E), KW, name "() -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     {(inplace) ? name "_" : NULL, CTP_KW_FUNC(mi_##E), KW, name "_() -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY

@@ -22,7 +22,18 @@
  *    not supported for complex tensors."). complex32 (ComplexHalf) has no unary kernels.
  *  - Devices: cpu computes; meta gives shape, dtype and strides; a device whose memory host
  *    code cannot touch (cuda) fails with CT_ERR_NOT_IMPLEMENTED "<name>: not implemented on
- *    cuda yet". Sparse operands: CT_ERR_NOT_IMPLEMENTED.
+ *    cuda yet".
+ *  - Sparse COO operands (input or out=), as the row's `sparse` column says (PyTorch 1.13):
+ *    zero-preserving rows (abs, sqrt, sin, ...) compute the dense op on the values of the
+ *    coalesced input: a new sparse result flagged coalesced (indices copied); in place only
+ *    on a coalesced tensor (CT_ERR_RUNTIME "sqrt_ requires coalesced input"); out= must be
+ *    sparse (CT_ERR_RUNTIME "Expected self.is_sparse() && result.is_sparse() to be true, but
+ *    got false. ...") and takes the result's sizes, indices and flag, its values in out's
+ *    dtype (the dense cast check). neg keeps the indices' order and flag (out=: the input
+ *    converted to out's dtype, then negated; "Tensor should be sparse"); positive returns the
+ *    input. Other rows, meta sparse tensors and round(decimals=): CT_ERR_NOT_IMPLEMENTED
+ *    "Could not run 'aten::exp' with arguments from the 'SparseCPU' backend." ('aten::exp_',
+ *    'aten::exp.out' for the other forms).
  * All functions: CT_ERR_MISUSE for NULL arguments or an invalid op. On error *out is NULL
  * and no out=/in-place target has changed. */
 #ifndef CTENSOR_UNARY_H
@@ -38,7 +49,7 @@ extern "C" {
 
 /** The unary ops, one per row of ctensor/unary.def. */
 typedef enum ct_unop {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) CT_UNOP_##E,
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) CT_UNOP_##E,
 #include "ctensor/unary.def"
 #undef CT_UNARY
     CT_NUM_UNOPS

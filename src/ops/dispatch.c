@@ -21,3 +21,13 @@ ct_op_layout_fn ct_op_impl_sparse(ct_op op, ct_op_form form) {
         return NULL;
     return atomic_load_explicit(&sparse_slots[op][form], memory_order_acquire);
 }
+
+static _Atomic(ct_unop_layout_fn) unop_sparse_slot;
+
+void ct_unop_impl_register_sparse(ct_unop_layout_fn fn) {
+    atomic_store_explicit(&unop_sparse_slot, fn, memory_order_release);
+}
+
+ct_unop_layout_fn ct_unop_impl_sparse(void) {
+    return atomic_load_explicit(&unop_sparse_slot, memory_order_acquire);
+}

@@ -9,6 +9,7 @@
 #define CT_OPS_DISPATCH_H
 
 #include "ctensor/ops.h"
+#include "ctensor/unary.h"
 
 /* op(a, b) in one form: `target` is the out= tensor (FORM_OUT) or self (FORM_INPLACE, == a),
  * NULL for FORM_NEW, where the result goes to *out. Operands are non-NULL. */
@@ -26,5 +27,23 @@ ct_op_layout_fn ct_op_impl_sparse(ct_op op, ct_op_form form);
  * tensors, argument alpha must not be a complex number."; CT_ERR_MISUSE for an invalid
  * scalar kind. */
 ct_status ct_op_impl_alpha_check(ct_dtype dtype, ct_scalar alpha);
+
+/* How a unary.def row runs on a sparse COO operand (its `sparse` column). */
+typedef enum ct_unop_sparse_mode {
+    CT_UNOP_SPARSE_NO,
+    CT_UNOP_SPARSE_NO_OUT,
+    CT_UNOP_SPARSE_COALESCE,
+    CT_UNOP_SPARSE_COALESCE_OUT,
+    CT_UNOP_SPARSE_VALUES,
+} ct_unop_sparse_mode;
+
+/* Unary op `op` where the input or the out= tensor is not strided, in one form: FORM_NEW
+ * (result to *out), FORM_INPLACE (target == t), FORM_OUT (target the out= tensor). */
+typedef ct_status (*ct_unop_layout_fn)(ct_unop op, ct_unop_sparse_mode mode, const ct_tensor *t,
+                                       ct_tensor *target, ct_op_form form, ct_tensor **out);
+
+/* Fill / read the sparse COO slot of the unary ops (one for all rows; NULL when empty). */
+void ct_unop_impl_register_sparse(ct_unop_layout_fn fn);
+ct_unop_layout_fn ct_unop_impl_sparse(void);
 
 #endif /* CT_OPS_DISPATCH_H */

@@ -207,6 +207,29 @@ ROWFN(radd_f64, double, *tp += *sp)
 ROWFN(radd_i64, int64_t, *tp = (int64_t)((uint64_t)*tp + (uint64_t)*sp))
 ROWFN(radd_i32, int32_t, *tp = (int32_t)((uint32_t)*tp + (uint32_t)*sp))
 
+/* gather rows with unit strides along dim in self, index and result (dim the last dim of
+ * contiguous operands): no stride arithmetic in the loop. */
+#define GATHER_UNIT(NAME, T)                                                                       \
+    static bool NAME(const sc_row *r, int64_t k0, int64_t k1, int64_t *bad) {                     \
+        const T *restrict t = (const T *)(const void *)r->t + r->toff;                             \
+        T *restrict s = (T *)(void *)r->s + r->soff;                                               \
+        const int64_t *restrict ix = (const int64_t *)(const void *)r->ix + r->ioff;               \
+        const uint64_t tsize = (uint64_t)r->tsize;                                                 \
+        for (int64_t k = k0; k < k1; k++) {                                                        \
+            int64_t v = ix[k];                                                                     \
+            if ((uint64_t)v >= tsize) {                                                            \
+                *bad = v;                                                                          \
+                return false;                                                                      \
+            }                                                                                      \
+            s[k] = t[v];                                                                           \
+        }                                                                                          \
+        return true;                                                                               \
+    }
+GATHER_UNIT(gather_unit_1, uint8_t)
+GATHER_UNIT(gather_unit_2, uint16_t)
+GATHER_UNIT(gather_unit_4, uint32_t)
+GATHER_UNIT(gather_unit_8, uint64_t)
+
 /* Any case: int32 indices, negative ones wrapping, an element function. */
 static bool row_generic(const sc_row *r, int64_t k0, int64_t k1, int64_t *bad) {
     int64_t es = (int64_t)r->es;
@@ -236,6 +259,10 @@ static sc_rowfn pick_row(const ct_scatter_plan *p, size_t es) {
     int which = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : es == 16 ? 4 : -1;
     static const sc_rowfn gathers[] = {gather_1, gather_2, gather_4, gather_8, gather_16};
     static const sc_rowfn copies[] = {copy_1, copy_2, copy_4, copy_8, copy_16};
+    static const sc_rowfn units[] = {gather_unit_1, gather_unit_2, gather_unit_4, gather_unit_8};
+    if (p->gather && which >= 0 && which < 4 && p->ts[p->dim] == 1 && p->is[p->dim] == 1 &&
+        p->ss[p->dim] == 1)
+        return units[which];
     if (p->gather)
         return which >= 0 ? gathers[which] : row_generic;
     if (p->op == CT_SCATTER_OP_COPY)
@@ -318,6 +345,106 @@ static void scatter_body(void *vctx, int64_t begin, int64_t end) {
     sc_range(c, begin * c->n, end * c->n);
 }
 
+/* gather with dim not the last dim and unit strides along the last dim of index, result and
+ * self: lines along the last dim in memory order, so index and result stream and only the
+ * reads of self jump (the row-wise loop walks index and result down a column). */
+typedef struct {
+    const ct_scatter_plan *p;
+    int64_t len; /* the last dim's size */
+    atomic_int failed;
+    atomic_llong bad;
+} gl_ctx;
+
+#define GATHER_LINE(NAME, T)                                                                       \
+    static bool NAME(T *restrict out, const T *restrict t, const int64_t *restrict ix, int64_t n,  \
+                     int64_t tsd, uint64_t tsize, int64_t *bad) {                                  \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            int64_t v = ix[j];                                                                     \
+            if ((uint64_t)v >= tsize) {                                                            \
+                *bad = v;                                                                          \
+                return false;                                                                      \
+            }                                                                                      \
+            out[j] = t[v * tsd + j];                                                               \
+        }                                                                                          \
+        return true;                                                                               \
+    }
+GATHER_LINE(gline_1, uint8_t)
+GATHER_LINE(gline_2, uint16_t)
+GATHER_LINE(gline_4, uint32_t)
+GATHER_LINE(gline_8, uint64_t)
+
+static void gather_lines_body(void *vctx, int64_t begin, int64_t end) {
+    gl_ctx *c = vctx;
+    const ct_scatter_plan *p = c->p;
+    const int64_t last = p->nd - 1, n = c->len, tsd = p->ts[p->dim];
+    const size_t es = ct_dtype_itemsize(p->dtype);
+    for (int64_t line = begin; line < end; line++) {
+        int64_t rem = line, toff = 0, soff = 0, ioff = 0;
+        for (int64_t j = last - 1; j >= 0; j--) {
+            int64_t x = rem % p->sizes[j];
+            rem /= p->sizes[j];
+            if (j != p->dim)
+                toff += x * p->ts[j];
+            soff += x * p->ss[j];
+            ioff += x * p->is[j];
+        }
+        const int64_t *ix = (const int64_t *)(const void *)p->ix + ioff;
+        char *o = p->s + soff * (int64_t)es;
+        const char *t = p->t + toff * (int64_t)es;
+        int64_t bad = 0;
+        bool ok;
+        switch (es) {
+        case 1:
+            ok = gline_1((uint8_t *)o, (const uint8_t *)t, ix, n, tsd, (uint64_t)p->tsize, &bad);
+            break;
+        case 2:
+            ok = gline_2((uint16_t *)(void *)o, (const uint16_t *)(const void *)t, ix, n, tsd,
+                         (uint64_t)p->tsize, &bad);
+            break;
+        case 4:
+            ok = gline_4((uint32_t *)(void *)o, (const uint32_t *)(const void *)t, ix, n, tsd,
+                         (uint64_t)p->tsize, &bad);
+            break;
+        default:
+            ok = gline_8((uint64_t *)(void *)o, (const uint64_t *)(const void *)t, ix, n, tsd,
+                         (uint64_t)p->tsize, &bad);
+            break;
+        }
+        if (!ok) {
+            int expected = 0;
+            if (atomic_compare_exchange_strong(&c->failed, &expected, 1))
+                atomic_store(&c->bad, (long long)bad);
+            return;
+        }
+    }
+}
+
+/* The first bad index of a line-wise gather in row-major order, PyTorch's order there (its
+ * loop runs dim inside the positions before it and outside the last dim). Error path only. */
+static int64_t first_bad_lines(const ct_scatter_plan *p, int64_t lines, int64_t n) {
+    for (int64_t line = 0; line < lines; line++) {
+        int64_t rem = line, ioff = 0;
+        for (int64_t j = p->nd - 2; j >= 0; j--) {
+            ioff += (rem % p->sizes[j]) * p->is[j];
+            rem /= p->sizes[j];
+        }
+        const int64_t *ix = (const int64_t *)(const void *)p->ix + ioff;
+        for (int64_t k = 0; k < n; k++)
+            if ((uint64_t)ix[k] >= (uint64_t)p->tsize)
+                return ix[k];
+    }
+    return 0;
+}
+
+/* Whether gather_lines_body runs the plan: int64 index without wrapping, dim not the last
+ * dim, unit strides along the last dim, lines long enough to pay for their offsets. */
+static bool gather_lines_fit(const ct_scatter_plan *p, size_t es) {
+    int64_t last = p->nd - 1;
+    return p->gather && p->err == CT_SCATTER_ERR_GATHER && !p->ix32 && !p->wrap && last > 0 &&
+           p->dim != last && (es == 1 || es == 2 || es == 4 || es == 8) && p->sizes[last] >= 16 &&
+           p->is[last] == 1 && p->ss[last] == 1 && p->ts[last] == 1;
+}
+
 /* The bad index PyTorch's kernel meets first: its loop runs along dim outermost unless dim is
  * the last dim (then rows outermost, as ours). Only on the error path. */
 static int64_t first_bad(const ct_scatter_plan *p, int64_t n, int64_t rows, int64_t fallback) {
@@ -361,9 +488,21 @@ ct_status ct_scatter_impl_run(const ct_scatter_plan *p) {
             CT_TRY(ct_scalar_to_dtype(p->alpha, at, c.alpha));
         }
     }
-    if (p->gather)
+    if (gather_lines_fit(p, c.es)) {
+        gl_ctx g = {.p = p, .len = p->sizes[p->nd - 1]};
+        atomic_init(&g.failed, 0);
+        atomic_init(&g.bad, 0);
+        int64_t grain = SC_GRAIN / g.len;
+        ct_parallel_for(0, total / g.len, grain > 0 ? grain : 1, gather_lines_body, &g);
+        if (atomic_load(&g.failed))
+            return ct_set_error(CT_ERR_RUNTIME,
+                                "index %" PRId64 " is out of bounds for dimension %" PRId64
+                                " with size %" PRId64,
+                                first_bad_lines(p, total / g.len, g.len), p->err_dim, p->tsize);
+        return CT_OK;
+    } else if (p->gather) {
         ct_parallel_for(0, total, SC_GRAIN, gather_body, &c);
-    else {
+    } else {
         int64_t grain = SC_GRAIN / c.n;
         ct_parallel_for(0, total / c.n, grain > 0 ? grain : 1, scatter_body, &c);
     }

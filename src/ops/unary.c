@@ -9,12 +9,14 @@
 #include "dtype/table_impl.h"
 #include "iter/iter.h"
 #include "kernels/unary.h"
+#include "ops/dispatch.h"
 #include "tensor/tensor_impl.h"
 
 #define GRAIN 16384
 
 typedef struct unop_spec {
     ct_iter_config cfg;
+    ct_unop_sparse_mode sparse;
 } unop_spec;
 
 #define RESULT_SAME CT_ITER_RESULT_COMMON
@@ -33,7 +35,7 @@ typedef struct unop_spec {
 #define SAME_OUT_FLOAT false
 #define SAME_OUT_BOOL false
 #define SAME_OUT_REAL true
-#define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace, partial) \
+#define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace, partial, sparse_)                   \
     [CT_UNOP_##E] = {.cfg = {.name = name_,                                                        \
                              .promote_inputs = false,                                              \
                              .int_to_float = TO_FLOAT_##result_,                                   \
@@ -41,7 +43,8 @@ typedef struct unop_spec {
                              .allow_cpu_scalars = false,                                           \
                              .check_overlap = true,                                                \
                              .same_dtype_out = SAME_OUT_##result_,                                 \
-                             .result = RESULT_##result_}},
+                             .result = RESULT_##result_},                                          \
+                     .sparse = CT_UNOP_SPARSE_##sparse_},
 static const unop_spec SPECS[] = {
 #include "ctensor/unary.def"
 };
@@ -121,11 +124,29 @@ static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int
 
 static ct_status run(ct_unop op, bool round_decimals, int64_t decimals, const ct_tensor *t,
                      ct_tensor *out, bool inplace, ct_tensor **result) {
-    if (t->layout != CT_LAYOUT_STRIDED || (out != NULL && out->layout != CT_LAYOUT_STRIDED))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s%s(): sparse COO operands are not "
-                            "supported", SPECS[op].cfg.name, inplace ? "_" : "");
+    if (t->layout != CT_LAYOUT_STRIDED || (out != NULL && out->layout != CT_LAYOUT_STRIDED)) {
+        /* the layer of that layout runs it (the sparse one fills the slot before it makes its
+         * first tensor); round(decimals=) has no sparse kernel in PyTorch */
+        ct_unop_layout_fn fn = ct_unop_impl_sparse();
+        if (fn == NULL || round_decimals)
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                                "Could not run 'aten::%s%s' with arguments from the '%s' backend.",
+                                SPECS[op].cfg.name,
+                                round_decimals ? (inplace       ? "_.decimals"
+                                                  : out != NULL ? ".decimals_out"
+                                                                : ".decimals")
+                                               : (inplace       ? "_"
+                                                  : out != NULL ? ".out"
+                                                                : ""),
+                                t->device.type == CT_DEVICE_META ? "SparseMeta" : "SparseCPU");
+        ct_op_form form = inplace       ? CT_OP_FORM_INPLACE
+                          : out != NULL ? CT_OP_FORM_OUT
+                                        : CT_OP_FORM_NEW;
+        return fn(op, SPECS[op].sparse, t, out, form, result);
+    }
     CT_TRY(op_check(op, t, inplace));
-    prepared p = {.op = op, .round_decimals = round_decimals, .decimals = decimals};
+    prepared p = {
+        .op = op, .round_decimals = round_decimals && decimals != 0, .decimals = decimals};
     ct_iter it;
     CT_TRY(ct_iter_build_unary(&it, &SPECS[op].cfg, out, inplace, t, prepare, &p));
     (void)ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
@@ -147,8 +168,9 @@ ct_status ct_unary(ct_unop op, const ct_tensor *t, ct_tensor **out) {
     if (out != NULL)
         *out = NULL;
     CT_TRY(check_op(op, t, out, "ct_unary"));
-    if (op == CT_UNOP_POSITIVE) { /* torch.positive(t) is t itself */
-        CT_TRY(ct_tensor_impl_check(t, "positive"));
+    if (op == CT_UNOP_POSITIVE) {           /* torch.positive(t) is t itself */
+        if (t->layout == CT_LAYOUT_STRIDED) /* a sparse tensor is returned itself too */
+            CT_TRY(ct_tensor_impl_check(t, "positive"));
         CT_TRY(op_check(op, t, false));
         *out = ct_tensor_retain((ct_tensor *)t);
         return CT_OK;
@@ -170,15 +192,15 @@ ct_status ct_round_decimals(const ct_tensor *t, int64_t decimals, ct_tensor **ou
     if (out != NULL)
         *out = NULL;
     CT_TRY(check_op(CT_UNOP_ROUND, t, out, "ct_round_decimals"));
-    return run(CT_UNOP_ROUND, decimals != 0, decimals, t, NULL, false, out);
+    return run(CT_UNOP_ROUND, true, decimals, t, NULL, false, out);
 }
 
 ct_status ct_round_decimals_out(const ct_tensor *t, int64_t decimals, ct_tensor *out) {
     CT_TRY(check_op(CT_UNOP_ROUND, t, out, "ct_round_decimals_out"));
-    return run(CT_UNOP_ROUND, decimals != 0, decimals, t, out, false, NULL);
+    return run(CT_UNOP_ROUND, true, decimals, t, out, false, NULL);
 }
 
 ct_status ct_round_decimals_(ct_tensor *self, int64_t decimals) {
     CT_TRY(check_op(CT_UNOP_ROUND, self, self, "ct_round_decimals_"));
-    return run(CT_UNOP_ROUND, decimals != 0, decimals, self, self, true, NULL);
+    return run(CT_UNOP_ROUND, true, decimals, self, self, true, NULL);
 }

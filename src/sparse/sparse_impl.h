@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ctensor/sparse.h"
+#include "ops/dispatch.h"
 #include "tensor/tensor_impl.h"
 
 /* The payload of a sparse COO tensor (ct_tensor.ext). Everything but the flag is fixed at
@@ -102,5 +103,12 @@ ct_status ct_sparse_impl_add_into_dense(ct_tensor *dense, const ct_tensor *spars
  * operands): PyTorch's _mul_dense_sparse_out. */
 ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dtype dtype,
                                    ct_tensor **out);
+
+/* ---- unary.c ---- */
+
+/* The unary ops' sparse slot (ops/dispatch.h): unary.def row `op` on a sparse operand as
+ * its `sparse` column `mode` says. */
+ct_status ct_sparse_impl_unary(ct_unop op, ct_unop_sparse_mode mode, const ct_tensor *t,
+                               ct_tensor *target, ct_op_form form, ct_tensor **out);
 
 #endif /* CT_SPARSE_SPARSE_IMPL_H */

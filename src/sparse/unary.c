@@ -223,3 +223,126 @@ ct_status ct_sparse_stride(const ct_tensor *t, int64_t dim, int64_t *out) {
     *out = d == 0 ? 1 : 0;
     return CT_OK;
 }
+
+/* ---- element-wise unary ops --------------------------------------------------------------------
+ * The rows of ctensor/unary.def on sparse COO tensors, as their `sparse` column says
+ * (PyTorch 1.13's SparseUnaryOps.cpp): the dense op runs on the values, so dtypes, promotion
+ * and the dense refusals are the strided op's. */
+
+static ct_status unary_refuse(ct_unop op, ct_unop_sparse_mode mode, const ct_tensor *s,
+                              ct_op_form form) {
+    char b[64];
+    const char *suffix = mode == CT_UNOP_SPARSE_NO_OUT || mode == CT_UNOP_SPARSE_COALESCE_OUT
+                             ? ".out"
+                         : form == CT_OP_FORM_INPLACE ? "_"
+                         : form == CT_OP_FORM_OUT     ? ".out"
+                                                      : "";
+    return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                        "Could not run 'aten::%s%s' with arguments from the '%s' backend.",
+                        ct_unop_name(op), suffix, ct_sparse_impl_backend_name(s, b, sizeof b));
+}
+
+/* out= takes the result's payload and geometry (PyTorch resizes a sparse out= tensor). The
+ * sizes block is rewritten in place, so a change of dim count needs the inline block. */
+static ct_status unary_adopt(ct_tensor *target, ct_tensor *r) {
+    if (r->ndim != target->ndim &&
+        (r->ndim > CT_TENSOR_INLINE_DIMS || target->sizes != target->inline_dims))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "sparse out=: a result of %d dims into an out= tensor of %d dims is "
+                            "not supported",
+                            (int)r->ndim, (int)target->ndim);
+    target->ndim = r->ndim;
+    target->strides = target->sizes + r->ndim;
+    if (r->ndim > 0) {
+        memcpy(target->sizes, r->sizes, (size_t)r->ndim * sizeof(int64_t));
+        memcpy(target->strides, r->strides, (size_t)r->ndim * sizeof(int64_t));
+    }
+    target->numel = r->numel;
+    void *ext = target->ext;
+    target->ext = r->ext;
+    r->ext = ext; /* the old payload goes with r */
+    return CT_OK;
+}
+
+/* op(t, out=target) into a distinct sparse target: the values of t (coalesced first for
+ * COALESCE rows) through the dense out= op into new values of target's dtype. */
+static ct_status unary_into(ct_unop op, ct_unop_sparse_mode mode, const ct_tensor *t,
+                            ct_tensor *target) {
+    ct_tensor *c = NULL, *v = NULL, *r = NULL;
+    if (mode == CT_UNOP_SPARSE_COALESCE)
+        CT_TRY(ct_sparse_coalesce(t, &c));
+    else
+        c = ct_tensor_retain((ct_tensor *)t);
+    const ct_sparse_coo *p = ct_sparse_impl_payload(c);
+    ct_status st = ct_tensor_empty(p->values->sizes, p->values->ndim, target->dtype,
+                                   &p->values->device, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &v);
+    if (st == CT_OK)
+        st = ct_unary_out(op, p->values, v);
+    if (st == CT_OK) {
+        st = with_new_values(c, p, v, &r); /* consumes v */
+        v = NULL;
+    }
+    if (st == CT_OK)
+        st = unary_adopt(target, r);
+    ct_tensor_release(v);
+    ct_tensor_release(r);
+    ct_tensor_release(c);
+    return st;
+}
+
+ct_status ct_sparse_impl_unary(ct_unop op, ct_unop_sparse_mode mode, const ct_tensor *t,
+                               ct_tensor *target, ct_op_form form, ct_tensor **out) {
+    if (mode == CT_UNOP_SPARSE_COALESCE_OUT && t->device.type != CT_DEVICE_META &&
+        (target == NULL || target->device.type != CT_DEVICE_META))
+        mode = CT_UNOP_SPARSE_COALESCE;
+    const ct_tensor *s = t->layout != CT_LAYOUT_STRIDED ? t : target;
+    if (mode == CT_UNOP_SPARSE_NO || mode == CT_UNOP_SPARSE_NO_OUT ||
+        s->device.type == CT_DEVICE_META) /* PyTorch has no SparseMeta kernels for them */
+        return unary_refuse(op, mode, s, form);
+    const ct_sparse_coo *p = ct_sparse_impl_payload(t);
+    if (form == CT_OP_FORM_OUT && mode == CT_UNOP_SPARSE_VALUES) {
+        /* PyTorch's neg_out_sparse: self copied into out's dtype, the copy's values negated */
+        if (p == NULL || ct_sparse_impl_payload(target) == NULL)
+            return ct_set_error(CT_ERR_RUNTIME, "Tensor should be sparse");
+        ct_tensor *c = NULL;
+        CT_TRY(ct_sparse_to(t, target->dtype, NULL, true, &c));
+        ct_status st = ct_unary_(op, ct_sparse_impl_payload(c)->values);
+        if (st == CT_OK)
+            st = unary_adopt(target, c);
+        ct_tensor_release(c);
+        return st;
+    }
+    if (form == CT_OP_FORM_OUT && (p == NULL || ct_sparse_impl_payload(target) == NULL))
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "Expected self.is_sparse() && result.is_sparse() to be true, but got "
+                            "false.  (Could this error message be improved?  If so, please report "
+                            "an enhancement request to PyTorch.)");
+    if (p == NULL)
+        return unary_refuse(op, mode, s, form);
+    bool coalesced = atomic_load(&p->coalesced);
+    switch (form) {
+    case CT_OP_FORM_INPLACE:
+        if (mode == CT_UNOP_SPARSE_COALESCE && !coalesced)
+            return ct_set_error(CT_ERR_RUNTIME, "%s_ requires coalesced input", ct_unop_name(op));
+        return ct_unary_(op, p->values);
+    case CT_OP_FORM_OUT:
+        if (target != t)
+            return unary_into(op, mode, t, target);
+        if (mode == CT_UNOP_SPARSE_COALESCE && !coalesced)
+            return ct_set_error(CT_ERR_RUNTIME, "expected coalesced tensor for inplace operation");
+        return ct_unary_out(op, p->values, p->values);
+    default: {
+        ct_tensor *c = NULL, *v = NULL;
+        if (mode == CT_UNOP_SPARSE_COALESCE)
+            CT_TRY(ct_sparse_coalesce(t, &c));
+        else
+            c = ct_tensor_retain((ct_tensor *)t);
+        const ct_sparse_coo *q = ct_sparse_impl_payload(c);
+        ct_status st = ct_unary(op, q->values, &v);
+        if (st == CT_OK)
+            st = with_new_values(c, q, v, out); /* consumes v */
+        ct_tensor_release(c);
+        return st;
+    }
+    }
+}

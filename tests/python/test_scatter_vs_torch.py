@@ -90,6 +90,36 @@ def test_gather_edges_and_errors():
         same(c)
 
 
+@pytest.mark.parametrize("dtype", ALL)
+def test_gather_long_lines(dtype):
+    # dim not the last and a last dim of 16 or more: the line-wise loop (elements of 1, 2, 4
+    # and 8 bytes; others, transposed or sliced operands take the row-wise loop)
+    for layout in ("contiguous", "transposed", "sliced"):
+        same(lambda L: L.gather(ten(L, dtype, (5, 20), 3, layout), 0, idx(L, (7, 18), 5)))
+        same(lambda L: L.gather(ten(L, dtype, (3, 4, 17), 4, layout), 1,
+                                idx(L, (2, 6, 17), 4, 2)))
+        same(lambda L: L.gather(ten(L, dtype, (3, 4, 17), 4), 0,
+                                ten(L, "int64", (3, 4, 34), 0, layout).abs() % 3))
+
+
+def test_gather_long_lines_errors():
+    # the first bad index in torch's order (dim outermost), not the loop's
+    def bad(L):
+        i = idx(L, (6, 20), 4)
+        i[5, 0] = 9
+        i[1, 19] = -7
+        return L.gather(L.zeros(4, 20), 0, i)
+    same(bad)
+
+    def bad3(L):
+        i = L.zeros(2, 2, 20, dtype=L.long)
+        i[1, 0, 0] = 5  # torch meets this one first
+        i[0, 1, 0] = -4
+        return L.gather(L.zeros(2, 3, 20), 1, i)
+    same(bad3)
+    same(lambda L: L.gather(L.zeros(2, 3, 20), 1, L.full((2, 2, 20), 3, dtype=L.long)))
+
+
 # ---- scatter ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ALL)

@@ -67,6 +67,35 @@ static void test_gather(void **state) {
     ct_tensor_release(x);
 }
 
+/* dim 0 with a last dim of 16 or more: the line-wise loop; the first bad index in row-major
+ * order (torch 1.13: "index 5 ...", computed with torch) */
+static void test_gather_lines(void **state) {
+    (void)state;
+    ct_tensor *x = iota(SHAPE(3, 20)), *r = NULL;
+    int64_t iv[40], want_bad[40];
+    for (int k = 0; k < 40; k++) {
+        iv[k] = (k * 7) % 3;
+        want_bad[k] = 0;
+    }
+    ct_tensor *i = lng(iv, SHAPE(2, 20));
+    OK(ct_gather(x, 0, i, NULL, &r));
+    assert_sizes(r, 2, 20);
+    float want[40];
+    for (int k = 0; k < 40; k++)
+        want[k] = (float)(iv[k] * 20 + k % 20);
+    assert_f32s(r, want);
+    ct_tensor_release(r);
+    want_bad[3] = 5;
+    want_bad[21] = -1;
+    ct_tensor *bad = lng(want_bad, SHAPE(2, 20));
+    EXPECT_ERR(ct_gather(x, 0, bad, NULL, &r), CT_ERR_RUNTIME,
+               "index 5 is out of bounds for dimension 0 with size 3");
+    assert_null(r);
+    ct_tensor_release(bad);
+    ct_tensor_release(i);
+    ct_tensor_release(x);
+}
+
 static void test_scatter(void **state) {
     (void)state;
     ct_tensor *z = NULL, *src = iota(SHAPE(2, 2)), *r = NULL;
@@ -193,6 +222,7 @@ static void test_searchsorted(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_gather_lines),
         cmocka_unit_test(test_scatter),
         cmocka_unit_test(test_index_slices),
         cmocka_unit_test(test_searchsorted),

@@ -1,9 +1,10 @@
 /* Sparse COO arithmetic and conversions (sparse.h): sub, mul on each of PyTorch 1.13's paths,
- * div, neg, clone, to, transpose, t, strides, the in-place forms through the op table, and
+ * div, neg, clone, to, transpose, t, strides, the unary.def rows (ct_unary), the in-place forms through the op table, and
  * a failing-allocator loop over them. Expected values, flags and messages are PyTorch
  * 1.13's (computed with torch and written in). The whole file runs under a counting
  * allocator, so any leak fails the group teardown. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 
 #include "sparse_test_util.h"
@@ -271,6 +272,61 @@ static void test_unary(void **state) {
 
 /* ---- in place through the op table --------------------------------------------------------- */
 
+/* ---- unary.def rows (ct_unary on sparse operands) ---------------------------------------- */
+
+static void test_unary_rows(void **state) {
+    (void)state;
+    ct_tensor *u = sparse_u(), *s = sparse_s(), *r = NULL, *o = NULL, *d = NULL;
+    /* zero-preserving: the values of the coalesced input, a coalesced result */
+    OK(ct_unary(CT_UNOP_SQRT, u, &r));
+    expect_coo(r, 2, 2, (int64_t[]){0, 1, 2, 2}, (float[]){sqrtf(2.0f), 2.0f}, 2, true);
+    ct_tensor_release(r);
+    EXPECT_ERR(ct_unary_(CT_UNOP_SQRT, u), CT_ERR_RUNTIME, "sqrt_ requires coalesced input");
+    EXPECT_ERR(ct_unary_out(CT_UNOP_SQRT, u, u), CT_ERR_RUNTIME,
+               "expected coalesced tensor for inplace operation");
+    /* out=: resized to the input's sizes, coalesced */
+    OK(ct_sparse_coo_zeros(SHAPE(4), 1, CT_FLOAT32, NULL, &o));
+    OK(ct_unary_out(CT_UNOP_ABS, u, o));
+    expect_coo(o, 2, 2, (int64_t[]){0, 1, 2, 2}, (float[]){2, 4}, 2, true);
+    assert_int_equal(ct_tensor_dim(o), 2);
+    assert_int_equal(ct_tensor_sizes(o)[1], 3);
+    OK(ct_tensor_zeros(SHAPE(2, 3), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, &d));
+    EXPECT_ERR(ct_unary_out(CT_UNOP_SQRT, u, d), CT_ERR_RUNTIME,
+               "Expected self.is_sparse() && result.is_sparse() to be true, but got false.  "
+               "(Could this error message be improved?  If so, please report an enhancement "
+               "request to PyTorch.)");
+    /* in place on a coalesced tensor */
+    ct_tensor *c = coalesced(sparse_u());
+    OK(ct_unary_(CT_UNOP_NEG, c));
+    OK(ct_unary_(CT_UNOP_ABS, c));
+    expect_coo(c, 2, 2, (int64_t[]){0, 1, 2, 2}, (float[]){2, 4}, 2, true);
+    /* neg keeps order and flag */
+    OK(ct_unary(CT_UNOP_NEG, u, &r));
+    expect_coo(r, 2, 3, (int64_t[]){1, 0, 1, 2, 2, 2}, (float[]){-1, -2, -3}, 3, false);
+    ct_tensor_release(r);
+    /* positive: the input itself */
+    OK(ct_unary(CT_UNOP_POSITIVE, s, &r));
+    assert_ptr_equal(r, s);
+    ct_tensor_release(r);
+    /* rows without a sparse kernel */
+    EXPECT_ERR(ct_unary(CT_UNOP_EXP, s, &r), CT_ERR_NOT_IMPLEMENTED,
+               "Could not run 'aten::exp' with arguments from the 'SparseCPU' backend.");
+    EXPECT_ERR(ct_unary_(CT_UNOP_COS, s), CT_ERR_NOT_IMPLEMENTED,
+               "Could not run 'aten::cos_' with arguments from the 'SparseCPU' backend.");
+    EXPECT_ERR(ct_unary_out(CT_UNOP_EXP, d, s), CT_ERR_NOT_IMPLEMENTED,
+               "Could not run 'aten::exp.out' with arguments from the 'SparseCPU' backend.");
+    EXPECT_ERR(ct_unary(CT_UNOP_LOGICAL_NOT, s, &r), CT_ERR_NOT_IMPLEMENTED,
+               "Could not run 'aten::logical_not.out' with arguments from the 'SparseCPU' "
+               "backend.");
+    EXPECT_ERR(ct_round_decimals(s, 1, &r), CT_ERR_NOT_IMPLEMENTED,
+               "Could not run 'aten::round.decimals' with arguments from the 'SparseCPU' "
+               "backend.");
+    assert_null(r);
+    ct_tensor *all[] = {u, s, o, d, c};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        ct_tensor_release(all[k]);
+}
+
 static void test_inplace(void **state) {
     (void)state;
     ct_tensor *s = sparse_s(), *d = NULL, *di = NULL, *two = NULL, *r = NULL;
@@ -312,6 +368,16 @@ static ct_status op_div_floor(ct_tensor **o) {
 }
 static ct_status op_sub(ct_tensor **o) { return ct_sparse_sub(f_s, f_u, ct_scalar_int(1), o); }
 static ct_status op_neg(ct_tensor **o) { return ct_sparse_neg(f_s, o); }
+static ct_status op_sqrt(ct_tensor **o) { return ct_unary(CT_UNOP_SQRT, f_u, o); }
+static ct_status op_sqrt_out(ct_tensor **o) {
+    CT_TRY(ct_sparse_coo_zeros(SHAPE(4), 1, CT_FLOAT64, NULL, o));
+    ct_status st = ct_unary_out(CT_UNOP_SQRT, f_u, *o);
+    if (st != CT_OK) {
+        ct_tensor_release(*o);
+        *o = NULL;
+    }
+    return st;
+}
 static ct_status op_clone(ct_tensor **o) { return ct_sparse_clone(f_s, o); }
 static ct_status op_to(ct_tensor **o) { return ct_sparse_to(f_s, CT_FLOAT64, NULL, false, o); }
 static ct_status op_t(ct_tensor **o) { return ct_sparse_t(f_s, o); }
@@ -366,6 +432,8 @@ static void test_faults(void **state) {
         {"div floor", op_div_floor},
         {"sub", op_sub},
         {"neg", op_neg},
+        {"sqrt", op_sqrt},
+        {"sqrt out=", op_sqrt_out},
         {"clone", op_clone},
         {"to", op_to},
         {"t", op_t},
@@ -394,6 +462,7 @@ int main(void) {
         cmocka_unit_test(test_mul_errors),
         cmocka_unit_test(test_div_sub),
         cmocka_unit_test(test_unary),
+        cmocka_unit_test(test_unary_rows),
         cmocka_unit_test(test_inplace),
         cmocka_unit_test(test_faults),
     };
