@@ -1,9 +1,12 @@
 /* The unary ops of ctensor/unary.def in Python: ctensor.<name>(input, *, out=None),
- * Tensor.<name>(), Tensor.<name>_() (rows with inplace 1), round's decimals=, and the
+ * Tensor.<name>(), Tensor.<name>_() and ctensor.<name>_(input) (rows with inplace 1; the
+ * torch namespace has no sign_ sgn_ logical_not_ bitwise_not_), round's decimals=, and the
  * operators -t, +t, abs(t), ~t. A thin skin: every call is one ct_unary / ct_unary_out /
  * ct_unary_ (or ct_round_decimals*) call; the rows' table makes the functions. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include <string.h>
 
 #include "ctensor/unary.h"
 #include "ctensor_py.h"
@@ -120,6 +123,31 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
     return new_result(st, r);
 }
 
+/* ctensor.<name>_(input) (round_: also decimals=): self.<name>_() of its input, as the
+ * functions the torch namespace has for the in-place forms. */
+static PyObject *function_inplace_call(ct_unop op, PyObject *args, PyObject *kwargs) {
+    PyObject *input = NULL, *decimals = NULL;
+    static char *kw[] = {(char *)"input", (char *)"decimals", NULL};
+    static char *kw1[] = {(char *)"input", NULL};
+    if (op == CT_UNOP_ROUND ? !PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O:round_", kw,
+                                                           &input, &decimals)
+                            : !PyArg_ParseTupleAndKeywords(args, kwargs, "O", kw1, &input))
+        return NULL;
+    if (tensor_arg(ct_unop_name(op), "input", 1, input) == NULL)
+        return NULL;
+    PyObject *empty = PyTuple_New(0);
+    PyObject *kws = decimals != NULL ? Py_BuildValue("{sO}", "decimals", decimals) : NULL;
+    PyObject *r = empty != NULL && (decimals == NULL || kws != NULL)
+                      ? method_call(op, 1, input, empty, kws)
+                      : NULL;
+    Py_XDECREF(empty);
+    Py_XDECREF(kws);
+    return r;
+}
+
+/* The in-place rows whose function the torch namespace lacks (Tensor methods only there). */
+static const char *const method_only_inplace[] = {"sign", "sgn", "logical_not", "bitwise_not"};
+
 #define KW METH_VARARGS | METH_KEYWORDS
 #define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
@@ -131,6 +159,10 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
     }                                                                                              \
     static PyObject *mi_##E(PyObject *s, PyObject *a, PyObject *k) {                               \
         return method_call(CT_UNOP_##E, 1, s, a, k);                                               \
+    }                                                                                              \
+    static PyObject *fi_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
+        (void)m;                                                                                   \
+        return function_inplace_call(CT_UNOP_##E, a, k);                                           \
     }
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -138,6 +170,14 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 static PyMethodDef unary_functions[] = {
 #define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     {name, CTP_KW_FUNC(fn_##E), KW, name "(input, *, out=None) -> Tensor\n\nunary.def's " #E " row."},
+#include "ctensor/unary.def"
+#undef CT_UNARY
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef unary_inplace_functions[] = {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+    {(inplace) ? name "_" : NULL, CTP_KW_FUNC(fi_##E), KW, name "_(input) -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
     {NULL, NULL, 0, NULL},
@@ -169,7 +209,16 @@ static PyObject *operator_call(ct_unop op, PyObject *self) {
 static PyObject *nb_negative(PyObject *s) { return operator_call(CT_UNOP_NEG, s); }
 static PyObject *nb_positive(PyObject *s) { return operator_call(CT_UNOP_POSITIVE, s); }
 static PyObject *nb_absolute(PyObject *s) { return operator_call(CT_UNOP_ABS, s); }
-static PyObject *nb_invert(PyObject *s) { return operator_call(CT_UNOP_BITWISE_NOT, s); }
+/* ~t: PyTorch's Python operator (THPVariable_invert) refuses floating and complex tensors
+ * with a TypeError before dispatching bitwise_not. */
+static PyObject *nb_invert(PyObject *s) {
+    ct_dtype d = ct_tensor_dtype(ctp_tensor_get(s));
+    if (ct_dtype_is_floating_point(d) || ct_dtype_is_complex(d))
+        return PyErr_Format(PyExc_TypeError,
+                            "~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors");
+    return operator_call(CT_UNOP_BITWISE_NOT, s);
+}
 
 void ctp_unary_number_slots(PyNumberMethods *nb) {
     nb->nb_negative = nb_negative;
@@ -194,6 +243,26 @@ int ctp_unary_init(PyObject *module) {
         compacted = 1;
     }
     if (PyModule_AddFunctions(module, unary_functions) < 0)
+        return -1;
+    /* the in-place functions: compacted in place (the module keeps pointers to the entries),
+     * without the rows lacking one and the method-only ones */
+    static int inplace_compacted;
+    if (!inplace_compacted) {
+        size_t n = 0;
+        for (size_t i = 0; unary_inplace_functions[i].ml_meth != NULL; i++) {
+            const char *name = unary_inplace_functions[i].ml_name;
+            int keep = name != NULL;
+            for (size_t j = 0; keep && j < sizeof method_only_inplace / sizeof *method_only_inplace;
+                 j++)
+                keep = !(strlen(method_only_inplace[j]) == strlen(name) - 1 &&
+                         strncmp(name, method_only_inplace[j], strlen(name) - 1) == 0);
+            if (keep)
+                unary_inplace_functions[n++] = unary_inplace_functions[i];
+        }
+        unary_inplace_functions[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+        inplace_compacted = 1;
+    }
+    if (PyModule_AddFunctions(module, unary_inplace_functions) < 0)
         return -1;
     return ctp_tensor_add_methods(unary_methods);
 }
