@@ -646,3 +646,72 @@ def test_meta_and_accelerator_like_cpu(op, npu):
                     if m:
                         problems.append(f"{op.label} {form} {d} {dev}: {m}")
         assert not problems, "\n".join(problems)
+
+
+def test_factory_out_like_torch():
+    """linspace / logspace / eye with out=: out's dtype and device by default, PyTorch's
+    binding errors when dtype= or device= differ, out resized and returned."""
+    cases = [lambda L: L.linspace(0, 4, 5, dtype=L.float64, out=L.empty(0)),
+             lambda L: L.eye(2, device="meta", out=L.empty(0)),
+             lambda L: L.logspace(0, 2, 3, out=L.zeros(7, dtype=L.int64)).tolist(),
+             lambda L: L.eye(2, 3, out=L.empty(3, 2).t()).stride(),
+             lambda L: tuple(L.linspace(0, 1, 3, out=L.empty(0, device="meta")).shape),
+             lambda L: (lambda o: L.linspace(0, 1, 3, out=o) is o)(L.empty(0))]
+    for f in cases:
+        got, want = [], []
+        for L, acc in ((ctensor, got), (torch, want)):
+            try:
+                acc.append(f(L))
+            except RuntimeError as e:
+                acc.append(("err", str(e)))
+        assert got == want
+
+
+SHELLS = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+          "float8_e8m0fnu", "float4_e2m1fn_x2", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("name", SHELLS)
+def test_shell_dtypes(name):
+    """Shell dtypes (no torch 1.13 counterpart): creation, fill, cat, view, reshape and
+    copies work; the element-wise ops and reductions that read values either compute (where
+    newest PyTorch has a kernel) or fail with its NotImplementedError "... not implemented for
+    '<T>'", never with another error."""
+    dt = getattr(ctensor, name)
+    x = ctensor.zeros(2, 3, dtype=dt)
+    assert ctensor.cat([x, x]).shape == (4, 3) and x.reshape(3, 2).shape == (3, 2)
+    assert x.view(6).dtype == dt and x.t().contiguous().shape == (3, 2)
+    assert x.clone().fill_(0).dtype == dt and ctensor.empty_like(x).dtype == dt
+    bad = []
+    for op in OPS:
+        if op.family not in ("elementwise", "reduction") or "func" not in op.ns:
+            continue
+        if outcome(torch, "func", op, S("float32"))[0] != "ok":
+            continue  # refused whatever the dtype
+        args, kw = op.build(S("float32"))
+        args = [ctensor.zeros(tuple(a.shape), dtype=dt)
+                if isinstance(a, torch.Tensor) and a.dtype == torch.float32 else to_ct(a)
+                for a in args]
+        kw = to_ct(kw)
+        # an unsigned shell follows the integer rules (mean of an integer tensor, division by
+        # zero): torch's error on int64 zeros is also right for it
+        tb, _ = op.build(S("float32"))
+        tb = [torch.zeros(a.shape, dtype=torch.int64)
+              if isinstance(a, torch.Tensor) and a.dtype == torch.float32 else a for a in tb]
+        int_err = None
+        if name.startswith("uint"):
+            try:
+                getattr(torch, op.name)(*tb, **op.build(S("float32"))[1])
+            except Exception as e:  # noqa: BLE001
+                int_err = type(e)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                getattr(ctensor, op.name)(*args, **kw)
+        except NotImplementedError as e:
+            if "not implemented for '" not in str(e):
+                bad.append(f"{op.label}: {e}")
+        except Exception as e:  # noqa: BLE001
+            if type(e) is not int_err:
+                bad.append(f"{op.label}: {type(e).__name__}: {e}")
+    assert not bad, "\n".join(bad)
