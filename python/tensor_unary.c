@@ -42,12 +42,11 @@ static PyObject *target_result(ct_status st, PyObject *target) {
 }
 
 /* op(input, *, out=None) and round(input, *, decimals=0, out=None). */
-static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
+static PyObject *function_call(ct_unop op, const char *fname, PyObject *args, PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
     if (ctp_dist_any_global(NULL, args, kwargs))
         return ctp_global_unary_call(op, args, kwargs);
 #endif
-    const char *fname = ct_unop_name(op);
     PyObject *input = NULL, *out = Py_None, *decimals = NULL;
     if (op == CT_UNOP_ROUND) {
         static char *kw[] = {(char *)"input", (char *)"decimals", (char *)"out", NULL};
@@ -91,15 +90,15 @@ static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
 }
 
 /* self.op() / self.op_() (round: decimals=0). */
-static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *args,
-                             PyObject *kwargs) {
+static PyObject *method_call(ct_unop op, const char *fname, int inplace, PyObject *self,
+                             PyObject *args, PyObject *kwargs) {
     PyObject *decimals = NULL;
     if (op == CT_UNOP_ROUND) {
         static char *kw[] = {(char *)"decimals", NULL};
         if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:round", kw, &decimals))
             return NULL;
     } else if (PyTuple_GET_SIZE(args) > 0 || (kwargs != NULL && PyDict_Size(kwargs) > 0)) {
-        return PyErr_Format(PyExc_TypeError, "%s%s() takes no arguments", ct_unop_name(op),
+        return PyErr_Format(PyExc_TypeError, "%s%s() takes no arguments", fname,
                             inplace ? "_" : "");
     }
     int64_t d = 0;
@@ -125,7 +124,8 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 
 /* ctensor.<name>_(input) (round_: also decimals=): self.<name>_() of its input, as the
  * functions the torch namespace has for the in-place forms. */
-static PyObject *function_inplace_call(ct_unop op, PyObject *args, PyObject *kwargs) {
+static PyObject *function_inplace_call(ct_unop op, const char *fname, PyObject *args,
+                                       PyObject *kwargs) {
     PyObject *input = NULL, *decimals = NULL;
     static char *kw[] = {(char *)"input", (char *)"decimals", NULL};
     static char *kw1[] = {(char *)"input", NULL};
@@ -133,12 +133,12 @@ static PyObject *function_inplace_call(ct_unop op, PyObject *args, PyObject *kwa
                                                            &input, &decimals)
                             : !PyArg_ParseTupleAndKeywords(args, kwargs, "O", kw1, &input))
         return NULL;
-    if (tensor_arg(ct_unop_name(op), "input", 1, input) == NULL)
+    if (tensor_arg(fname, "input", 1, input) == NULL)
         return NULL;
     PyObject *empty = PyTuple_New(0);
     PyObject *kws = decimals != NULL ? Py_BuildValue("{sO}", "decimals", decimals) : NULL;
     PyObject *r = empty != NULL && (decimals == NULL || kws != NULL)
-                      ? method_call(op, 1, input, empty, kws)
+                      ? method_call(op, fname, 1, input, empty, kws)
                       : NULL;
     Py_XDECREF(empty);
     Py_XDECREF(kws);
@@ -152,17 +152,17 @@ static const char *const method_only_inplace[] = {"sign", "sgn", "logical_not", 
 #define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
     static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
         (void)m;                                                                                   \
-        return function_call(CT_UNOP_##E, a, k);                                                   \
+        return function_call(CT_UNOP_##E, name, a, k);                                             \
     }                                                                                              \
     static PyObject *m_##E(PyObject *s, PyObject *a, PyObject *k) {                                \
-        return method_call(CT_UNOP_##E, 0, s, a, k);                                               \
+        return method_call(CT_UNOP_##E, name, 0, s, a, k);                                         \
     }                                                                                              \
     static PyObject *mi_##E(PyObject *s, PyObject *a, PyObject *k) {                               \
-        return method_call(CT_UNOP_##E, 1, s, a, k);                                               \
+        return method_call(CT_UNOP_##E, name, 1, s, a, k);                                         \
     }                                                                                              \
     static PyObject *fi_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
         (void)m;                                                                                   \
-        return function_inplace_call(CT_UNOP_##E, a, k);                                           \
+        return function_inplace_call(CT_UNOP_##E, name, a, k);                                     \
     }
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -194,6 +194,65 @@ static PyMethodDef unary_methods[] = {
 #undef CT_UNARY
     {NULL, NULL, 0, NULL},
 };
+
+/* ---- aliases ------------------------------------------------------------------------------
+ * PyTorch's alias names of unary rows (torch/_refs and native_functions.yaml's aliases): the
+ * row's forms under another name. INPLACE_FN: the torch namespace also has <alias>_;
+ * FN: it has the function (negative's function lives in method_functions.c, routing sparse
+ * tensors). */
+#define UNARY_ALIASES(X)                                                                           \
+    /*alias      row     FN  INPLACE_FN */                                                         \
+    X(absolute,  ABS,    1,  0)                                                                    \
+    X(negative,  NEG,    0,  1)                                                                    \
+    X(fix,       TRUNC,  1,  1)                                                                    \
+    X(arcsin,    ASIN,   1,  1)                                                                    \
+    X(arccos,    ACOS,   1,  1)                                                                    \
+    X(arctan,    ATAN,   1,  1)                                                                    \
+    X(arcsinh,   ASINH,  1,  1)                                                                    \
+    X(arccosh,   ACOSH,  1,  1)                                                                    \
+    X(arctanh,   ATANH,  1,  1)
+
+#define ALIAS_FNS(alias, E, fn, inplace_fn)                                                        \
+    static PyObject *afn_##alias(PyObject *m, PyObject *a, PyObject *k) {                          \
+        (void)m;                                                                                   \
+        return function_call(CT_UNOP_##E, #alias, a, k);                                           \
+    }                                                                                              \
+    static PyObject *am_##alias(PyObject *s, PyObject *a, PyObject *k) {                           \
+        return method_call(CT_UNOP_##E, #alias, 0, s, a, k);                                       \
+    }                                                                                              \
+    static PyObject *ami_##alias(PyObject *s, PyObject *a, PyObject *k) {                          \
+        return method_call(CT_UNOP_##E, #alias, 1, s, a, k);                                       \
+    }                                                                                              \
+    static PyObject *afi_##alias(PyObject *m, PyObject *a, PyObject *k) {                          \
+        (void)m;                                                                                   \
+        return function_inplace_call(CT_UNOP_##E, #alias, a, k);                                   \
+    }
+UNARY_ALIASES(ALIAS_FNS)
+
+/* rows without the form get a NULL name, dropped by compact() */
+static PyMethodDef alias_functions[] = {
+#define ALIAS_FN_DEFS(alias, E, fn, inplace_fn)                                                    \
+    {(fn) ? #alias : NULL, CTP_KW_FUNC(afn_##alias), KW, #alias "(input, *, out=None) -> Tensor"}, \
+        {(inplace_fn) ? #alias "_" : NULL, CTP_KW_FUNC(afi_##alias), KW, #alias "_(input) -> Tensor"},
+    UNARY_ALIASES(ALIAS_FN_DEFS)
+    {NULL, NULL, 0, NULL},
+};
+static PyMethodDef alias_methods[] = {
+#define ALIAS_METHOD_DEFS(alias, E, fn, inplace_fn)                                                \
+    {#alias, CTP_KW_FUNC(am_##alias), KW, #alias "() -> Tensor"},                                  \
+        {#alias "_", CTP_KW_FUNC(ami_##alias), KW, #alias "_() -> Tensor"},
+    UNARY_ALIASES(ALIAS_METHOD_DEFS)
+    {NULL, NULL, 0, NULL},
+};
+
+/* Drops the entries with a NULL name, in place (the module keeps pointers to the entries). */
+static void compact(PyMethodDef *defs) {
+    size_t n = 0;
+    for (size_t i = 0; defs[i].ml_meth != NULL; i++)
+        if (defs[i].ml_name != NULL)
+            defs[n++] = defs[i];
+    defs[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+}
 
 /* ---- operators --------------------------------------------------------------------------- */
 
@@ -263,6 +322,14 @@ int ctp_unary_init(PyObject *module) {
         inplace_compacted = 1;
     }
     if (PyModule_AddFunctions(module, unary_inplace_functions) < 0)
+        return -1;
+    static int aliases_compacted;
+    if (!aliases_compacted) {
+        compact(alias_functions);
+        aliases_compacted = 1;
+    }
+    if (PyModule_AddFunctions(module, alias_functions) < 0 ||
+        ctp_tensor_add_methods(alias_methods) < 0)
         return -1;
     return ctp_tensor_add_methods(unary_methods);
 }

@@ -347,9 +347,10 @@ def red(name, build, exact=True, **k):
 
 
 EXACT_UNARY = "neg positive abs sign sgn floor ceil trunc frac round logical_not bitwise_not " \
-              "isnan isinf isfinite isposinf isneginf isreal".split()
+              "isnan isinf isfinite isposinf isneginf isreal negative absolute fix".split()
 TRANS_UNARY = "reciprocal exp expm1 exp2 log log1p log2 log10 sqrt rsqrt sin cos tan asin " \
-              "acos atan sinh cosh tanh asinh acosh atanh sigmoid erf erfc".split()
+              "acos atan sinh cosh tanh asinh acosh atanh sigmoid erf erfc arcsin arccos arctan " \
+              "arcsinh arccosh arctanh".split()
 BINARY = "eq ne lt le gt ge maximum minimum fmax fmin add sub mul div rsub remainder fmod " \
          "floor_divide bitwise_and bitwise_or bitwise_xor bitwise_left_shift " \
          "bitwise_right_shift logical_and logical_or logical_xor".split()
@@ -399,6 +400,13 @@ def ops():
     o += [red(n, lambda s: ([s.x], {}))
           for n in ["amax", "amin", "max", "min", "argmax", "argmin", "all", "any",
                     "count_nonzero", "aminmax"]]
+    o += [red(n, lambda s: ([s.x, -1], {"keepdim": True}), exact=n not in ("sum", "mean"),
+              label=n + "_negdim") for n in ["sum", "mean", "amax", "argmin", "cumsum", "all"]]
+    o += [Op(n, lambda s: ([s.x, 2], {}), exact=n not in ("true_divide", "atan2", "hypot"),
+             label=n + "_scalar", family="elementwise")
+          for n in ["eq", "lt", "maximum", "add", "sub", "mul", "div", "remainder", "fmod",
+                    "floor_divide", "true_divide", "bitwise_and", "bitwise_left_shift",
+                    "logical_xor", "atan2", "hypot"]]
     o += [red("aminmax", lambda s: ([s.x], {"dim": 1}), label="aminmax_dim"),
           red("sum", lambda s: ([s.x], {"dtype": torch.float64}), exact=False,
               label="sum_dtype"),
@@ -551,6 +559,12 @@ def test_operators_like_torch():
             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
             "@": lambda a, b: a @ b.transpose(0, 1)}
     ops1 = {"neg": lambda a: -a, "pos": lambda a: +a, "~": lambda a: ~a, "abs": abs}
+    # reflected (a Python number on the left) and in-place operators
+    for sym in ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"]:
+        f = ops2[sym]
+        ops2["r" + sym] = (lambda f: lambda a, b: f(3, a) if not isinstance(b, int) else f(b, a))(f)
+    for sym in ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"]:
+        ops2["i" + sym] = (lambda sym: lambda a, b: inplace_op(sym, a, b))(sym)
     problems = []
     for d in DTYPES:
         for sym, f in list(ops2.items()) + [(k + "1", v) for k, v in ops1.items()]:
@@ -558,6 +572,8 @@ def test_operators_like_torch():
                 if sym.endswith("1") and rhs == "scalar":
                     continue
                 if sym == "@" and rhs == "scalar":
+                    continue
+                if sym.startswith("r") and rhs == "tensor":
                     continue
                 op = Op(sym, lambda s: ([s.x] if sym.endswith("1") else
                                         [s.x, s.y if rhs == "tensor" else 2], {}),
@@ -570,6 +586,14 @@ def test_operators_like_torch():
                 if m:
                     problems.append(f"{sym} {rhs} {d}: {m}")
     assert not problems, "\n".join(problems)
+
+
+def inplace_op(sym, a, b):
+    a = a.clone()
+    before = a
+    exec(f"a {sym}= b", {}, loc := {"a": a, "b": b})
+    assert loc["a"] is before  # the in-place operator keeps the tensor
+    return loc["a"]
 
 
 def outcome_operator(lib, f, op, d):
