@@ -1,5 +1,6 @@
 /* Module functions that are forms of a Tensor method: ctensor.transpose(input, dim0, dim1) is
- * input.transpose(dim0, dim1), and likewise t, clone and negative (PyTorch's alias of neg),
+ * input.transpose(dim0, dim1), and likewise t, squeeze, unsqueeze, is_signed, clone and negative
+ * (PyTorch's alias of neg),
  * so that every layout gets what its method gives (sparse tensors their sparse forms, through
  * python/sparse.c's wrappers). The arguments are parsed with PyTorch's signature first, so
  * that a wrong argument raises the TypeError PyTorch raises for the function. */
@@ -10,6 +11,14 @@ static const ctp_signature transpose_sig[] = {
 static const ctp_signature t_sig[] = {{1, {{CTP_PARAM_TENSOR, "input"}}}};
 static const ctp_signature clone_sig[] = {
     {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_MEMORY_FORMAT, "*memory_format=None"}}}};
+static const ctp_signature squeeze_sigs[] = {
+    {1, {{CTP_PARAM_TENSOR, "input"}}},
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim"}}},
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_NAME, "dim"}}},
+};
+static const ctp_signature unsqueeze_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim"}}}};
+static const ctp_signature is_signed_sig[] = {{1, {{CTP_PARAM_TENSOR, "input"}}}};
 static const ctp_signature negative_sig[] = {
     {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_TENSOR, "*out=None"}}}};
 
@@ -72,17 +81,117 @@ static PyObject *py_negative(PyObject *mod, PyObject *args, PyObject *kwargs) {
     return r;
 }
 
+static PyObject *py_squeeze(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    int k = ctp_parse_args("squeeze", squeeze_sigs, 3, args, kwargs, a);
+    if (k < 0)
+        return NULL;
+    return call_method("squeeze", a, k == 0 ? 1 : 2, NULL);
+}
+
+static PyObject *py_unsqueeze(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("unsqueeze", unsqueeze_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("unsqueeze", a, 2, NULL);
+}
+
+static PyObject *py_is_signed(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("is_signed", is_signed_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("is_signed", a, 1, NULL);
+}
+
+/* square is pow(input, 2) in PyTorch (its dtype rules and messages: bool gives int64, bool's
+ * square_ "Found dtype Bool but expected Long"): the forms call pow's. */
+static const ctp_signature square_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_TENSOR, "*out=None"}}}};
+static const ctp_signature square__sig[] = {{1, {{CTP_PARAM_TENSOR, "input"}}}};
+static const ctp_signature no_args_sig[] = {{0, {{0}}}};
+
+/* obj.<name>(2), or module.pow(input, 2, out=out) for name NULL. */
+static PyObject *pow2(PyObject *mod, const char *name, PyObject *input, PyObject *out) {
+    PyObject *two = PyLong_FromLong(2);
+    if (two == NULL)
+        return NULL;
+    PyObject *r = NULL;
+    if (name != NULL) {
+        r = PyObject_CallMethod(input, name, "O", two);
+    } else {
+        PyObject *pow = PyObject_GetAttrString(mod, "pow");
+        PyObject *args = pow != NULL ? PyTuple_Pack(2, input, two) : NULL;
+        PyObject *kw = args != NULL && out != NULL ? Py_BuildValue("{sO}", "out", out) : NULL;
+        if (args != NULL && (out == NULL || kw != NULL))
+            r = PyObject_Call(pow, args, kw);
+        Py_XDECREF(pow);
+        Py_XDECREF(args);
+        Py_XDECREF(kw);
+    }
+    Py_DECREF(two);
+    return r;
+}
+
+static PyObject *py_square(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("square", square_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return pow2(mod, NULL, a[0], a[1]);
+}
+
+static PyObject *py_square_(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("square_", square__sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return pow2(NULL, "pow_", a[0], NULL);
+}
+
+static PyObject *tensor_square(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("square", no_args_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return pow2(NULL, "pow", self, NULL);
+}
+
+static PyObject *tensor_square_(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("square_", no_args_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return pow2(NULL, "pow_", self, NULL);
+}
+
+static PyMethodDef square_methods[] = {
+    {"square", CTP_KW_FUNC(tensor_square), METH_VARARGS | METH_KEYWORDS, "square() -> Tensor"},
+    {"square_", CTP_KW_FUNC(tensor_square_), METH_VARARGS | METH_KEYWORDS, "square_() -> Tensor"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef method_functions[] = {
     {"clone", CTP_KW_FUNC(py_clone), METH_VARARGS | METH_KEYWORDS,
      "clone(input, *, memory_format=None) -> Tensor"},
     {"negative", CTP_KW_FUNC(py_negative), METH_VARARGS | METH_KEYWORDS,
      "negative(input, *, out=None) -> Tensor"},
     {"t", CTP_KW_FUNC(py_t), METH_VARARGS | METH_KEYWORDS, "t(input) -> Tensor"},
+    {"squeeze", CTP_KW_FUNC(py_squeeze), METH_VARARGS | METH_KEYWORDS,
+     "squeeze(input, dim=None) -> Tensor"},
+    {"unsqueeze", CTP_KW_FUNC(py_unsqueeze), METH_VARARGS | METH_KEYWORDS,
+     "unsqueeze(input, dim) -> Tensor"},
+    {"is_signed", CTP_KW_FUNC(py_is_signed), METH_VARARGS | METH_KEYWORDS,
+     "is_signed(input) -> bool"},
+    {"square", CTP_KW_FUNC(py_square), METH_VARARGS | METH_KEYWORDS,
+     "square(input, *, out=None) -> Tensor"},
+    {"square_", CTP_KW_FUNC(py_square_), METH_VARARGS | METH_KEYWORDS, "square_(input) -> Tensor"},
     {"transpose", CTP_KW_FUNC(py_transpose), METH_VARARGS | METH_KEYWORDS,
      "transpose(input, dim0, dim1) -> Tensor"},
     {NULL, NULL, 0, NULL},
 };
 
 int ctp_method_functions_init(PyObject *module) {
-    return PyModule_AddFunctions(module, method_functions);
+    if (PyModule_AddFunctions(module, method_functions) < 0)
+        return -1;
+    return ctp_tensor_add_methods(square_methods);
 }

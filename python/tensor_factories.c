@@ -42,6 +42,28 @@ static int read_options(const char *fname, const ctp_signature *sig, PyObject **
         ctp_opt_device(ctp_arg(sig, a, "device"), &o->device, &has) < 0)
         return -1;
     o->devp = has ? &o->device : NULL;
+    PyObject *out = ctp_param_named(sig, "out") != NULL ? ctp_arg(sig, a, "out") : NULL;
+    if (out == NULL)
+        return 0;
+    /* out=: the dtype and device default to out's and must match it when given, as PyTorch's
+     * binding checks them (check_out_type_matches) before the _out op runs */
+    const ct_tensor *t = ctp_tensor_get(out);
+    ct_dtype od = ct_tensor_dtype(t);
+    ct_device odev = ct_tensor_device(t);
+    if (o->dtype != CT_DTYPE_UNDEFINED && o->dtype != od) {
+        PyErr_Format(PyExc_RuntimeError, "dtype %s does not match dtype of out parameter (%s)",
+                     ct_dtype_cpp_name(o->dtype), ct_dtype_cpp_name(od));
+        return -1;
+    }
+    if (has && o->device.type != odev.type) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "device type %s does not match device type of out parameter (%s)",
+                     ct_device_type_name(o->device.type), ct_device_type_name(odev.type));
+        return -1;
+    }
+    o->dtype = od;
+    o->device = odev;
+    o->devp = &o->device;
     return 0;
 }
 
@@ -50,9 +72,20 @@ static PyObject *finish(const ctp_signature *sig, PyObject **a, ct_status st, ct
     if (st != CT_OK)
         return ctp_raise_status(st);
     if (ctp_check_factory_options(ct_tensor_dtype(r), ctp_arg(sig, a, "requires_grad"), NULL,
-                                  ctp_arg(sig, a, "out")) < 0) {
+                                  NULL) < 0) {
         ct_tensor_release(r);
         return NULL;
+    }
+    PyObject *out = ctp_param_named(sig, "out") != NULL ? ctp_arg(sig, a, "out") : NULL;
+    if (out != NULL) { /* the _out op: out resized (as PyTorch's, no warning) and filled */
+        ct_tensor *o = ctp_tensor_get(out);
+        st = ct_tensor_resize_(o, ct_tensor_sizes(r), ct_tensor_dim(r), NULL);
+        if (st == CT_OK)
+            st = ct_tensor_copy_(o, r);
+        ct_tensor_release(r);
+        if (st != CT_OK)
+            return ctp_raise_status(st);
+        return Py_NewRef(out);
     }
     if (ctp_cuda_pin(ctp_arg(sig, a, "pin_memory"), &r) < 0) { /* releases r on failure */
         ct_tensor_release(r);

@@ -8,17 +8,29 @@
 #define BOO CTP_PARAM_BOOL
 
 static const ctp_signature index_select_fn_sig[] = {
-    {3, {{TEN, "input"}, {I64, "dim"}, {TEN, "index"}}}};
+    {4, {{TEN, "input"}, {I64, "dim"}, {TEN, "index"}, {TEN, "*out=None"}}}};
 static const ctp_signature index_select_sig[] = {{2, {{I64, "dim"}, {TEN, "index"}}}};
-static const ctp_signature nonzero_fn_sig[] = {{2, {{TEN, "input"}, {BOO, "*as_tuple=False"}}}};
+static const ctp_signature nonzero_fn_sig[] = {
+    {3, {{TEN, "input"}, {TEN, "*out=None"}, {BOO, "as_tuple=False"}}}};
 static const ctp_signature nonzero_sig[] = {{1, {{BOO, "*as_tuple=False"}}}};
-static const ctp_signature masked_select_fn_sig[] = {{2, {{TEN, "input"}, {TEN, "mask"}}}};
+static const ctp_signature masked_select_fn_sig[] = {
+    {3, {{TEN, "input"}, {TEN, "mask"}, {TEN, "*out=None"}}}};
 static const ctp_signature masked_select_sig[] = {{1, {{TEN, "mask"}}}};
 
-static PyObject *index_select_impl(PyObject *self, PyObject *dim, PyObject *index) {
+/* The out= forms: out itself, or the error. */
+static PyObject *out_result(ct_status st, PyObject *out) {
+    return st == CT_OK ? Py_NewRef(out) : ctp_raise_status(st);
+}
+
+static PyObject *index_select_impl(PyObject *self, PyObject *dim, PyObject *index,
+                                   PyObject *out) {
     int64_t d;
     if (ctp_int64_of_arg(dim, &d) < 0)
         return NULL;
+    if (out != NULL)
+        return out_result(ct_tensor_index_select_out(ctp_tensor_get(self), d,
+                                                     ctp_tensor_get(index), ctp_tensor_get(out)),
+                          out);
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_index_select(ctp_tensor_get(self), d, ctp_tensor_get(index), &r);
     return ctp_tensor_result(NULL, st, r);
@@ -55,7 +67,21 @@ static PyObject *nonzero_impl(PyObject *self, PyObject *as_tuple) {
 
 PyObject *ctp_nonzero_tuple(PyObject *t) { return nonzero_impl(t, Py_True); }
 
-static PyObject *masked_select_impl(PyObject *self, PyObject *mask) {
+/* torch.nonzero(input, *, as_tuple=False, out=None) */
+static PyObject *nonzero_fn_impl(PyObject *input, PyObject *as_tuple, PyObject *out) {
+    if (out == NULL)
+        return nonzero_impl(input, as_tuple);
+    if (as_tuple == Py_True)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "nonzero does not support the out kwarg when as_tuple is True");
+    return out_result(ct_tensor_nonzero_out(ctp_tensor_get(input), ctp_tensor_get(out)), out);
+}
+
+static PyObject *masked_select_impl(PyObject *self, PyObject *mask, PyObject *out) {
+    if (out != NULL)
+        return out_result(ct_tensor_masked_select_out(ctp_tensor_get(self), ctp_tensor_get(mask),
+                                                      ctp_tensor_get(out)),
+                          out);
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_masked_select(ctp_tensor_get(self), ctp_tensor_get(mask), &r);
     return ctp_tensor_result(NULL, st, r);
@@ -76,20 +102,26 @@ static PyObject *masked_select_impl(PyObject *self, PyObject *mask) {
         return CALL_F;                                                                             \
     }
 
-PAIR(index_select, index_select_impl(self, a[0], a[1]), index_select_impl(a[0], a[1], a[2]))
-PAIR(nonzero, nonzero_impl(self, a[0]), nonzero_impl(a[0], a[1]))
-PAIR(masked_select, masked_select_impl(self, a[0]), masked_select_impl(a[0], a[1]))
+PAIR(index_select, index_select_impl(self, a[0], a[1], NULL),
+     index_select_impl(a[0], a[1], a[2], a[3]))
+PAIR(nonzero, nonzero_impl(self, a[0]), nonzero_fn_impl(a[0], a[2], a[1]))
+PAIR(masked_select, masked_select_impl(self, a[0], NULL), masked_select_impl(a[0], a[1], a[2]))
 
-static const ctp_signature take_fn_sig[] = {{2, {{TEN, "input"}, {TEN, "index"}}}};
+static const ctp_signature take_fn_sig[] = {
+    {3, {{TEN, "input"}, {TEN, "index"}, {TEN, "*out=None"}}}};
 static const ctp_signature take_sig[] = {{1, {{TEN, "index"}}}};
 
-static PyObject *take_impl(PyObject *self, PyObject *index) {
+static PyObject *take_impl(PyObject *self, PyObject *index, PyObject *out) {
+    if (out != NULL)
+        return out_result(ct_tensor_take_out(ctp_tensor_get(self), ctp_tensor_get(index),
+                                             ctp_tensor_get(out)),
+                          out);
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_take(ctp_tensor_get(self), ctp_tensor_get(index), &r);
     return ctp_tensor_result(NULL, st, r);
 }
 
-PAIR(take, take_impl(self, a[0]), take_impl(a[0], a[1]))
+PAIR(take, take_impl(self, a[0], NULL), take_impl(a[0], a[1], a[2]))
 
 /* index_put_(indices, values, accumulate=False): indices a tuple or list of tensors (None
  * refused, as PyTorch's parser does). `inplace` 0 works on a clone (torch.index_put). */
@@ -147,10 +179,10 @@ PAIR(index_put, index_put_impl(self, a[0], a[1], a[2], 0),
     { #name, CTP_KW_FUNC(tensor_##name), METH_VARARGS | METH_KEYWORDS, doc }
 
 static PyMethodDef indexops_functions[] = {
-    FN(index_select, "index_select(input, dim, index) -> Tensor"),
-    FN(nonzero, "nonzero(input, *, as_tuple=False) -> Tensor or tuple of Tensors"),
-    FN(masked_select, "masked_select(input, mask) -> Tensor"),
-    FN(take, "take(input, index) -> Tensor"),
+    FN(index_select, "index_select(input, dim, index, *, out=None) -> Tensor"),
+    FN(nonzero, "nonzero(input, *, out=None, as_tuple=False) -> Tensor or tuple of Tensors"),
+    FN(masked_select, "masked_select(input, mask, *, out=None) -> Tensor"),
+    FN(take, "take(input, index, *, out=None) -> Tensor"),
     FN(index_put_, "index_put_(input, indices, values, accumulate=False) -> Tensor"),
     FN(index_put, "index_put(input, indices, values, accumulate=False) -> Tensor"),
     {NULL, NULL, 0, NULL},

@@ -279,7 +279,7 @@ static const ctp_signature m_max_sigs[] = {
     {2, {{NAM, "dim"}, {BOO, "keepdim=False"}}},
 };
 static const ctp_signature f_argmax_sigs[] = {
-    {3, {{TEN, "input"}, {I64, "dim=None"}, {BOO, "keepdim=False"}}},
+    {4, {{TEN, "input"}, {I64, "dim=None"}, {BOO, "keepdim=False"}, {TEN, "*out=None"}}},
 };
 static const ctp_signature m_argmax_sigs[] = {
     {2, {{I64, "dim=None"}, {BOO, "keepdim=False"}}},
@@ -337,12 +337,17 @@ static PyObject *arg_call(const arg_entry *e, PyObject *self, PyObject *args, Py
                        CT_DTYPE_UNDEFINED, &r);
         return st == CT_OK ? ctp_tensor_wrap(r) : ctp_raise_status(st);
     }
+    PyObject *out = ctp_arg(sig, parsed, "out");
+    if (!e->with_values && out != NULL) {
+        st = (e->is_max ? ct_argmax_out : ct_argmin_out)(t, dim != NULL ? &d : NULL, keep != 0,
+                                                         ctp_tensor_get(out));
+        return st == CT_OK ? Py_NewRef(out) : ctp_raise_status(st);
+    }
     if (!e->with_values) {
         ct_tensor *r = NULL;
         st = (e->is_max ? ct_argmax : ct_argmin)(t, dim != NULL ? &d : NULL, keep != 0, &r);
         return st == CT_OK ? ctp_tensor_wrap(r) : ctp_raise_status(st);
     }
-    PyObject *out = ctp_arg(sig, parsed, "out");
     PyObject *pv = NULL, *pi = NULL;
     if (out != NULL) {
         if (ctp_reduce2_max_out(e->is_max, input, d, keep, out, &pv, &pi) < 0)
@@ -393,8 +398,8 @@ PyMethodDef ctp_reduce_functions[] = {
     {"any", CTP_KW_FUNC(f_any), KW, "any(input, dim, keepdim=False, *, out=None)"},
     {"max", CTP_KW_FUNC(f_max), KW, "max(input) / max(input, dim, keepdim=False) -> (values, indices)"},
     {"min", CTP_KW_FUNC(f_min), KW, "min(input) / min(input, dim, keepdim=False) -> (values, indices)"},
-    {"argmax", CTP_KW_FUNC(f_argmax), KW, "argmax(input, dim=None, keepdim=False)"},
-    {"argmin", CTP_KW_FUNC(f_argmin), KW, "argmin(input, dim=None, keepdim=False)"},
+    {"argmax", CTP_KW_FUNC(f_argmax), KW, "argmax(input, dim=None, keepdim=False, *, out=None)"},
+    {"argmin", CTP_KW_FUNC(f_argmin), KW, "argmin(input, dim=None, keepdim=False, *, out=None)"},
     {"nansum", CTP_KW_FUNC(f_nansum), KW,
      "nansum(input, dim=None, keepdim=False, *, dtype=None, out=None)"},
     {"nanmean", CTP_KW_FUNC(f_nanmean), KW,

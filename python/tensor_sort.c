@@ -66,6 +66,20 @@ static PyObject *pair(int which, ct_tensor *v, ct_tensor *ix) {
     PyObject *pv = ctp_tensor_wrap(v);
     return pair_of(which, pv, ctp_tensor_wrap(ix));
 }
+/* out=(values, indices): a tuple or list of two tensors, else PyTorch's TypeError. */
+static int out_pair(const char *fname, PyObject *out, ct_tensor **ov, ct_tensor **oi) {
+    if ((!PyTuple_Check(out) && !PyList_Check(out)) || PySequence_Size(out) != 2 ||
+        !ctp_is_tensor(PySequence_Fast_GET_ITEM(out, 0)) ||
+        !ctp_is_tensor(PySequence_Fast_GET_ITEM(out, 1))) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be tuple of Tensors, not %s",
+                     fname, Py_TYPE(out)->tp_name);
+        return -1;
+    }
+    *ov = ctp_tensor_get(PySequence_Fast_GET_ITEM(out, 0));
+    *oi = ctp_tensor_get(PySequence_Fast_GET_ITEM(out, 1));
+    return 0;
+}
+
 /* ---- sort / argsort / msort ------------------------------------------------------------------ */
 
 static const ctp_signature f_sort_sigs[] = {
@@ -100,16 +114,8 @@ static PyObject *sort_call(int method, int arg, PyObject *self, PyObject *args,
         return st == CT_OK ? ctp_tensor_wrap(ix) : ctp_raise_status(st);
     }
     ct_tensor *ov = NULL, *oi = NULL;
-    if (out != NULL) {
-        if ((!PyTuple_Check(out) && !PyList_Check(out)) || PySequence_Size(out) != 2 ||
-            !ctp_is_tensor(PySequence_Fast_GET_ITEM(out, 0)) ||
-            !ctp_is_tensor(PySequence_Fast_GET_ITEM(out, 1)))
-            return PyErr_Format(PyExc_TypeError,
-                                "sort(): argument 'out' must be tuple of Tensors, not %s",
-                                Py_TYPE(out)->tp_name);
-        ov = ctp_tensor_get(PySequence_Fast_GET_ITEM(out, 0));
-        oi = ctp_tensor_get(PySequence_Fast_GET_ITEM(out, 1));
-    }
+    if (out != NULL && out_pair("sort", out, &ov, &oi) < 0)
+        return NULL;
     ct_status st = ct_sort(t, dim, desc != 0, stable != 0, ov, oi, &v, &ix);
     if (st != CT_OK)
         return ctp_raise_status(st);
@@ -139,14 +145,14 @@ static PyObject *msort_call(int method, PyObject *self, PyObject *args, PyObject
 /* ---- topk / kthvalue ------------------------------------------------------------------------ */
 
 static const ctp_signature f_topk_sigs[] = {
-    {5, {{TEN, "input"}, {I64, "k"}, {I64, "dim=-1"}, {BOO, "largest=True"},
-         {BOO, "sorted=True"}}},
+    {6, {{TEN, "input"}, {I64, "k"}, {I64, "dim=-1"}, {BOO, "largest=True"},
+         {BOO, "sorted=True"}, {OBJ, "*out=None"}}},
 };
 static const ctp_signature m_topk_sigs[] = {
     {4, {{I64, "k"}, {I64, "dim=-1"}, {BOO, "largest=True"}, {BOO, "sorted=True"}}},
 };
 static const ctp_signature f_kth_sigs[] = {
-    {4, {{TEN, "input"}, {I64, "k"}, {I64, "dim=-1"}, {BOO, "keepdim=False"}}},
+    {5, {{TEN, "input"}, {I64, "k"}, {I64, "dim=-1"}, {BOO, "keepdim=False"}, {OBJ, "*out=None"}}},
 };
 static const ctp_signature m_kth_sigs[] = {
     {3, {{I64, "k"}, {I64, "dim=-1"}, {BOO, "keepdim=False"}}},
@@ -160,6 +166,10 @@ static PyObject *select_call(int method, int kth, PyObject *self, PyObject *args
     if (ctp_parse_args(kth ? "kthvalue" : "topk", sigs, 1, args, kwargs, parsed) < 0)
         return NULL;
     PyObject *input = method ? self : ctp_arg(sigs, parsed, "input");
+    PyObject *out = method ? NULL : ctp_arg(sigs, parsed, "out");
+    ct_tensor *ov = NULL, *oi = NULL;
+    if (out != NULL && out_pair(kth ? "kthvalue" : "topk", out, &ov, &oi) < 0)
+        return NULL;
     int64_t k, dim;
     if (int_or(ctp_arg(sigs, parsed, "k"), 0, &k) < 0 ||
         int_or(ctp_arg(sigs, parsed, "dim"), -1, &dim) < 0)
@@ -170,16 +180,22 @@ static PyObject *select_call(int method, int kth, PyObject *self, PyObject *args
         int keep = bool_or(ctp_arg(sigs, parsed, "keepdim"), 0);
         if (keep < 0)
             return NULL;
-        st = ct_kthvalue(ctp_tensor_get(input), k, dim, keep != 0, &v, &ix);
+        st = out != NULL ? ct_kthvalue_out(ctp_tensor_get(input), k, dim, keep != 0, ov, oi)
+                         : ct_kthvalue(ctp_tensor_get(input), k, dim, keep != 0, &v, &ix);
     } else {
         int largest = bool_or(ctp_arg(sigs, parsed, "largest"), 1);
         int sorted = bool_or(ctp_arg(sigs, parsed, "sorted"), 1);
         if (largest < 0 || sorted < 0)
             return NULL;
-        st = ct_topk(ctp_tensor_get(input), k, dim, largest != 0, sorted != 0, &v, &ix);
+        st = out != NULL
+                 ? ct_topk_out(ctp_tensor_get(input), k, dim, largest != 0, sorted != 0, ov, oi)
+                 : ct_topk(ctp_tensor_get(input), k, dim, largest != 0, sorted != 0, &v, &ix);
     }
     if (st != CT_OK)
         return ctp_raise_status(st);
+    if (out != NULL) /* the out tensors' own Python objects */
+        return pair_of(kth ? RT_KTH : RT_TOPK, Py_NewRef(PySequence_Fast_GET_ITEM(out, 0)),
+                       Py_NewRef(PySequence_Fast_GET_ITEM(out, 1)));
     return pair(kth ? RT_KTH : RT_TOPK, v, ix);
 }
 
@@ -259,9 +275,9 @@ static PyMethodDef sort_functions[] = {
      "argsort(input, dim=-1, descending=False, *, stable=None)"},
     {"msort", CTP_KW_FUNC(f_msort), KW, "msort(input)"},
     {"topk", CTP_KW_FUNC(f_topk), KW,
-     "topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)"},
+     "topk(input, k, dim=-1, largest=True, sorted=True, *, out=None) -> (values, indices)"},
     {"kthvalue", CTP_KW_FUNC(f_kthvalue), KW,
-     "kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices)"},
+     "kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (values, indices)"},
     {"unique", CTP_KW_FUNC(f_unique), KW,
      "unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)"},
     {NULL, NULL, 0, NULL},

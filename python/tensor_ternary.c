@@ -1,6 +1,7 @@
 /* The ternary ops of ctensor/ternary.def in Python, with torch's signatures:
  *   where(condition, input, other, *, out=None)     Tensor.where(condition, other)
- *   clamp(input, min=None, max=None, *, out=None)   (clip; Tensor.clamp, clamp_, clip, clip_)
+ *   clamp(input, min=None, max=None, *, out=None)   (clip; Tensor.clamp, clamp_, clip, clip_;
+ *     the functions clamp_, clip_, clamp_min_, clamp_max_ of the torch namespace)
  *     min and max both tensors (or None) or both numbers (or None), as torch's two overloads
  *   clamp_min(input, min, *, out=None)              clamp_max(input, max, *, out=None)
  *   lerp(input, end, weight, *, out=None)           weight a Tensor or a number
@@ -81,7 +82,22 @@ static const ctp_signature m_fill[] = {
     {2, {{TEN, "mask"}, {NUM, "value"}}},
 };
 
-enum { FORM_FUNCTION, FORM_METHOD, FORM_INPLACE };
+/* torch.clamp_(input, ...) and the like: the in-place forms' functions (no out=) */
+static const ctp_signature fi_clamp[] = {
+    {3, {{TEN, "input"}, {TEN, "min=None"}, {TEN, "max=None"}}},
+    {3, {{TEN, "input"}, {NUM, "min=None"}, {NUM, "max=None"}}},
+};
+static const ctp_signature fi_clamp_min[] = {
+    {2, {{TEN, "input"}, {TEN, "min"}}},
+    {2, {{TEN, "input"}, {NUM, "min"}}},
+};
+static const ctp_signature fi_clamp_max[] = {
+    {2, {{TEN, "input"}, {TEN, "max"}}},
+    {2, {{TEN, "input"}, {NUM, "max"}}},
+};
+
+/* FORM_INPLACE_FUNCTION: ctensor.<name>_(input, ...), the in-place form on its input */
+enum { FORM_FUNCTION, FORM_METHOD, FORM_INPLACE, FORM_INPLACE_FUNCTION };
 
 typedef struct ter_entry {
     const char *name;
@@ -119,6 +135,10 @@ static const ter_entry ENTRIES[] = {
     {"masked_fill", CT_TEROP_MASKED_FILL, FORM_FUNCTION, SIGS(f_fill)},
     {"masked_fill", CT_TEROP_MASKED_FILL, FORM_METHOD, SIGS(m_fill)},
     {"masked_fill_", CT_TEROP_MASKED_FILL, FORM_INPLACE, SIGS(m_fill)},
+    {"clamp_", CT_TEROP_CLAMP, FORM_INPLACE_FUNCTION, SIGS(fi_clamp)},
+    {"clip_", CT_TEROP_CLAMP, FORM_INPLACE_FUNCTION, SIGS(fi_clamp)},
+    {"clamp_min_", CT_TEROP_CLAMP_MIN, FORM_INPLACE_FUNCTION, SIGS(fi_clamp_min)},
+    {"clamp_max_", CT_TEROP_CLAMP_MAX, FORM_INPLACE_FUNCTION, SIGS(fi_clamp_max)},
 };
 #define NUM_ENTRIES (int)(sizeof ENTRIES / sizeof ENTRIES[0])
 
@@ -164,13 +184,16 @@ static PyObject *ternary_call(const ter_entry *e, PyObject *self, PyObject *args
     const ctp_signature *sig = &e->sigs[k];
     if (e->op == CT_TEROP_WHERE && sig->nparams == 1) /* torch's nonzero form */
         return ctp_nonzero_tuple(parsed[0]);
+    if (e->form == FORM_INPLACE_FUNCTION)
+        self = ctp_arg(sig, parsed, "input");
     ct_tensor *ops[3] = {NULL, NULL, NULL}, *owned[3] = {NULL, NULL, NULL};
     PyObject *result = NULL;
     for (int i = 0; i < 3; i++) {
         const char *name = OPERANDS[e->op][i];
         if (name == NULL)
             continue;
-        bool is_self = e->form != FORM_FUNCTION && strcmp(name, "input") == 0;
+        bool is_self = (e->form == FORM_METHOD || e->form == FORM_INPLACE) &&
+                       strcmp(name, "input") == 0;
         PyObject *obj = is_self ? self : ctp_arg(sig, parsed, name);
         static const ctp_param self_param = {TEN, "self"};
         if (operand_of(obj, is_self ? &self_param : ctp_param_named(sig, name), &ops[i],
@@ -182,7 +205,7 @@ static PyObject *ternary_call(const ter_entry *e, PyObject *self, PyObject *args
     if (v != NULL && ctp_scalar_of_arg(v, &value) < 0)
         goto done;
     PyObject *out = ctp_param_named(sig, "out") != NULL ? ctp_arg(sig, parsed, "out") : NULL;
-    if (e->form == FORM_INPLACE) {
+    if (e->form == FORM_INPLACE || e->form == FORM_INPLACE_FUNCTION) {
         result = finish(ct_ternary_(e->op, ops[0], ops[1], ops[2], value), NULL, self);
     } else if (out != NULL) {
         result = finish(ct_ternary_out(e->op, ops[0], ops[1], ops[2], value, ctp_tensor_get(out)),
@@ -201,15 +224,18 @@ done:
 /* one C function per entry, by index */
 #define ENTRY_FN(i)                                                                                \
     static PyObject *fn_##i(PyObject *s, PyObject *a, PyObject *k) {                               \
-        return ternary_call(&ENTRIES[i], ENTRIES[i].form == FORM_FUNCTION ? NULL : s, a, k);       \
+        int bound = ENTRIES[i].form == FORM_METHOD || ENTRIES[i].form == FORM_INPLACE;            \
+        return ternary_call(&ENTRIES[i], bound ? s : NULL, a, k);                                  \
     }
 ENTRY_FN(0) ENTRY_FN(1) ENTRY_FN(2) ENTRY_FN(3) ENTRY_FN(4) ENTRY_FN(5) ENTRY_FN(6)
 ENTRY_FN(7) ENTRY_FN(8) ENTRY_FN(9) ENTRY_FN(10) ENTRY_FN(11) ENTRY_FN(12) ENTRY_FN(13)
 ENTRY_FN(14) ENTRY_FN(15) ENTRY_FN(16) ENTRY_FN(17) ENTRY_FN(18) ENTRY_FN(19) ENTRY_FN(20)
-ENTRY_FN(21) ENTRY_FN(22) ENTRY_FN(23) ENTRY_FN(24) ENTRY_FN(25)
+ENTRY_FN(21) ENTRY_FN(22) ENTRY_FN(23) ENTRY_FN(24) ENTRY_FN(25) ENTRY_FN(26) ENTRY_FN(27)
+ENTRY_FN(28) ENTRY_FN(29)
 static PyObject *(*const FNS[])(PyObject *, PyObject *, PyObject *) = {
     fn_0,  fn_1,  fn_2,  fn_3,  fn_4,  fn_5,  fn_6,  fn_7,  fn_8,  fn_9,  fn_10, fn_11, fn_12,
     fn_13, fn_14, fn_15, fn_16, fn_17, fn_18, fn_19, fn_20, fn_21, fn_22, fn_23, fn_24, fn_25,
+    fn_26, fn_27, fn_28, fn_29,
 };
 _Static_assert(sizeof FNS / sizeof FNS[0] == sizeof ENTRIES / sizeof ENTRIES[0],
                "one C function per entry");
@@ -221,7 +247,7 @@ static PyMethodDef methods[NUM_ENTRIES + 1];
 static int ter_entry_def(int i, PyMethodDef *def) {
     *def = (PyMethodDef){ENTRIES[i].name, CTP_KW_FUNC(FNS[i]), KW,
                          "ternary.def's row (include/ctensor/ternary.h)"};
-    return ENTRIES[i].form == FORM_FUNCTION;
+    return ENTRIES[i].form == FORM_FUNCTION || ENTRIES[i].form == FORM_INPLACE_FUNCTION;
 }
 
 int ctp_ternary_init(PyObject *module) {

@@ -1,9 +1,12 @@
 /* The unary ops of ctensor/unary.def in Python: ctensor.<name>(input, *, out=None),
- * Tensor.<name>(), Tensor.<name>_() (rows with inplace 1), round's decimals=, and the
+ * Tensor.<name>(), Tensor.<name>_() and ctensor.<name>_(input) (rows with inplace 1; the
+ * torch namespace has no sign_ sgn_ logical_not_ bitwise_not_), round's decimals=, and the
  * operators -t, +t, abs(t), ~t. A thin skin: every call is one ct_unary / ct_unary_out /
  * ct_unary_ (or ct_round_decimals*) call; the rows' table makes the functions. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include <string.h>
 
 #include "ctensor/unary.h"
 #include "ctensor_py.h"
@@ -39,12 +42,11 @@ static PyObject *target_result(ct_status st, PyObject *target) {
 }
 
 /* op(input, *, out=None) and round(input, *, decimals=0, out=None). */
-static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
+static PyObject *function_call(ct_unop op, const char *fname, PyObject *args, PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
     if (ctp_dist_any_global(NULL, args, kwargs))
         return ctp_global_unary_call(op, args, kwargs);
 #endif
-    const char *fname = ct_unop_name(op);
     PyObject *input = NULL, *out = Py_None, *decimals = NULL;
     if (op == CT_UNOP_ROUND) {
         static char *kw[] = {(char *)"input", (char *)"decimals", (char *)"out", NULL};
@@ -88,15 +90,15 @@ static PyObject *function_call(ct_unop op, PyObject *args, PyObject *kwargs) {
 }
 
 /* self.op() / self.op_() (round: decimals=0). */
-static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *args,
-                             PyObject *kwargs) {
+static PyObject *method_call(ct_unop op, const char *fname, int inplace, PyObject *self,
+                             PyObject *args, PyObject *kwargs) {
     PyObject *decimals = NULL;
     if (op == CT_UNOP_ROUND) {
         static char *kw[] = {(char *)"decimals", NULL};
         if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:round", kw, &decimals))
             return NULL;
     } else if (PyTuple_GET_SIZE(args) > 0 || (kwargs != NULL && PyDict_Size(kwargs) > 0)) {
-        return PyErr_Format(PyExc_TypeError, "%s%s() takes no arguments", ct_unop_name(op),
+        return PyErr_Format(PyExc_TypeError, "%s%s() takes no arguments", fname,
                             inplace ? "_" : "");
     }
     int64_t d = 0;
@@ -118,17 +120,47 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
     return new_result(st, r);
 }
 
+/* ctensor.<name>_(input) (round_: also decimals=): self.<name>_() of its input, as the
+ * functions the torch namespace has for the in-place forms. */
+static PyObject *function_inplace_call(ct_unop op, const char *fname, PyObject *args,
+                                       PyObject *kwargs) {
+    PyObject *input = NULL, *decimals = NULL;
+    static char *kw[] = {(char *)"input", (char *)"decimals", NULL};
+    static char *kw1[] = {(char *)"input", NULL};
+    if (op == CT_UNOP_ROUND ? !PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O:round_", kw,
+                                                           &input, &decimals)
+                            : !PyArg_ParseTupleAndKeywords(args, kwargs, "O", kw1, &input))
+        return NULL;
+    if (tensor_arg(fname, "input", 1, input) == NULL)
+        return NULL;
+    PyObject *empty = PyTuple_New(0);
+    PyObject *kws = decimals != NULL ? Py_BuildValue("{sO}", "decimals", decimals) : NULL;
+    PyObject *r = empty != NULL && (decimals == NULL || kws != NULL)
+                      ? method_call(op, fname, 1, input, empty, kws)
+                      : NULL;
+    Py_XDECREF(empty);
+    Py_XDECREF(kws);
+    return r;
+}
+
+/* The in-place rows whose function the torch namespace lacks (Tensor methods only there). */
+static const char *const method_only_inplace[] = {"sign", "sgn", "logical_not", "bitwise_not"};
+
 #define KW METH_VARARGS | METH_KEYWORDS
 #define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
         (void)m;                                                                                   \
-        return function_call(CT_UNOP_##E, a, k);                                                   \
+        return function_call(CT_UNOP_##E, name, a, k);                                             \
     }                                                                                              \
     static PyObject *m_##E(PyObject *s, PyObject *a, PyObject *k) {                                \
-        return method_call(CT_UNOP_##E, 0, s, a, k);                                               \
+        return method_call(CT_UNOP_##E, name, 0, s, a, k);                                         \
     }                                                                                              \
     static PyObject *mi_##E(PyObject *s, PyObject *a, PyObject *k) {                               \
-        return method_call(CT_UNOP_##E, 1, s, a, k);                                               \
+        return method_call(CT_UNOP_##E, name, 1, s, a, k);                                         \
+    }                                                                                              \
+    static PyObject *fi_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
+        (void)m;                                                                                   \
+        return function_inplace_call(CT_UNOP_##E, name, a, k);                                     \
     }
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -136,6 +168,14 @@ static PyObject *method_call(ct_unop op, int inplace, PyObject *self, PyObject *
 static PyMethodDef unary_functions[] = {
 #define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     {name, CTP_KW_FUNC(fn_##E), KW, name "(input, *, out=None) -> Tensor\n\nunary.def's " #E " row."},
+#include "ctensor/unary.def"
+#undef CT_UNARY
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef unary_inplace_functions[] = {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+    {(inplace) ? name "_" : NULL, CTP_KW_FUNC(fi_##E), KW, name "_(input) -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
     {NULL, NULL, 0, NULL},
@@ -153,6 +193,65 @@ static PyMethodDef unary_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* ---- aliases ------------------------------------------------------------------------------
+ * PyTorch's alias names of unary rows (torch/_refs and native_functions.yaml's aliases): the
+ * row's forms under another name. INPLACE_FN: the torch namespace also has <alias>_;
+ * FN: it has the function (negative's function lives in method_functions.c, routing sparse
+ * tensors). */
+#define UNARY_ALIASES(X)                                                                           \
+    /*alias      row     FN  INPLACE_FN */                                                         \
+    X(absolute,  ABS,    1,  0)                                                                    \
+    X(negative,  NEG,    0,  1)                                                                    \
+    X(fix,       TRUNC,  1,  1)                                                                    \
+    X(arcsin,    ASIN,   1,  1)                                                                    \
+    X(arccos,    ACOS,   1,  1)                                                                    \
+    X(arctan,    ATAN,   1,  1)                                                                    \
+    X(arcsinh,   ASINH,  1,  1)                                                                    \
+    X(arccosh,   ACOSH,  1,  1)                                                                    \
+    X(arctanh,   ATANH,  1,  1)
+
+#define ALIAS_FNS(alias, E, fn, inplace_fn)                                                        \
+    static PyObject *afn_##alias(PyObject *m, PyObject *a, PyObject *k) {                          \
+        (void)m;                                                                                   \
+        return function_call(CT_UNOP_##E, #alias, a, k);                                           \
+    }                                                                                              \
+    static PyObject *am_##alias(PyObject *s, PyObject *a, PyObject *k) {                           \
+        return method_call(CT_UNOP_##E, #alias, 0, s, a, k);                                       \
+    }                                                                                              \
+    static PyObject *ami_##alias(PyObject *s, PyObject *a, PyObject *k) {                          \
+        return method_call(CT_UNOP_##E, #alias, 1, s, a, k);                                       \
+    }                                                                                              \
+    static PyObject *afi_##alias(PyObject *m, PyObject *a, PyObject *k) {                          \
+        (void)m;                                                                                   \
+        return function_inplace_call(CT_UNOP_##E, #alias, a, k);                                   \
+    }
+UNARY_ALIASES(ALIAS_FNS)
+
+/* rows without the form get a NULL name, dropped by compact() */
+static PyMethodDef alias_functions[] = {
+#define ALIAS_FN_DEFS(alias, E, fn, inplace_fn)                                                    \
+    {(fn) ? #alias : NULL, CTP_KW_FUNC(afn_##alias), KW, #alias "(input, *, out=None) -> Tensor"}, \
+        {(inplace_fn) ? #alias "_" : NULL, CTP_KW_FUNC(afi_##alias), KW, #alias "_(input) -> Tensor"},
+    UNARY_ALIASES(ALIAS_FN_DEFS)
+    {NULL, NULL, 0, NULL},
+};
+static PyMethodDef alias_methods[] = {
+#define ALIAS_METHOD_DEFS(alias, E, fn, inplace_fn)                                                \
+    {#alias, CTP_KW_FUNC(am_##alias), KW, #alias "() -> Tensor"},                                  \
+        {#alias "_", CTP_KW_FUNC(ami_##alias), KW, #alias "_() -> Tensor"},
+    UNARY_ALIASES(ALIAS_METHOD_DEFS)
+    {NULL, NULL, 0, NULL},
+};
+
+/* Drops the entries with a NULL name, in place (the module keeps pointers to the entries). */
+static void compact(PyMethodDef *defs) {
+    size_t n = 0;
+    for (size_t i = 0; defs[i].ml_meth != NULL; i++)
+        if (defs[i].ml_name != NULL)
+            defs[n++] = defs[i];
+    defs[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+}
+
 /* ---- operators --------------------------------------------------------------------------- */
 
 static PyObject *operator_call(ct_unop op, PyObject *self) {
@@ -167,7 +266,16 @@ static PyObject *operator_call(ct_unop op, PyObject *self) {
 static PyObject *nb_negative(PyObject *s) { return operator_call(CT_UNOP_NEG, s); }
 static PyObject *nb_positive(PyObject *s) { return operator_call(CT_UNOP_POSITIVE, s); }
 static PyObject *nb_absolute(PyObject *s) { return operator_call(CT_UNOP_ABS, s); }
-static PyObject *nb_invert(PyObject *s) { return operator_call(CT_UNOP_BITWISE_NOT, s); }
+/* ~t: PyTorch's Python operator (THPVariable_invert) refuses floating and complex tensors
+ * with a TypeError before dispatching bitwise_not. */
+static PyObject *nb_invert(PyObject *s) {
+    ct_dtype d = ct_tensor_dtype(ctp_tensor_get(s));
+    if (ct_dtype_is_floating_point(d) || ct_dtype_is_complex(d))
+        return PyErr_Format(PyExc_TypeError,
+                            "~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors");
+    return operator_call(CT_UNOP_BITWISE_NOT, s);
+}
 
 void ctp_unary_number_slots(PyNumberMethods *nb) {
     nb->nb_negative = nb_negative;
@@ -192,6 +300,34 @@ int ctp_unary_init(PyObject *module) {
         compacted = 1;
     }
     if (PyModule_AddFunctions(module, unary_functions) < 0)
+        return -1;
+    /* the in-place functions: compacted in place (the module keeps pointers to the entries),
+     * without the rows lacking one and the method-only ones */
+    static int inplace_compacted;
+    if (!inplace_compacted) {
+        size_t n = 0;
+        for (size_t i = 0; unary_inplace_functions[i].ml_meth != NULL; i++) {
+            const char *name = unary_inplace_functions[i].ml_name;
+            int keep = name != NULL;
+            for (size_t j = 0; keep && j < sizeof method_only_inplace / sizeof *method_only_inplace;
+                 j++)
+                keep = !(strlen(method_only_inplace[j]) == strlen(name) - 1 &&
+                         strncmp(name, method_only_inplace[j], strlen(name) - 1) == 0);
+            if (keep)
+                unary_inplace_functions[n++] = unary_inplace_functions[i];
+        }
+        unary_inplace_functions[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+        inplace_compacted = 1;
+    }
+    if (PyModule_AddFunctions(module, unary_inplace_functions) < 0)
+        return -1;
+    static int aliases_compacted;
+    if (!aliases_compacted) {
+        compact(alias_functions);
+        aliases_compacted = 1;
+    }
+    if (PyModule_AddFunctions(module, alias_functions) < 0 ||
+        ctp_tensor_add_methods(alias_methods) < 0)
         return -1;
     return ctp_tensor_add_methods(unary_methods);
 }

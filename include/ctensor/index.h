@@ -71,6 +71,29 @@ CT_API ct_status ct_tensor_index_select(const ct_tensor *self, int64_t dim,
  *  on a tensor of 6 elements.". New reference in *out. */
 CT_API ct_status ct_tensor_take(const ct_tensor *self, const ct_tensor *index, ct_tensor **out);
 
+/* ---- out= forms ------------------------------------------------------------------------------
+ * The result of the functional form written into out as PyTorch's out= does: out keeps its
+ * geometry when it has the result's shape, else takes the result's shape and strides (with
+ * PyTorch's "An output with one or more elements was resized" warning when it had elements).
+ * out's dtype must be the result's, with PyTorch's messages below; errors of the functional
+ * form otherwise. */
+
+/** torch.nonzero(self, out=out): out int64, else CT_ERR_RUNTIME "nonzero: Expected out tensor
+ *  to have scalar type Long but got scalar typeFloat" (PyTorch's words). */
+CT_API ct_status ct_tensor_nonzero_out(const ct_tensor *self, ct_tensor *out);
+/** torch.index_select(self, dim, index, out=out): CT_ERR_RUNTIME "index_select(): self and
+ *  result must have the same scalar type". */
+CT_API ct_status ct_tensor_index_select_out(const ct_tensor *self, int64_t dim,
+                                            const ct_tensor *index, ct_tensor *out);
+/** torch.take(self, index, out=out): CT_ERR_RUNTIME "take(): self and out expected to have the
+ *  same dtype, but got self.dtype = Float and out.dtype = Long". */
+CT_API ct_status ct_tensor_take_out(const ct_tensor *self, const ct_tensor *index,
+                                    ct_tensor *out);
+/** torch.masked_select(self, mask, out=out): CT_ERR_RUNTIME "masked_select(): self and result
+ *  must have the same scalar type". */
+CT_API ct_status ct_tensor_masked_select_out(const ct_tensor *self, const ct_tensor *mask,
+                                             ct_tensor *out);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_INDEX_H */

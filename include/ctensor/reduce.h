@@ -122,6 +122,14 @@ CT_API ct_status ct_max_dim_out(const ct_tensor *input, int64_t dim, bool keepdi
 /** torch.min(input, dim, keepdim, out=(values, indices)). */
 CT_API ct_status ct_min_dim_out(const ct_tensor *input, int64_t dim, bool keepdim,
                                 ct_tensor *values, ct_tensor *indices);
+/** torch.argmax(input, dim, keepdim, out=out): out must be int64 (CT_ERR_RUNTIME "Expected
+ *  out tensor to have dtype long int, but got int instead") and is resized as reduction
+ *  outputs are. Errors of ct_argmax first. */
+CT_API ct_status ct_argmax_out(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                               ct_tensor *out);
+/** torch.argmin(input, dim, keepdim, out=out), as ct_argmax_out. */
+CT_API ct_status ct_argmin_out(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                               ct_tensor *out);
 
 /* ---- more reductions (src/ops/reduce_stats.c, src/ops/reduce_scan.c) ------------------------
  * The ops of ct_reduce / ct_reduce_out (dims, keepdim, out= and devices as above):

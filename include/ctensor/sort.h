@@ -58,6 +58,16 @@ CT_API ct_status ct_topk(const ct_tensor *input, int64_t k, int64_t dim, bool la
 CT_API ct_status ct_kthvalue(const ct_tensor *input, int64_t k, int64_t dim, bool keepdim,
                              ct_tensor **values, ct_tensor **indices);
 
+/** torch.topk(..., out=(values, indices)) and torch.kthvalue(..., out=(values, indices)): the
+ *  results of ct_topk / ct_kthvalue written into out_values (the input's dtype) and
+ *  out_indices (int64), resized as reduction outputs are; a wrong dtype: CT_ERR_RUNTIME
+ *  "Expected out tensor to have dtype float, but got double instead". Errors of the
+ *  functional forms first. */
+CT_API ct_status ct_topk_out(const ct_tensor *input, int64_t k, int64_t dim, bool largest,
+                             bool sorted, ct_tensor *out_values, ct_tensor *out_indices);
+CT_API ct_status ct_kthvalue_out(const ct_tensor *input, int64_t k, int64_t dim, bool keepdim,
+                                 ct_tensor *out_values, ct_tensor *out_indices);
+
 /** torch.unique(input, sorted, return_inverse, return_counts) with dim=None: the distinct
  *  values ascending (1-D; sorted=false gives the same), and when inverse / counts are not
  *  NULL the index of each input element's value (int64, the input's shape) and how often

@@ -696,3 +696,25 @@ ct_status ct_min_dim_out(const ct_tensor *input, int64_t dim, bool keepdim, ct_t
                          ct_tensor *indices) {
     return arg_out(false, input, dim, keepdim, values, indices);
 }
+
+/* argmax / argmin with out=: computed as the functional form, then written into out as
+ * reductions write theirs (int64 required, resized with PyTorch's warning). */
+static ct_status arg_index_out(bool is_max, const ct_tensor *input, const int64_t *dim,
+                               bool keepdim, ct_tensor *out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", is_max ? "argmax" : "argmin");
+    ct_tensor *ix = NULL;
+    CT_TRY(arg_entry(is_max, false, input, dim, keepdim, NULL, &ix));
+    ct_status st = ct_reduce_impl_fill_out(out, ix);
+    ct_tensor_release(ix);
+    return st;
+}
+
+ct_status ct_argmax_out(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                        ct_tensor *out) {
+    return arg_index_out(true, input, dim, keepdim, out);
+}
+ct_status ct_argmin_out(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                        ct_tensor *out) {
+    return arg_index_out(false, input, dim, keepdim, out);
+}

@@ -323,3 +323,38 @@ ct_status ct_unique(const ct_tensor *input, bool sorted, ct_tensor **output, ct_
         *counts = oc;
     return CT_OK;
 }
+
+/* topk / kthvalue with out=: the functional result written into (values, indices) as
+ * reductions write theirs (dtypes checked, resized with PyTorch's warning). */
+static ct_status select_out(ct_status st, ct_tensor *v, ct_tensor *ix, ct_tensor *out_values,
+                            ct_tensor *out_indices) {
+    if (st == CT_OK)
+        st = ct_reduce_impl_check_out(out_values, v);
+    if (st == CT_OK)
+        st = ct_reduce_impl_check_out(out_indices, ix);
+    if (st == CT_OK)
+        st = ct_reduce_impl_fill_out(out_values, v);
+    if (st == CT_OK)
+        st = ct_reduce_impl_fill_out(out_indices, ix);
+    ct_tensor_release(v);
+    ct_tensor_release(ix);
+    return st;
+}
+
+ct_status ct_topk_out(const ct_tensor *input, int64_t k, int64_t dim, bool largest, bool sorted,
+                      ct_tensor *out_values, ct_tensor *out_indices) {
+    if (out_values == NULL || out_indices == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "topk: NULL argument");
+    ct_tensor *v = NULL, *ix = NULL;
+    ct_status st = ct_topk(input, k, dim, largest, sorted, &v, &ix);
+    return select_out(st, v, ix, out_values, out_indices);
+}
+
+ct_status ct_kthvalue_out(const ct_tensor *input, int64_t k, int64_t dim, bool keepdim,
+                          ct_tensor *out_values, ct_tensor *out_indices) {
+    if (out_values == NULL || out_indices == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "kthvalue: NULL argument");
+    ct_tensor *v = NULL, *ix = NULL;
+    ct_status st = ct_kthvalue(input, k, dim, keepdim, &v, &ix);
+    return select_out(st, v, ix, out_values, out_indices);
+}

@@ -748,3 +748,79 @@ ct_status ct_tensor_take(const ct_tensor *self, const ct_tensor *index, ct_tenso
     ct_tensor_release(ci);
     return st;
 }
+
+/* ---- out= forms ---------------------------------------------------------------------------- */
+
+/* r (new reference, consumed) written into out as PyTorch's resize_output writes a result:
+ * out keeps its geometry when its shape is r's, else takes r's shape and strides (with
+ * PyTorch's warning when it had elements). */
+static ct_status write_out(ct_status st, ct_tensor *r, ct_tensor *out) {
+    if (st != CT_OK)
+        return st;
+    bool same = out->ndim == r->ndim;
+    for (int32_t d = 0; same && d < r->ndim; d++)
+        same = out->sizes[d] == r->sizes[d];
+    int64_t old[CT_MAX_DIMS], old_numel = out->numel;
+    int32_t old_ndim = out->ndim;
+    memcpy(old, out->sizes, (size_t)old_ndim * sizeof old[0]);
+    if (!same)
+        st = ct_tensor_impl_resize(out, r->sizes, r->ndim, r->strides);
+    if (st == CT_OK && !same && old_numel > 0)
+        ct_tensor_impl_warn_out_resized(old, old_ndim, r->sizes, r->ndim);
+    if (st == CT_OK)
+        st = ct_tensor_copy_(out, r);
+    ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_tensor_nonzero_out(const ct_tensor *self, ct_tensor *out) {
+    if (self == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_nonzero_out: NULL argument");
+    if (out->dtype != CT_INT64) /* PyTorch's words, without the space */
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "nonzero: Expected out tensor to have scalar type Long but got "
+                            "scalar type%s",
+                            ct_dtype_cpp_name(out->dtype));
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_nonzero(self, &r);
+    return write_out(st, r, out);
+}
+
+ct_status ct_tensor_index_select_out(const ct_tensor *self, int64_t dim, const ct_tensor *index,
+                                     ct_tensor *out) {
+    if (self == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_index_select_out: NULL argument");
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_index_select(self, dim, index, &r);
+    if (st == CT_OK && out->dtype != self->dtype) {
+        ct_tensor_release(r);
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "index_select(): self and result must have the same scalar type");
+    }
+    return write_out(st, r, out);
+}
+
+ct_status ct_tensor_take_out(const ct_tensor *self, const ct_tensor *index, ct_tensor *out) {
+    if (self == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_take_out: NULL argument");
+    if (out->dtype != self->dtype)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "take(): self and out expected to have the same dtype, but got "
+                            "self.dtype = %s and out.dtype = %s",
+                            ct_dtype_cpp_name(self->dtype), ct_dtype_cpp_name(out->dtype));
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_take(self, index, &r);
+    return write_out(st, r, out);
+}
+
+ct_status ct_tensor_masked_select_out(const ct_tensor *self, const ct_tensor *mask,
+                                      ct_tensor *out) {
+    if (self == NULL || out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_masked_select_out: NULL argument");
+    if (out->dtype != self->dtype)
+        return ct_set_error(CT_ERR_RUNTIME,
+                            "masked_select(): self and result must have the same scalar type");
+    ct_tensor *r = NULL;
+    ct_status st = ct_tensor_masked_select(self, mask, &r);
+    return write_out(st, r, out);
+}

@@ -173,6 +173,20 @@ static ct_status prep_empty(void) {
     return ct_tensor_empty(SHAPE(0), CT_FLOAT32, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
                            &target);
 }
+static ct_status prep_empty_i64(void) {
+    return ct_tensor_empty(SHAPE(0), CT_INT64, &CPU, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
+                           &target);
+}
+/* out= forms written from a functional result (argmax, nonzero) */
+static ct_status op_argmax_out(ct_tensor **o) {
+    (void)o;
+    int64_t dim = 1;
+    return ct_argmax_out(f23, &dim, false, target);
+}
+static ct_status op_nonzero_out(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_nonzero_out(f23, target);
+}
 static ct_status prep_cd(void) { /* complex128 (3, 4): the type of i31 * cx3-like results */
     return ct_tensor_zeros(SHAPE(3, 4), CT_FLOAT64, &CPU, CT_LAYOUT_STRIDED, &target);
 }
@@ -521,6 +535,8 @@ static const fault_case cases[] = {
     CASE(op_unary_sqrt_int),
     CASE(op_unary_abs_complex),
     CASE_ON(op_unary_out, prep_empty),
+    CASE_ON(op_argmax_out, prep_empty_i64),
+    CASE_ON(op_nonzero_out, prep_empty_i64),
     CASE_NONE(op_unary_, prep_f23),
     CASE(op_round_decimals),
     CASE(op_full_dtype),

@@ -124,6 +124,36 @@ static void test_index_put(void **state) {
         ct_tensor_release(objs[k]);
 }
 
+/* The out= forms: results written into out (resized), dtype checks with PyTorch's words. */
+static void test_out_forms(void **state) {
+    (void)state;
+    ct_tensor *y = V(CT_INT64, 0, 3, 0, 2), *x = ar(CT_FLOAT32, SHAPE(2, 3));
+    ct_tensor *oi = V(CT_INT64, 9), *of = V(CT_FLOAT32, 9), *i = V(CT_INT64, 2, 0);
+    ct_tensor *m = V(CT_BOOL, 1, 0, 1);
+    OK(ct_tensor_nonzero_out(y, oi));
+    assert_sizes(oi, 2, 1);
+    EXPECT(oi, CT_INT64, 1, 3);
+    EXPECT_ERR(ct_tensor_nonzero_out(y, of), CT_ERR_RUNTIME,
+               "nonzero: Expected out tensor to have scalar type Long but got scalar typeFloat");
+    OK(ct_tensor_index_select_out(x, 1, i, of));
+    assert_sizes(of, 2, 2);
+    EXPECT(of, CT_FLOAT32, 2, 0, 5, 3);
+    EXPECT_ERR(ct_tensor_index_select_out(x, 1, i, oi), CT_ERR_RUNTIME,
+               "index_select(): self and result must have the same scalar type");
+    OK(ct_tensor_take_out(x, i, of));
+    EXPECT(of, CT_FLOAT32, 2, 0);
+    EXPECT_ERR(ct_tensor_take_out(x, i, oi), CT_ERR_RUNTIME,
+               "take(): self and out expected to have the same dtype, but got self.dtype = Float "
+               "and out.dtype = Long");
+    OK(ct_tensor_masked_select_out(x, m, of));
+    EXPECT(of, CT_FLOAT32, 0, 2, 3, 5);
+    EXPECT_ERR(ct_tensor_masked_select_out(x, m, oi), CT_ERR_RUNTIME,
+               "masked_select(): self and result must have the same scalar type");
+    ct_tensor *objs[] = {y, x, oi, of, i, m};
+    for (size_t k = 0; k < sizeof objs / sizeof *objs; k++)
+        ct_tensor_release(objs[k]);
+}
+
 static void test_select_ops(void **state) {
     (void)state;
     ct_tensor *y = V(CT_INT64, 0, 3, 0, 2), *y2 = NULL, *r = NULL, *x = ar(CT_FLOAT32, SHAPE(2, 3));
@@ -230,6 +260,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_index_get), cmocka_unit_test(test_index_put),
         cmocka_unit_test(test_select_ops), cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_out_forms),
         cmocka_unit_test(test_fault_injection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

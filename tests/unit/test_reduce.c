@@ -273,6 +273,25 @@ static void test_out(void **state) {
     ct_tensor_release(x);
 }
 
+/* argmax / argmin out=: int64 out resized as reductions resize theirs; dtype checked. */
+static void test_arg_out(void **state) {
+    (void)state;
+    ct_tensor *x = mk(CT_FLOAT32, DIMS(2, 3), 2, VALS(1, 5, 2, 7, 0, 3)), *o = NULL, *bad = NULL;
+    int64_t zero = 0, dim = 1;
+    OK(ct_tensor_empty(&zero, 1, CT_INT64, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &o));
+    OK(ct_tensor_empty(&zero, 1, CT_INT32, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &bad));
+    OK(ct_argmax_out(x, &dim, false, o));
+    EXPECT(o, CT_INT64, 1, 0);
+    OK(ct_argmin_out(x, NULL, false, o));
+    assert_int_equal(ct_tensor_dim(o), 0);
+    EXPECT(o, CT_INT64, 4);
+    EXPECT_ERR(ct_argmax_out(x, &dim, false, bad), CT_ERR_RUNTIME,
+               "Expected out tensor to have dtype long int, but got int instead");
+    ct_tensor_release(bad);
+    ct_tensor_release(o);
+    ct_tensor_release(x);
+}
+
 static void test_devices(void **state) {
     (void)state;
     ct_tensor *m = NULL, *r = NULL;
@@ -733,6 +752,7 @@ int main(void) {
         cmocka_unit_test(test_dims_and_keepdim),  cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_empty_and_nan),     cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_out),               cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_arg_out),
         cmocka_unit_test(test_threads_and_accuracy), cmocka_unit_test(test_fault_injection),
         cmocka_unit_test(test_nan_and_counts),    cmocka_unit_test(test_var_std),
         cmocka_unit_test(test_norm),              cmocka_unit_test(test_aminmax_and_max_out),

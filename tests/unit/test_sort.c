@@ -336,8 +336,35 @@ static void test_fault_injection(void **state) {
     ct_tensor_release(b);
 }
 
+/* topk / kthvalue out=: the functional results written into out, resized; dtype checks. */
+static void test_select_out(void **state) {
+    (void)state;
+    ct_tensor *x = MK1(CT_FLOAT32, 3, 1, 4, 1, 5);
+    ct_tensor *ov = NULL, *oi = NULL;
+    int64_t zero = 0;
+    OK(ct_tensor_empty(&zero, 1, CT_FLOAT32, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &ov));
+    OK(ct_tensor_empty(&zero, 1, CT_INT64, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &oi));
+    OK(ct_topk_out(x, 2, 0, true, true, ov, oi));
+    EXPECT(ov, CT_FLOAT32, 5, 4);
+    EXPECT(oi, CT_INT64, 4, 2);
+    OK(ct_kthvalue_out(x, 1, 0, false, ov, oi));
+    assert_int_equal(ct_tensor_dim(ov), 0);
+    EXPECT(ov, CT_FLOAT32, 1);
+    ct_tensor *bad = NULL;
+    OK(ct_tensor_empty(&zero, 1, CT_FLOAT64, NULL, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &bad));
+    EXPECT_ERR(ct_topk_out(x, 2, 0, true, true, bad, oi), CT_ERR_RUNTIME,
+               "Expected out tensor to have dtype float, but got double instead");
+    EXPECT_ERR(ct_kthvalue_out(x, 9, 0, false, ov, oi), CT_ERR_RUNTIME,
+               "kthvalue(): selected number k out of range for dimension 0");
+    ct_tensor_release(bad);
+    ct_tensor_release(ov);
+    ct_tensor_release(oi);
+    ct_tensor_release(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_select_out),
         cmocka_unit_test(test_sort_order),   cmocka_unit_test(test_dims_and_layouts),
         cmocka_unit_test(test_topk_large),   cmocka_unit_test(test_unique),
         cmocka_unit_test(test_out_and_errors), cmocka_unit_test(test_devices),
