@@ -22,6 +22,7 @@
  *   multiop.c    the collective script of the ops of several global inputs (matmul.c, join.c)
  *   matmul.c     matmul / mm / bmm on global tensors with sbp inference
  *   join.c       cat / stack on global tensors with sbp inference
+ *   view.c       basic indexing (getitem / setitem) on each rank's own component
  *
  * Only this layer includes <mpi.h>; public headers never do. */
 #ifndef CT_DIST_DIST_IMPL_H
