@@ -116,9 +116,11 @@ bool ct_global_view_is_local(const ct_global *x, const ct_global_step *steps, si
     return local && !(for_write && ct_dist_impl_nd_sbp_has_partial(ct_global_sbp(x), nh));
 }
 
-/* The opening agreement: the op, x, the steps field by field (no padding read), the value. */
+/* The opening agreement: the op, x, the steps field by field (no padding read), the value,
+ * which pointers are NULL (a misuse must be every rank's). */
 static ct_status agree_view(const char *op, const ct_global *x, const ct_global_step *steps,
-                            size_t n, const ct_global *value, const ct_scalar *fill) {
+                            size_t n, bool null_out, const ct_global *value,
+                            const ct_scalar *fill) {
     ct_agree_record rec;
     memset(&rec, 0, sizeof rec);
     ct_sb s;
@@ -131,7 +133,7 @@ static ct_status agree_view(const char *op, const ct_global *x, const ct_global_
         ct_dist_impl_sb_global(&s, value);
     }
     ct_sb_appendf(&s, ")");
-    int64_t head[3] = {(int64_t)n, steps != NULL, fill != NULL};
+    int64_t head[4] = {(int64_t)n, steps != NULL, fill != NULL, null_out};
     uint64_t h = ct_hash_bytes(0, head, sizeof head);
     for (size_t i = 0; steps && i < n; i++) {
         int64_t f[5] = {(int64_t)steps[i].kind, steps[i].dim, steps[i].start, steps[i].length,
@@ -160,7 +162,7 @@ static ct_status open_view(const char *op, const char *fn, const ct_global *x,
                            const ct_global_step *steps, size_t n, bool null_out,
                            const ct_global *value, const ct_scalar *fill, bool for_write,
                            view_plan *vp) {
-    ct_status st = agree_view(op, x, steps, n, value, fill);
+    ct_status st = agree_view(op, x, steps, n, null_out, value, fill);
     if (st != CT_OK)
         return st;
     if (!x || null_out || (n > 0 && !steps)) /* the same on every rank after the agreement */
