@@ -181,6 +181,13 @@ PyObject *ctp_dist_full_global_fill(ctp_factory_fn fn, const void *what, PyObjec
  *  placement's first rank (collective). New reference or NULL. */
 PyObject *ctp_global_from_array(PyObject *array, PyObject *like);
 
+/** The logical value of a global tensor as a local Tensor object, on every rank
+ *  (collective; `op` names the operation in the agreement). New reference or NULL. */
+PyObject *ctp_global_logical(PyObject *global, const char *op);
+
+/** len(x), x[index], x[index] = value of a global tensor (dist_index.c). */
+extern PyMappingMethods ctp_global_as_mapping;
+
 /** The meta stand-in of a global tensor (logical sizes and dtype, no data) as a local Tensor
  *  object, for parsers that read only metadata. New reference. */
 PyObject *ctp_global_stand_in(PyObject *global);

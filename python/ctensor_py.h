@@ -409,6 +409,23 @@ extern PyGetSetDef ctp_tensor_view_getset[];     /* tensor_views.c: T, mT, H */
  * number table are set by ctp_arith_number_slots, tensor_arith.c). */
 extern PyNumberMethods ctp_tensor_as_number;
 PyObject *ctp_tensor_getitem(PyObject *self, PyObject *index);
+/** One step basic indexing takes (ctp_tensor_index_steps), on the view the previous steps
+ *  left: a select of `start` at `dim`, a slice of `length` elements from `start`, `step`
+ *  apart, or a new size-1 dim at `dim`; select indices and slice starts are non-negative. */
+typedef enum { CTP_STEP_SELECT, CTP_STEP_SLICE, CTP_STEP_UNSQUEEZE } ctp_step_kind;
+typedef struct ctp_index_step {
+    ctp_step_kind kind;
+    int64_t dim, start, length, step;
+} ctp_index_step;
+#define CTP_MAX_INDEX_STEPS (3 * CT_MAX_DIMS)
+/** Whether `index` has only ints, slices of ints, None and Ellipsis (a tuple of them or one):
+ *  the basic index ctp_tensor_index_steps records. No tensors, sequences or bools. */
+int ctp_index_is_basic(PyObject *index);
+/** Run a basic index on `self` (PyTorch's errors, setitem's rules with `for_setitem`) and
+ *  record its steps in steps[0..*n) (at most CTP_MAX_INDEX_STEPS). 1 when recorded, 0 when
+ *  the index is not basic or has too many steps, -1 with an exception. */
+int ctp_tensor_index_steps(PyObject *self, PyObject *index, int for_setitem,
+                           ctp_index_step *steps, size_t *n);
 int ctp_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
 Py_ssize_t ctp_tensor_length(PyObject *self);
 PyObject *ctp_tensor_iter(PyObject *self);

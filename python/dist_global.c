@@ -127,9 +127,7 @@ PyObject *ctp_global_to_local(PyObject *self, int copy) {
     return ctp_tensor_wrap(t);
 }
 
-/* The logical value as a local Tensor object, on every rank (collective); `op` names the
- * operation in the agreement. */
-static PyObject *logical_object(PyObject *self, const char *op) {
+PyObject *ctp_global_logical(PyObject *self, const char *op) {
     ct_tensor *t = NULL;
     ct_status st = ct_global_to_logical_named(G(self), op, &t);
     ctp_dist_entered();
@@ -187,7 +185,7 @@ static PyObject *g_to_consistent(PyObject *self, PyObject *args, PyObject *kwarg
 }
 
 static PyObject *call_on_logical(PyObject *self, const char *method) {
-    PyObject *t = logical_object(self, method);
+    PyObject *t = ctp_global_logical(self, method);
     if (t == NULL)
         return NULL;
     PyObject *r = PyObject_CallMethod(t, method, NULL);
@@ -206,7 +204,7 @@ int ctp_global_bool(PyObject *self) {
         ctp_dist_failed("bool", mark);
         return -1;
     }
-    PyObject *t = logical_object(self, "bool");
+    PyObject *t = ctp_global_logical(self, "bool");
     if (t == NULL)
         return -1;
     int r = PyObject_IsTrue(t);

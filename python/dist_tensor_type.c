@@ -4,10 +4,9 @@
  *  - the Tensor methods with a global meaning that dist_global.c / dist_arith.c /
  *    dist_unary.c / dist_reduce.c do not have: the dtype shortcuts and to(dtype) (collective:
  *    ct_global_to_dtype), type_as, copy_, new_zeros / new_ones / new_empty / new_full / new
- *    (on the tensor's placement and sbp, as OneFlow), __array__, int() / float() / index(),
- *    x[index] and x[index] = v on the logical value (gathered on every rank: correct, not
- *    yet shard-local);
- *  - the slots Tensor has and GlobalTensor would inherit (mapping, iteration, construction);
+ *    (on the tensor's placement and sbp, as OneFlow), __array__, int() / float() / index();
+ *  - the slots Tensor has and GlobalTensor would inherit (mapping: dist_index.c, iteration,
+ *    construction);
  *  - ctp_global_finish: every other Tensor method and attribute raises NotImplementedError
  *    "flip() is not implemented for global tensors yet ..." on GlobalTensor. The refusal is
  *    decided by the type and the name only, so it is raised alike on every rank without a
@@ -377,29 +376,50 @@ NEW_METHOD(new_ones, 2)
 NEW_METHOD(new_full, 3)
 #undef NEW_METHOD
 
-/* x.new(*sizes): an uninitialised tensor of x's dtype, placement and sbp; x.new() is empty
- * (size 0). Data (lists) are OneFlow's too but not here yet. */
+/* OneFlow's Tensor.new on a global x: x's dtype, placement and sbp (its own sbp, also for
+ * data). x.new() is empty (size 0), x.new(*sizes) / x.new(Size) uninitialised, x.new(data)
+ * (one sequence or array that is no Size) holds data as its logical value (the placement's
+ * first rank's, as ctensor.tensor(data, placement=, sbp=)); x.new(tensor) is OneFlow's
+ * error, and so is a keyword (OneFlow sets dtype, placement and sbp itself). */
 static PyObject *g_new(PyObject *self, PyObject *args, PyObject *kwargs) {
     uint64_t mark = ctp_dist_mark();
     int64_t sizes[CT_MAX_DIMS] = {0};
     Py_ssize_t n = 1;
+    ctp_dist_spec spec;
+    ctp_dist_spec_of_global(self, &spec);
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) {
-        not_implemented("new() with keyword arguments");
+        PyObject *key = NULL, *v;
+        Py_ssize_t pos = 0;
+        PyDict_Next(kwargs, &pos, &key, &v);
+        PyErr_Format(PyExc_TypeError, "new() got an unexpected keyword argument '%S' for a "
+                                      "global tensor",
+                     key);
         return ctp_dist_failed("new", mark);
     }
-    if (PyTuple_GET_SIZE(args) > 0) {
+    if (PyTuple_GET_SIZE(args) == 1) {
         PyObject *first = PyTuple_GET_ITEM(args, 0);
-        if (PyTuple_GET_SIZE(args) == 1 && !ctp_is_index_arg(first) &&
-            !PyObject_TypeCheck(first, &ctp_size_type)) {
-            not_implemented("new(data)");
+        if (ctp_tensor_check(first) || ctp_global_check(first)) {
+            PyErr_SetString(PyExc_RuntimeError, "Tensor.new(Tensor) only support local tensor.");
             return ctp_dist_failed("new", mark);
         }
+        if (!ctp_is_index_arg(first) && !PyObject_TypeCheck(first, &ctp_size_type)) {
+            if (!PySequence_Check(first) && !PyObject_HasAttrString(first, "__array_interface__")) {
+                PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)",
+                             Py_TYPE(first)->tp_name);
+                return ctp_dist_failed("new", mark);
+            }
+            PyObject *local = ctp_tensor_from_data(first, ct_global_dtype(G(self)), NULL);
+            if (local == NULL)
+                return ctp_dist_failed("new", mark);
+            PyObject *r = ctp_dist_from_logical(local, &spec);
+            return r != NULL ? r : ctp_dist_failed("new", mark);
+        }
+    }
+    if (PyTuple_GET_SIZE(args) > 0) {
         n = sizes_of("new", args, 0, sizes);
         if (n < 0)
             return ctp_dist_failed("new", mark);
     }
-    ctp_dist_spec spec;
-    ctp_dist_spec_of_global(self, &spec);
     PyObject *r = ctp_dist_constant(0, sizes, n, ct_scalar_int(0), ct_global_dtype(G(self)), &spec);
     return r != NULL ? r : ctp_dist_failed("new", mark);
 }
@@ -545,110 +565,6 @@ static PyObject *nb_index(PyObject *self) {
 }
 
 
-static Py_ssize_t mp_length(PyObject *self) {
-    if (ct_global_dim(G(self)) == 0) {
-        PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
-        return -1;
-    }
-    return (Py_ssize_t)ct_global_sizes(G(self))[0];
-}
-
-/* The logical value of a global tensor on every rank, as a local Tensor object (collective;
- * `op` names it in the agreement). */
-static PyObject *logical_of(PyObject *global, const char *op) {
-    ct_tensor *t = NULL;
-    ct_status st = ct_global_to_logical_named(G(global), op, &t);
-    ctp_dist_entered();
-    if (st != CT_OK)
-        return ctp_dist_raise(st);
-    return ctp_tensor_wrap(t);
-}
-
-/* x[index]: the local indexing of the logical value, which every rank holds after a gather,
- * so that its errors are every rank's; the result is broadcast on x's placement. The local
- * step's error joins the agreement of the next collective (the result's) as failed, so a
- * rank whose index differs does not leave the others waiting. */
-static PyObject *mp_subscript(PyObject *self, PyObject *index) {
-    PyObject *logical = logical_of(self, "getitem");
-    if (logical == NULL)
-        return NULL;
-    uint64_t mark = ctp_dist_mark();
-    PyObject *r = PyObject_GetItem(logical, index);
-    Py_DECREF(logical);
-    if (r != NULL && !ctp_tensor_check(r)) { /* cannot happen: indexing gives a tensor */
-        Py_CLEAR(r);
-        PyErr_SetString(PyExc_RuntimeError, "getitem: no tensor");
-    }
-    if (r == NULL)
-        return ctp_dist_failed("tensor", mark);
-    ctp_dist_spec spec;
-    ctp_dist_spec_of_global(self, &spec);
-    for (int64_t k = 0; k < spec.n_sbp; k++)
-        spec.sbp[k] = (ct_sbp){.kind = CT_SBP_BROADCAST, .dim = -1};
-    return ctp_dist_from_logical(r, &spec);
-}
-
-/* x[index] = value (a number, or a global tensor: its logical value): set on the logical
- * value every rank holds, then laid out again in x's placement and sbp and copied into x's
- * component (x's data: to_local() shares it). A local tensor value is OneFlow's mixing
- * error, on every rank through the first agreement. */
-static int ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
-    uint64_t mark = ctp_dist_mark();
-    if (value == NULL) {
-        PyErr_SetString(PyExc_TypeError, "'ctensor.GlobalTensor' object does not support item "
-                                         "deletion");
-        ctp_dist_failed("setitem", mark);
-        return -1;
-    }
-    if (ctp_tensor_check(value)) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Expected all tensors to be global, but found a local tensor");
-        ctp_dist_failed("setitem", mark);
-        return -1;
-    }
-    PyObject *logical = logical_of(self, "setitem");
-    if (logical == NULL)
-        return -1;
-    PyObject *v = ctp_global_check(value) ? logical_of(value, "setitem") : Py_NewRef(value);
-    if (v == NULL) {
-        Py_DECREF(logical);
-        return -1;
-    }
-    mark = ctp_dist_mark();
-    int rc = PyObject_SetItem(logical, index, v);
-    Py_DECREF(v);
-    if (rc < 0) {
-        Py_DECREF(logical);
-        ctp_dist_failed("tensor", mark);
-        return -1;
-    }
-    const ct_global *g = G(self);
-    ct_global *fresh = NULL;
-    ct_status st = ct_global_from_tensor(ctp_tensor_get(logical), ct_global_placement(g),
-                                         ct_global_sbp(g),
-                                         ct_placement_ndim(ct_global_placement(g)), &fresh);
-    ctp_dist_entered();
-    Py_DECREF(logical);
-    if (st == CT_OK)
-        st = ct_tensor_copy_((ct_tensor *)ct_global_local(g), ct_global_local(fresh));
-    ct_global_release(fresh);
-    if (st != CT_OK) {
-        ctp_dist_raise(st);
-        return -1;
-    }
-    return 0;
-}
-
-static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
-    return ass_subscript(self, index, value);
-}
-
-static PyMappingMethods global_as_mapping = {
-    .mp_length = mp_length,
-    .mp_subscript = mp_subscript,
-    .mp_ass_subscript = mp_ass_subscript,
-};
-
 static PyObject *tp_iter(PyObject *self) {
     (void)self;
     return not_implemented("iteration");
@@ -672,7 +588,7 @@ void ctp_global_fill_slots(PyTypeObject *type) {
     nb->nb_index = nb_index;
     nb->nb_matrix_multiply = ctp_global_matmul_operator;
     nb->nb_inplace_matrix_multiply = ctp_global_imatmul_operator;
-    type->tp_as_mapping = &global_as_mapping;
+    type->tp_as_mapping = &ctp_global_as_mapping;
     type->tp_iter = tp_iter;
     type->tp_new = tp_new;
 }

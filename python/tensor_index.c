@@ -53,6 +53,28 @@ static PyObject *raise_bad_index(PyObject *obj) {
                         Py_TYPE(obj)->tp_name);
 }
 
+/* ---- recording the steps of a basic index ---------------------------------------------------- */
+
+/* Where index_view writes the steps it takes (NULL: it does not); `ok` drops to 0 on an
+ * advanced item or when the steps do not fit. */
+typedef struct {
+    ctp_index_step *steps;
+    size_t n, cap;
+    int ok;
+} recorder;
+
+static void record(recorder *rec, ctp_step_kind kind, int64_t dim, int64_t start,
+                   int64_t length, int64_t step) {
+    if (rec == NULL)
+        return;
+    if (rec->n >= rec->cap) {
+        rec->ok = 0;
+        return;
+    }
+    rec->steps[rec->n++] = (ctp_index_step){
+        .kind = kind, .dim = dim, .start = start, .length = length, .step = step};
+}
+
 /* ---- advanced items ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -184,7 +206,8 @@ static int sequence_as_tuple(PyObject *index) {
 
 /* select(dim, index) with getitem's own messages; `real_dim` is what PyTorch names as the
  * dimension: the position of the item in the index tuple. *out gets a new reference. */
-static int apply_int(ct_tensor *t, int64_t dim, PyObject *obj, int64_t real_dim, ct_tensor **out) {
+static int apply_int(ct_tensor *t, int64_t dim, PyObject *obj, int64_t real_dim, ct_tensor **out,
+                     recorder *rec) {
     int64_t index;
     if (ctp_int64_of_arg(obj, &index) < 0)
         return -1;
@@ -207,10 +230,12 @@ static int apply_int(ct_tensor *t, int64_t dim, PyObject *obj, int64_t real_dim,
         ctp_raise_status(st);
         return -1;
     }
+    record(rec, CTP_STEP_SELECT, dim, index < 0 ? index + size : index, 0, 0);
     return 0;
 }
 
-static int apply_slice(ct_tensor *t, int64_t dim, PyObject *obj, ct_tensor **out) {
+static int apply_slice(ct_tensor *t, int64_t dim, PyObject *obj, ct_tensor **out,
+                       recorder *rec) {
     Py_ssize_t start, stop, step;
     if (PySlice_Unpack(obj, &start, &stop, &step) < 0)
         return -1;
@@ -220,20 +245,25 @@ static int apply_slice(ct_tensor *t, int64_t dim, PyObject *obj, ct_tensor **out
         ctp_raise_status(st);
         return -1;
     }
+    if (rec != NULL) { /* Python's clamping, as the slice just taken */
+        Py_ssize_t first = start, last = stop;
+        PySlice_AdjustIndices((Py_ssize_t)ct_tensor_sizes(t)[dim], &first, &last, step);
+        record(rec, CTP_STEP_SLICE, dim, first, ct_tensor_sizes(*out)[dim], step);
+    }
     return 0;
 }
 
 /* The view t[index] (new reference in *out) and the advanced items left to apply to it
  * (`adv`, empty when there are none); `for_setitem` selects setitem's path. */
 static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tensor **out,
-                      adv_list *adv) {
+                      adv_list *adv, recorder *rec) {
     ct_tensor *t = T(self), *cur, *next = NULL;
     ct_status st;
     *out = NULL;
     /* Single items first, as PyTorch (so a 0-dim tensor reports "invalid index"). */
     index_kind k = kind_of(index);
     if (k == IX_INT)
-        return apply_int(t, 0, index, 0, out);
+        return apply_int(t, 0, index, 0, out, rec);
     if (k == IX_SLICE && for_setitem && ct_tensor_dim(t) == 0) {
         /* PyTorch's setitem compares the slice with the size of a dim a 0-dim tensor lacks,
          * reading 0: [0:0] (or [:0]) is then the whole tensor, other slices fail as below. */
@@ -246,9 +276,11 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
         }
     }
     if (k == IX_SLICE)
-        return apply_slice(t, 0, index, out);
+        return apply_slice(t, 0, index, out, rec);
     if (k == IX_NONE || k == IX_ELLIPSIS) {
         st = k == IX_NONE ? ct_tensor_unsqueeze(t, 0, out) : ct_tensor_alias(t, out);
+        if (st == CT_OK && k == IX_NONE)
+            record(rec, CTP_STEP_UNSQUEEZE, 0, 0, 0, 0);
         return st == CT_OK ? 0 : (ctp_raise_status(st), -1);
     }
     PyObject *items;
@@ -293,13 +325,16 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
         }
         switch (kind) {
         case IX_INT:
-            rc = apply_int(cur, dim, obj, i, &next);
+            rc = apply_int(cur, dim, obj, i, &next, rec);
             break;
         case IX_SLICE:
-            rc = apply_slice(cur, dim++, obj, &next);
+            rc = apply_slice(cur, dim++, obj, &next, rec);
             break;
         case IX_NONE:
-            st = ct_tensor_unsqueeze(cur, dim++, &next);
+            st = ct_tensor_unsqueeze(cur, dim, &next);
+            if (st == CT_OK)
+                record(rec, CTP_STEP_UNSQUEEZE, dim, 0, 0, 0);
+            dim++;
             rc = st == CT_OK ? 0 : (ctp_raise_status(st), -1);
             break;
         case IX_ELLIPSIS:
@@ -309,6 +344,8 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
             dim += ndim - specified;
             continue;
         case IX_OTHER:
+            if (rec != NULL)
+                rec->ok = 0;
             rc = apply_advanced(cur, &dim, obj, adv, &next);
             break;
         }
@@ -335,7 +372,7 @@ static int index_view(PyObject *self, PyObject *index, int for_setitem, ct_tenso
 PyObject *ctp_tensor_getitem(PyObject *self, PyObject *index) {
     ct_tensor *r, *c = NULL;
     adv_list adv = {.n = 0};
-    if (index_view(self, index, 0, &r, &adv) < 0)
+    if (index_view(self, index, 0, &r, &adv, NULL) < 0)
         return NULL;
     if (adv.n == 0)
         return ctp_tensor_wrap(r);
@@ -343,6 +380,47 @@ PyObject *ctp_tensor_getitem(PyObject *self, PyObject *index) {
     ct_tensor_release(r);
     adv_clear(&adv);
     return ctp_tensor_result(NULL, st, c);
+}
+
+/* An int (no bool, no tensor), None, Ellipsis, or a slice whose fields are ints or None. */
+static int basic_item(PyObject *obj) {
+    if (obj == Py_None || obj == Py_Ellipsis)
+        return 1;
+    if (PySlice_Check(obj)) {
+        PySliceObject *sl = (PySliceObject *)obj;
+        PyObject *f[3] = {sl->start, sl->stop, sl->step};
+        for (int i = 0; i < 3; i++)
+            if (f[i] != Py_None && (!PyLong_Check(f[i]) || PyBool_Check(f[i])))
+                return 0;
+        return 1;
+    }
+    return PyLong_Check(obj) && !PyBool_Check(obj);
+}
+
+int ctp_index_is_basic(PyObject *index) {
+    if (!PyTuple_Check(index))
+        return basic_item(index);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(index); i++)
+        if (!basic_item(PyTuple_GET_ITEM(index, i)))
+            return 0;
+    return 1;
+}
+
+int ctp_tensor_index_steps(PyObject *self, PyObject *index, int for_setitem,
+                           ctp_index_step *steps, size_t *n) {
+    recorder rec = {.steps = steps, .n = 0, .cap = CTP_MAX_INDEX_STEPS, .ok = 1};
+    adv_list adv = {.n = 0};
+    ct_tensor *r = NULL;
+    *n = 0;
+    if (!ctp_index_is_basic(index))
+        return 0;
+    if (index_view(self, index, for_setitem, &r, &adv, &rec) < 0)
+        return -1;
+    ct_tensor_release(r);
+    int ok = rec.ok && adv.n == 0;
+    adv_clear(&adv);
+    *n = rec.n;
+    return ok;
 }
 
 /* ---- assignment ---------------------------------------------------------------------------- */
@@ -446,7 +524,7 @@ int ctp_tensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
     }
     ct_tensor *dst;
     adv_list adv = {.n = 0};
-    if (index_view(self, index, 1, &dst, &adv) < 0)
+    if (index_view(self, index, 1, &dst, &adv, NULL) < 0)
         return -1;
     ct_status st;
     if (adv.n == 0)

@@ -393,6 +393,53 @@ CT_API ct_status ct_global_cat(const ct_global *const *tensors, size_t n, int64_
 CT_API ct_status ct_global_stack(const ct_global *const *tensors, size_t n, int64_t dim,
                                  ct_global **out);
 
+/* ---- basic indexing on the shards -------------------------------------------------------------
+ * x[index] with ints, slices, None and Ellipsis, given as the steps PyTorch's indexing takes on
+ * the logical tensor, each on the view the previous ones left: SELECT removes dim `dim` at
+ * `start` (0 <= start < size), SLICE keeps `length` elements of dim `dim` from `start`, `step`
+ * apart (step > 0; start >= 0 and the last element inside the dim when length > 0), UNSQUEEZE
+ * inserts a size-1 dim at `dim` (0 <= dim <= the view's ndim). A step that does not fit the
+ * view: CT_ERR_INDEX, or CT_ERR_VALUE for a bad step or length.
+ *
+ * The index runs on each rank's own component, without communication beyond the opening
+ * agreement, when it leaves every shard whole: no SELECT and no slice other than the whole
+ * dim (start 0, every element, step 1) on a dim a hierarchy axis splits. Broadcast and
+ * partial_sum axes keep their sbp (selection is linear), a split dim keeps its split and is
+ * renumbered when an earlier dim is removed or inserted. Other indices are the caller's to
+ * run on the logical value (ct_global_to_logical_named). */
+
+typedef enum ct_global_step_kind {
+    CT_GLOBAL_STEP_SELECT,
+    CT_GLOBAL_STEP_SLICE,
+    CT_GLOBAL_STEP_UNSQUEEZE,
+} ct_global_step_kind;
+
+typedef struct ct_global_step {
+    ct_global_step_kind kind;
+    int64_t dim;    /* in the view the previous steps left */
+    int64_t start;  /* SELECT: the index; SLICE: the first element */
+    int64_t length; /* SLICE: how many elements */
+    int64_t step;   /* SLICE: the distance between them, > 0 */
+} ct_global_step;
+
+/** Whether x[steps] runs on the shards (the rule above); with `for_write` also that no axis is
+ *  partial_sum (writing a value into a partial sum is not local). False for steps that do not
+ *  fit x. Pure: no communication, the same on every rank for the same arguments. */
+CT_API bool ct_global_view_is_local(const ct_global *x, const ct_global_step *steps, size_t n,
+                                    bool for_write);
+/** x[steps] computed on each rank's component, a copy (never x's storage), with x's
+ *  placement and the sbp of the rule above. Collective. An index that is not local:
+ *  CT_ERR_VALUE on every rank. New reference in *out. */
+CT_API ct_status ct_global_view(const ct_global *x, const ct_global_step *steps, size_t n,
+                                ct_global **out);
+/** x[steps] = value written into each rank's component of x: `value` (a global tensor; NULL:
+ *  the number `fill`) is brought to broadcast on x's placement, loses its leading size-1 dims
+ *  and is broadcast to the view's logical shape (expand's errors), and every rank copies its
+ *  part. Collective. Not local for writing (partial_sum included): CT_ERR_VALUE on every
+ *  rank. */
+CT_API ct_status ct_global_view_set_(ct_global *x, const ct_global_step *steps, size_t n,
+                                     const ct_global *value, ct_scalar fill);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_GLOBAL_H */

@@ -196,6 +196,20 @@ ct_status ct_dist_impl_agree_nomem(const ct_agree_record *mine) {
     return ct_dist_impl_agree(&failed, NULL);
 }
 
+ct_status ct_dist_impl_agree_call(ct_agree_record *rec, const char *op) {
+    ct_dist_impl_agree_set_op(rec, op);
+    MPI_Comm world;
+    ct_status st = ct_dist_impl_world(&world);
+    if (st != CT_OK)
+        return st;
+    ct_agree_record *all = ct_dist_impl_calloc((size_t)ct_dist_impl_size(), sizeof *all);
+    if (!all)
+        return ct_dist_impl_agree_nomem(rec); /* the others wait for this rank's record */
+    st = ct_dist_impl_agree(rec, all);
+    ct_dist_impl_free(all);
+    return st;
+}
+
 ct_status ct_global_fail(const char *op, ct_status status) {
     if (status == CT_OK)
         status = ct_set_error(CT_ERR_MISUSE, "ct_global_fail: status is CT_OK");

@@ -343,18 +343,7 @@ static ct_status agree_call(const opdesc *d, const ct_global *x, const ct_global
         rec.placement = ct_hash_bytes(rec.placement, &y->placement->hash, sizeof(uint64_t));
     rec.has_local = 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
-    ct_dist_impl_agree_set_op(&rec, d->name);
-
-    MPI_Comm world;
-    ct_status st = ct_dist_impl_world(&world);
-    if (st != CT_OK)
-        return st;
-    ct_agree_record *all = ct_dist_impl_calloc((size_t)ct_dist_impl_size(), sizeof *all);
-    if (!all)
-        return ct_dist_impl_agree_nomem(&rec); /* the others wait for this rank's record */
-    st = ct_dist_impl_agree(&rec, all);
-    ct_dist_impl_free(all);
-    return st;
+    return ct_dist_impl_agree_call(&rec, d->name);
 }
 
 /* ---- checks on logical metadata ------------------------------------------------------------- */

@@ -22,6 +22,7 @@
  *   multiop.c    the collective script of the ops of several global inputs (matmul.c, join.c)
  *   matmul.c     matmul / mm / bmm on global tensors with sbp inference
  *   join.c       cat / stack on global tensors with sbp inference
+ *   view.c       basic indexing (getitem / setitem) on each rank's own component
  *
  * Only this layer includes <mpi.h>; public headers never do. */
 #ifndef CT_DIST_DIST_IMPL_H
@@ -207,6 +208,10 @@ ct_status ct_dist_impl_agree_failed(ct_agree_record *mine, ct_status status);
  *  failed record (the thread's last error, CT_ERR_NOMEM, unless `mine` already failed) in
  *  the reserved buffer so that nobody waits for it, and returns that status. */
 ct_status ct_dist_impl_agree_nomem(const ct_agree_record *mine);
+/** The opening agreement of an op's call (binary.c, oneop.c, multiop.c): names `rec` `op`
+ *  (ct_dist_impl_agree_set_op), then ct_dist_impl_agree over the world with a buffer of its
+ *  own (ct_dist_impl_agree_nomem when that cannot be allocated). */
+ct_status ct_dist_impl_agree_call(ct_agree_record *rec, const char *op);
 /** Reserve / free that buffer (ct_dist_init / ct_dist_finalize; n = world size). */
 ct_status ct_dist_impl_agree_reserve(int64_t n);
 void ct_dist_impl_agree_unreserve(void);

@@ -40,17 +40,7 @@ static ct_status agree_call(const ct_dist_multiop *op, const ct_global *const *x
     const ct_global *first = x && n > 0 ? x[0] : NULL;
     rec.placement = first ? ct_placement_hash(ct_global_placement(first)) : 0;
     rec.dtype = first ? (int32_t)ct_global_dtype(first) : -1;
-    ct_dist_impl_agree_set_op(&rec, op->name);
-    MPI_Comm world;
-    ct_status st = ct_dist_impl_world(&world);
-    if (st != CT_OK)
-        return st;
-    ct_agree_record *all = ct_dist_impl_calloc((size_t)ct_dist_impl_size(), sizeof *all);
-    if (!all)
-        return ct_dist_impl_agree_nomem(&rec); /* the others wait for this rank's record */
-    st = ct_dist_impl_agree(&rec, all);
-    ct_dist_impl_free(all);
-    return st;
+    return ct_dist_impl_agree_call(&rec, op->name);
 }
 
 static void release_all(ct_tensor **t, size_t n) {

@@ -34,17 +34,7 @@ static ct_status agree_call(const ct_dist_oneop *op, const ct_global *x, bool ha
     rec.hash = ct_dist_impl_hash_global(h, x);
     rec.placement = x ? ct_placement_hash(ct_global_placement(x)) : 0;
     rec.dtype = x ? (int32_t)ct_global_dtype(x) : -1;
-    ct_dist_impl_agree_set_op(&rec, op->name);
-    MPI_Comm world;
-    ct_status st = ct_dist_impl_world(&world);
-    if (st != CT_OK)
-        return st;
-    ct_agree_record *all = ct_dist_impl_calloc((size_t)ct_dist_impl_size(), sizeof *all);
-    if (!all)
-        return ct_dist_impl_agree_nomem(&rec); /* the others wait for this rank's record */
-    st = ct_dist_impl_agree(&rec, all);
-    ct_dist_impl_free(all);
-    return st;
+    return ct_dist_impl_agree_call(&rec, op->name);
 }
 
 /* The op's local computation: one output (apply) or two (apply2); z[1] stays NULL for one. */

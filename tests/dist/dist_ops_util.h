@@ -2,8 +2,8 @@
  * placements, sbp constants, deterministic logical reference tensors, global tensors built
  * directly from slices of them (ct_dist_impl_global_make, so the tests depend on neither
  * ct_global_from_local nor ct_global_to_logical), the logical value of a global tensor
- * gathered with plain MPI, and value comparison. The including file sets W and R (world
- * size, rank) in main before the tests run. */
+ * gathered with plain MPI, value comparison, and the tests' main (dist_ops_main, which
+ * sets W and R, the world size and rank, before the tests run). */
 #ifndef CT_TESTS_DIST_OPS_UTIL_H
 #define CT_TESTS_DIST_OPS_UTIL_H
 
@@ -15,7 +15,8 @@
 
 #include "dist/dist_impl.h"
 
-static int W, R; /* world size, rank */
+static int W, R;     /* world size, rank */
+static long n_cases; /* counted by the tests, printed by dist_ops_main */
 
 /* ---- placements, sbp ------------------------------------------------------------------- */
 
@@ -253,5 +254,19 @@ static inline bool values_match(const ct_tensor *got, const ct_tensor *want, boo
         ct_status st_ = (call);                                                               \
         CT_ASSERT_ALL(st_ == (status) && strcmp(ct_last_error(), (msg)) == 0);                \
     } while (0)
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+/* The main of an ops test: MPI started, W and R set, `tests` run on every rank, rank 0 prints
+ * how many cases ran ("<n> <what>"); returns main's exit status (every rank's verdict). */
+static inline int dist_ops_main(const struct CMUnitTest *tests, size_t n, const char *what) {
+    ct_test_start();
+    W = ct_test_world();
+    R = ct_test_rank();
+    int failures = _cmocka_run_group_tests("tests", tests, n, NULL, NULL);
+    if (R == 0)
+        printf("%ld %s\n", n_cases, what);
+    return ct_test_finish(failures);
+}
 
 #endif /* CT_TESTS_DIST_OPS_UTIL_H */

@@ -7,7 +7,6 @@
  * nd-sbp with global.h's rule per hierarchy axis. Errors come back identically everywhere. */
 #include "dist_ops_util.h"
 
-static long n_cases;
 
 typedef enum kind { K_MAX, K_MIN, K_ARGMAX, K_ARGMIN, K_CUMSUM, K_CUMPROD } kind;
 static const char *const KIND_NAMES[] = {"max", "min", "argmax", "argmin", "cumsum", "cumprod"};
@@ -228,16 +227,10 @@ static void test_errors(void **state) {
 }
 
 int main(void) {
-    ct_test_start();
-    W = ct_test_world();
-    R = ct_test_rank();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix),
         cmocka_unit_test(test_placements),
         cmocka_unit_test(test_errors),
     };
-    int failures = cmocka_run_group_tests(tests, NULL, NULL);
-    if (R == 0)
-        printf("%ld arg-reduction and scan cases\n", n_cases);
-    return ct_test_finish(failures);
+    return dist_ops_main(tests, sizeof tests / sizeof tests[0], "arg-reduction and scan cases");
 }

@@ -12,7 +12,6 @@
 #include "ctensor/join.h"
 #include "ctensor/linalg.h"
 
-static long n_cases;
 
 /* The global result equals the local op's (`want`), and its sbp is `want_sbp`. */
 static void check(const char *desc, ct_status st, const ct_global *z, const ct_tensor *want,
@@ -202,16 +201,10 @@ static void test_errors(void **state) {
 }
 
 int main(void) {
-    ct_test_start();
-    W = ct_test_world();
-    R = ct_test_rank();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matmul_signatures),
         cmocka_unit_test(test_join_signatures),
         cmocka_unit_test(test_errors),
     };
-    int failures = cmocka_run_group_tests(tests, NULL, NULL);
-    if (R == 0)
-        printf("%ld matmul and join cases\n", n_cases);
-    return ct_test_finish(failures);
+    return dist_ops_main(tests, sizeof tests / sizeof tests[0], "matmul and join cases");
 }

@@ -13,7 +13,6 @@
 
 #include "ctensor/compat.h"
 
-static long n_cases;
 
 /* The local op's outcome: its status, and its message when it failed. */
 typedef struct outcome {
@@ -518,9 +517,6 @@ static void test_compare_compat(void **state) {
 }
 
 int main(void) {
-    ct_test_start();
-    W = ct_test_world();
-    R = ct_test_rank();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unary_rows),       cmocka_unit_test(test_unary_placements),
         cmocka_unit_test(test_round_decimals),   cmocka_unit_test(test_unary_errors),
@@ -528,8 +524,5 @@ int main(void) {
         cmocka_unit_test(test_reduce_placements), cmocka_unit_test(test_reduce_errors),
         cmocka_unit_test(test_compare_partial),  cmocka_unit_test(test_compare_compat),
     };
-    int failures = cmocka_run_group_tests(tests, NULL, NULL);
-    if (R == 0)
-        printf("%ld one-input and comparison cases\n", n_cases);
-    return ct_test_finish(failures);
+    return dist_ops_main(tests, sizeof tests / sizeof tests[0], "one-input and comparison cases");
 }

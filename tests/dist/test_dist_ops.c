@@ -11,7 +11,6 @@
  * the 2-D mesh). Errors must come back identically on every rank. */
 #include "dist_ops_util.h" /* placements, sbp, reference tensors, gathering, comparison */
 
-static long n_cases;
 
 /* ---- the ops under test -------------------------------------------------------------------- */
 
@@ -878,9 +877,6 @@ static void test_entry_errors(void **state) {
 }
 
 int main(void) {
-    ct_test_start();
-    W = ct_test_world();
-    R = ct_test_rank();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_signature),
         cmocka_unit_test(test_matrix_all_ranks),
@@ -896,8 +892,5 @@ int main(void) {
         cmocka_unit_test(test_entry_scalar),
         cmocka_unit_test(test_entry_errors),
     };
-    int failures = cmocka_run_group_tests(tests, NULL, NULL);
-    if (R == 0)
-        printf("%ld binary cases\n", n_cases);
-    return ct_test_finish(failures);
+    return dist_ops_main(tests, sizeof tests / sizeof tests[0], "binary cases");
 }
