@@ -174,7 +174,7 @@ static PyMethodDef unary_functions[] = {
 };
 
 static PyMethodDef unary_inplace_functions[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
     {(inplace) ? name "_" : NULL, CTP_KW_FUNC(fi_##E), KW, name "_(input) -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
