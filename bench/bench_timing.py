@@ -1,4 +1,6 @@
 """Timing shared by the Python sides of the benchmarks (bench_torch*.py, *_bench.py)."""
+import ctypes
+import ctypes.util
 import statistics
 import time
 
@@ -50,3 +52,14 @@ def print_ratio_table(label, cases, threads, rounds, reps, libs):
             ct_best, th_best = best_of_rounds(ct_fn, th_fn, rounds, reps)
             print("%-22s %7d %10.3f %10.3f %8.2f" % (name, n, ct_best * 1e3, th_best * 1e3,
                                                       th_best / ct_best))
+
+
+def load_openblas():
+    """The OpenMP build of OpenBLAS (the one ctensor links), for direct cblas calls; None without it."""
+    for name in ("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+                 ctypes.util.find_library("openblas")):
+        try:
+            return ctypes.CDLL(name)
+        except (OSError, TypeError):
+            continue
+    return None

@@ -6,12 +6,13 @@ the OpenBLAS that ctensor links, in one run, at 1 and 2 threads.
 Prints the best-of-N time of each and the ratios torch/ctensor (>1: ctensor faster) and
 ctensor/cblas (fraction of the direct call's speed)."""
 import ctypes
-import ctypes.util
 import sys
 import time
 
 import ctensor
 import torch
+
+from bench_timing import load_openblas
 
 REPS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 
@@ -26,17 +27,7 @@ def best(fn, reps=REPS):
     return t
 
 
-def openblas():
-    for name in ("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-                 ctypes.util.find_library("openblas")):
-        try:
-            return ctypes.CDLL(name)
-        except (OSError, TypeError):
-            continue
-    return None
-
-
-BLAS = openblas()
+BLAS = load_openblas()
 
 
 def cblas_sgemm_time(n):

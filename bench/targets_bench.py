@@ -13,7 +13,6 @@ of the direct call's speed ctensor reaches). Before timing, each case checks tha
 libraries give the same answer."""
 import argparse
 import ctypes
-import ctypes.util
 import time
 
 import numpy as np
@@ -21,18 +20,10 @@ import numpy as np
 import ctensor
 import torch
 
-
-def openblas():
-    for name in ("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-                 ctypes.util.find_library("openblas")):
-        try:
-            return ctypes.CDLL(name)
-        except (OSError, TypeError):
-            continue
-    return None
+from bench_timing import load_openblas
 
 
-BLAS = openblas()
+BLAS = load_openblas()
 
 
 def sgemm_fn(n):
