@@ -33,8 +33,10 @@
 CT_EXTERN_C_BEGIN
 
 /** The version of struct ct_backend this header describes; set `api_version` to it. Slots
- *  are only ever appended, and a later ctensor accepts every earlier version. */
-#define CT_BACKEND_API_VERSION 2
+ *  are only ever appended, and a later ctensor accepts every earlier version, except that a
+ *  version-2 backend may not set `launch`: version 3 widened ct_kernel_launch (four operands,
+ *  more kinds), so a launch slot compiled against version 2 would misread it. */
+#define CT_BACKEND_API_VERSION 3
 
 /** Backend flags. */
 enum {
@@ -47,10 +49,11 @@ enum {
     CT_BACKEND_HOST_ACCESSIBLE = 1u << 1
 };
 
-/* ---- kernels on a backend's own memory (API version 2) ---------------------------------- */
+/* ---- kernels on a backend's own memory (API version 2; four operands and more kinds in 3)  */
 
-/** The most operands and dims of one launch (the iterator's limits). */
-#define CT_LAUNCH_MAX_OPERANDS 3
+/** The most operands and dims of one launch (the iterator's limits). Four operands since API
+ *  version 3: an output and three inputs (where, clamp with tensor bounds, lerp, ...). */
+#define CT_LAUNCH_MAX_OPERANDS 4
 #define CT_LAUNCH_MAX_DIMS 64
 
 /** What a launch computes. */
@@ -59,7 +62,15 @@ typedef enum ct_launch_kind {
      *  (copy_, to, type conversion on the device). Two operands. */
     CT_LAUNCH_COPY = 0,
     /** out = a <binop> b through the math dtype (three operands), as the cpu kernels do. */
-    CT_LAUNCH_BINARY = 1
+    CT_LAUNCH_BINARY = 1,
+    /* API version 3. A backend answers a kind it has no kernel for with
+     * CT_ERR_NOT_IMPLEMENTED, as for a missing op or dtype of the kinds above. */
+    /** out = f(in) for a unary.def op (two operands). */
+    CT_LAUNCH_UNARY = 2,
+    /** an op of ternary.def (up to four operands). */
+    CT_LAUNCH_TERNARY = 3,
+    /** a reduction over the dims where the output's stride is 0. */
+    CT_LAUNCH_REDUCE = 4
 } ct_launch_kind;
 
 /** Launch flags. */

@@ -207,6 +207,13 @@ static ct_status check_backend(const ct_backend *b, const char *label) {
                             "Backend '%s' has API version %d, but this ctensor supports "
                             "versions 1 to %d",
                             label, (int)b->api_version, CT_BACKEND_API_VERSION);
+    /* version 3 changed ct_kernel_launch's layout: an older launch slot would misread it */
+    if (b->api_version == 2 && b->launch != NULL)
+        return ct_set_error(CT_ERR_MISUSE,
+                            "Backend '%s' has API version 2, whose launch slot this ctensor "
+                            "cannot call (ct_kernel_launch changed in version 3): rebuild it "
+                            "against version %d",
+                            label, CT_BACKEND_API_VERSION);
     if (!ct_device_impl_type_ok(b->device_type))
         return ct_set_error(CT_ERR_MISUSE, "Backend '%s' has an invalid device type %d", label,
                             (int)b->device_type);

@@ -63,14 +63,32 @@ static void test_builtins(void **state) {
                       "No backend is registered for device type cuda");
 }
 
+static ct_status never_launch(void *ctx, int32_t index, const ct_kernel_launch *launch) {
+    (void)ctx;
+    (void)index;
+    (void)launch;
+    return ct_set_error(CT_ERR_RUNTIME, "never called");
+}
+
 static void test_register_errors(void **state) {
     (void)state;
     ct_backend b = emulated(CT_DEVICE_PRIVATEUSEONE, 2, "npu");
     assert_status_msg(ct_backend_register(NULL), CT_ERR_MISUSE,
                       "ct_backend_register: backend is NULL");
-    b.api_version = 3;
+    b.api_version = 4;
     assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
-                      "Backend 'npu' has API version 3, but this ctensor supports versions 1 to 2");
+                      "Backend 'npu' has API version 4, but this ctensor supports versions 1 to 3");
+    b.api_version = 2; /* the emulated backend has no launch slot: version 2 is fine */
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_PRIVATEUSEONE), CT_OK);
+    b = emulated(CT_DEVICE_PRIVATEUSEONE, 2, "npu");
+    b.api_version = 2;
+    b.launch = never_launch;
+    assert_status_msg(ct_backend_register(&b), CT_ERR_MISUSE,
+                      "Backend 'npu' has API version 2, whose launch slot this ctensor cannot "
+                      "call (ct_kernel_launch changed in version 3): rebuild it against "
+                      "version 3");
+    b = emulated(CT_DEVICE_PRIVATEUSEONE, 2, "npu");
     b.api_version = 0;
     assert_int_equal(ct_backend_register(&b), CT_ERR_MISUSE);
     b.api_version = CT_BACKEND_API_VERSION;

@@ -1,4 +1,4 @@
-/* The dispatch of element-wise work to a backend's `launch` slot (backend API version 2),
+/* The dispatch of element-wise work to a backend's `launch` slot (backend API version 2, widened in 3),
  * tested without a GPU: a host-emulated xpu backend whose memory is NOT host accessible and
  * whose launch slot executes each launch on the host, element by element, with the same
  * element code the CUDA kernels compile (src/kernels/binary_plan.h for BINARY,
