@@ -138,7 +138,16 @@ static PyObject *operator_call(ct_unop op, PyObject *self) {
 static PyObject *nb_negative(PyObject *s) { return operator_call(CT_UNOP_NEG, s); }
 static PyObject *nb_positive(PyObject *s) { return operator_call(CT_UNOP_POSITIVE, s); }
 static PyObject *nb_absolute(PyObject *s) { return operator_call(CT_UNOP_ABS, s); }
-static PyObject *nb_invert(PyObject *s) { return operator_call(CT_UNOP_BITWISE_NOT, s); }
+/* ~g: PyTorch's operator refuses floating and complex tensors with a TypeError before any
+ * op runs; every rank holds the same dtype, so every rank raises it without communicating. */
+static PyObject *nb_invert(PyObject *s) {
+    ct_dtype d = ct_global_dtype(ctp_global_get(s));
+    if (ct_dtype_is_floating_point(d) || ct_dtype_is_complex(d))
+        return PyErr_Format(PyExc_TypeError,
+                            "~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors");
+    return operator_call(CT_UNOP_BITWISE_NOT, s);
+}
 
 void ctp_global_unary_setup(PyNumberMethods *nb) {
     static int compacted;

@@ -138,6 +138,13 @@ def test_unary_errors():
         x.exp(1)
     with pytest.raises(RuntimeError, match="^Expected all tensors to be global"):
         ctensor.exp(x, out=ctensor.ones(2, 2))
+    # the operator's TypeError, as for a local float tensor; integer and bool tensors invert
+    with pytest.raises(TypeError, match=escape("~ (operator.invert) is only implemented on "
+                                               "integer and Boolean-type tensors")):
+        ~x
+    assert not global_np(~b).any()  # each rank's ones are one shard of the split
+    i = ctensor.tensor([[1, -2], [0, 3]]).to_global(placement=pl.obj(), sbp=ctensor.sbp.split(1))
+    assert (global_np(~i) == np.tile([[-2, 1], [-1, -4]], (1, WORLD))).all()
 
 
 @pytest.mark.skipif(WORLD < 2, reason="needs a second rank")
