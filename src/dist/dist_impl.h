@@ -361,7 +361,9 @@ typedef struct ct_shm_cow {
 /** Make (rank 0), open and map a shared file of `bytes` bytes (> 0): collective over comm
  *  (one MPI_Bcast); every member calls it with the same `bytes`, `ok` false on a member that
  *  has already failed (it takes part and maps nothing). On failure (also when another rank's
- *  file failed) nothing stays mapped or open; CT_ERR_RUNTIME. */
+ *  file failed) nothing stays mapped, but rank 0 may still hold the descriptor the others
+ *  open: every member calls ct_dist_impl_shm_cow_close (or _storage) after the collective
+ *  that follows, whatever this returned. CT_ERR_RUNTIME. */
 ct_status ct_dist_impl_shm_cow_open(MPI_Comm comm, size_t bytes, bool ok, ct_shm_cow *c);
 /** After the collective that follows every rank's writes: drop the shared mapping and the
  *  descriptor and wrap the private mapping as a storage on `device` whose last reference

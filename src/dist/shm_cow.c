@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dist/dist_impl.h"
@@ -69,8 +70,13 @@ ct_status ct_dist_impl_shm_cow_open(MPI_Comm comm, size_t bytes, bool ok, ct_shm
         char path[64];
         snprintf(path, sizeof path, "/proc/%lld/fd/%lld", info[0], info[1]);
         c->fd = open(path, O_RDWR | O_CLOEXEC);
-        if (c->fd < 0)
+        struct stat sb;
+        if (c->fd < 0 || fstat(c->fd, &sb) != 0)
             goto fail;
+        if (sb.st_size != (off_t)bytes) { /* not the file rank 0 made: cannot happen */
+            errno = EINVAL;
+            goto fail;
+        }
     }
     /* Each rank allocates (and so zeroes) its share of the pages, then maps them all for
      * writing up front: a failure is an error here rather than a SIGBUS in the copy. */
@@ -94,7 +100,13 @@ fail:
         err = errno;
     st = ct_set_error(CT_ERR_RUNTIME, "boxing: shared output of %zu bytes failed (%s)", bytes,
                       err != 0 ? strerror(err) : "on rank 0");
+    /* Rank 0 keeps its descriptor until the caller's next collective: closed now, its
+     * number could name another file of this process before a peer opens it. */
+    int keep = rank == 0 ? c->fd : -1;
+    if (rank == 0)
+        c->fd = -1;
     ct_dist_impl_shm_cow_close(c);
+    c->fd = keep;
     return st;
 }
 
