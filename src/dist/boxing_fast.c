@@ -132,21 +132,33 @@ static ct_status block_type(const fast_ctx *c, int64_t r, MPI_Datatype elem, MPI
     return CT_OK;
 }
 
+/* Tensors of at least this many bytes copy with streaming stores (Note [Streamed window
+ * copies], shm.c). */
+#define SHM_STREAM_BYTES ((size_t)4 << 20)
+
 /* S(d) -> B through a shared-memory window (all ranks on one node): each rank copies its
  * shard into its slot once and, row by row while the rows are in cache, its own block into
  * its output (shm_fill); after the all-ready collective each rank copies the other blocks,
  * row by row, from the slots straight into place (shm_gather). That reads and writes about
  * what MPI_Allgatherv's single copy does (plus the shard's write into the slot), where MPI
- * receiving into strided memory through datatypes copies twice. */
+ * receiving into strided memory through datatypes copies twice. Large outputs are written
+ * with streaming stores, the slot with regular ones (the peers read it next). */
 static ct_status shm_fill(const fast_ctx *c, const ct_shm_window *w, char *slot, const char *mine,
                           char *full, size_t isz) {
     size_t row = (size_t)c->inner * isz; /* bytes of one index of the split dim */
     size_t seg = (size_t)c->len[c->pid] * row;
+    bool stream = (size_t)(c->outer * c->dimlen) * row >= SHM_STREAM_BYTES;
     for (int64_t o = 0; seg > 0 && o < c->outer; o++) {
         const char *from = mine + (size_t)o * seg;
-        memcpy(slot + (size_t)o * seg, from, seg);
-        memcpy(full + (size_t)(o * c->dimlen + c->begin[c->pid]) * row, from, seg);
+        char *to = full + (size_t)(o * c->dimlen + c->begin[c->pid]) * row;
+        memcpy(slot + (size_t)o * seg, from, seg); /* regular stores: the peers read it next */
+        if (stream)
+            ct_dist_impl_shm_copy_stream(to, from, seg);
+        else
+            memcpy(to, from, seg);
     }
+    if (stream)
+        ct_dist_impl_shm_stream_fence(); /* order the output's stores */
     return ct_dist_impl_shm_sync(w);
 }
 
@@ -156,14 +168,22 @@ static ct_status shm_gather(const fast_ctx *c, const ct_shm_window *w, char *con
     if (st != CT_OK)
         return st;
     size_t row = (size_t)c->inner * isz;
+    bool stream = (size_t)(c->outer * c->dimlen) * row >= SHM_STREAM_BYTES;
     for (int64_t o = 0; o < c->outer; o++) {
         char *dst = full + (size_t)(o * c->dimlen) * row;
         for (int64_t r = 0; r < c->n; r++) {
             size_t seg = (size_t)c->len[r] * row;
-            if (r != c->pid && seg > 0)
+            if (r == c->pid || seg == 0)
+                continue;
+            if (stream)
+                ct_dist_impl_shm_copy_stream(dst + (size_t)c->begin[r] * row,
+                                             slots[r] + (size_t)o * seg, seg);
+            else
                 memcpy(dst + (size_t)c->begin[r] * row, slots[r] + (size_t)o * seg, seg);
         }
     }
+    if (stream)
+        ct_dist_impl_shm_stream_fence(); /* before the output is used */
     return CT_OK;
 }
 
@@ -182,6 +202,88 @@ static ct_shm_window *s_to_b_window(const ct_global *x, int64_t d, int64_t n, MP
     return w;
 }
 
+/* S(d) -> B of at least this many bytes (logical) on one node: a copy-on-write shared output
+ * (shm_cow.c). Below it the window path wins: the file costs a broadcast, a file, two
+ * mappings and, on first write, page copies, which small tensors do not earn back. */
+#define COW_MIN_BYTES ((size_t)4 << 20)
+
+/* Off unless CTENSOR_BOXING_COW=1 on every rank: on the VM of bench/README.md the page
+ * table work of a fresh file per call (mapping, populating, unmapping: microseconds per 4 KiB
+ * page) costs more than the copies it saves. */
+static bool cow_enabled(void) {
+    const char *s = getenv("CTENSOR_BOXING_COW");
+    return s != NULL && strcmp(s, "1") == 0;
+}
+
+/* Whether S(d) -> B of x (d > 0) on n members goes through the shared copy-on-write output:
+ * from metadata every member shares, then (first use, collective) the node and (agreed
+ * later) whether the file works on comm. *state is that verdict's slot. */
+static bool cow_wanted(const ct_global *x, int64_t d, int64_t n, MPI_Comm comm, int **state) {
+    *state = NULL;
+    int64_t outer = prod(x->sizes, 0, d);
+    size_t bytes = (size_t)prod(x->sizes, 0, x->ndim) * ct_dtype_itemsize(x->dtype);
+    ct_device dev = {.type = CT_DEVICE_CPU};
+    if (outer == 1 || n < 2 || bytes < COW_MIN_BYTES || !cow_enabled() ||
+        ct_placement_local_device(x->placement, &dev) != CT_OK || dev.type != CT_DEVICE_CPU)
+        return false;
+    return ct_dist_impl_shm_node(comm, state) && **state >= 0;
+}
+
+/* S(d) -> B into the shared copy-on-write output: each member writes its column blocks once
+ * into the file every member maps (Note [Copy-on-write broadcast results]). `mine` is the
+ * member's status so far: a failed member still takes part in every collective (with c's
+ * block arrays possibly missing). *taken false (on every member, CT_OK) when the first use
+ * on comm found that the file does not work there; the caller then takes the window path. */
+static ct_status s_to_b_cow(const fast_ctx *c, MPI_Comm comm, int *state, ct_status mine,
+                            ct_tensor **out, bool *taken) {
+    const ct_global *x = c->x;
+    *out = NULL;
+    *taken = true;
+    size_t isz = ct_dtype_itemsize(x->dtype);
+    size_t bytes = (size_t)prod(x->sizes, 0, x->ndim) * isz;
+    ct_shm_cow cow;
+    ct_status st = ct_dist_impl_shm_cow_open(comm, bytes, mine == CT_OK, &cow);
+    if (mine != CT_OK)
+        st = mine;
+    if (*state == 0) {
+        /* First use on comm: agree whether the file works everywhere, else all fall back
+         * (a member that failed before says nothing about the file). */
+        int v = mine != CT_OK || st == CT_OK;
+        if (MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+            v = 0;
+        if (!v) {
+            ct_dist_impl_shm_cow_close(&cow);
+            *state = -1;
+            *taken = false;
+            return CT_OK;
+        }
+        *state = 1;
+    }
+    if (st == CT_OK) {
+        size_t row = (size_t)c->inner * isz;
+        size_t seg = (size_t)c->len[c->pid] * row;
+        const char *mine_data = ct_tensor_data_ptr(x->local);
+        for (int64_t o = 0; seg > 0 && o < c->outer; o++) {
+            char *to = cow.shared + (size_t)(o * c->dimlen + c->begin[c->pid]) * row;
+            ct_dist_impl_shm_copy_stream(to, mine_data + (size_t)o * seg, seg);
+        }
+        ct_dist_impl_shm_stream_fence(); /* before the peers map the pages */
+    }
+    st = ct_dist_impl_all_ready(st, comm, "boxing");
+    ct_storage *storage = NULL;
+    ct_device dev = {.type = CT_DEVICE_CPU};
+    if (st == CT_OK)
+        st = ct_placement_local_device(x->placement, &dev);
+    if (st == CT_OK)
+        st = ct_dist_impl_shm_cow_storage(&cow, dev, &storage);
+    else
+        ct_dist_impl_shm_cow_close(&cow);
+    if (st == CT_OK)
+        st = ct_tensor_from_storage(storage, x->sizes, NULL, x->ndim, 0, x->dtype, out);
+    ct_storage_release(storage);
+    return st;
+}
+
 /* S(d) -> B. d = 0 (or nothing before d): the blocks are contiguous in the output, one
  * MPI_Allgatherv. Otherwise, ranks on one node go through a shared window (shm_gather);
  * else each rank sends its whole shard to everyone and receives each block through a
@@ -191,6 +293,13 @@ static ct_status do_s_to_b(const fast_ctx *c, MPI_Comm comm, ct_tensor **out) {
     bool direct = c->outer == 1;
     int64_t n = c->n;
     size_t isz = ct_dtype_itemsize(c->x->dtype);
+    int *cow_state = NULL;
+    if (cow_wanted(c->x, c->x->sbp[0].dim, n, comm, &cow_state)) {
+        bool taken = false;
+        ct_status st = s_to_b_cow(c, comm, cow_state, CT_OK, out, &taken);
+        if (taken)
+            return st;
+    }
     /* Decided from metadata every member shares: all take the same path. */
     ct_shm_window *win = s_to_b_window(c->x, c->x->sbp[0].dim, n, comm);
     bool shm = win != NULL;
@@ -426,6 +535,13 @@ ct_status ct_dist_impl_boxing_fast(const ct_global *x, const ct_placement *place
             MPI_Comm comm = MPI_COMM_NULL;
             if ((kind == FAST_S_TO_B || kind == FAST_P_TO_B || kind == FAST_P_TO_S) &&
                 ct_dist_impl_comm_for_placement(pl, &comm) == CT_OK) {
+                int *cow_state = NULL;
+                bool taken = false;
+                ct_tensor *none = NULL;
+                if (kind == FAST_S_TO_B && cow_wanted(x, a.dim, c.n, comm, &cow_state))
+                    (void)s_to_b_cow(&c, comm, cow_state, st, &none, &taken); /* theirs */
+                if (taken)
+                    return st;
                 if (kind == FAST_S_TO_B)
                     (void)s_to_b_window(x, a.dim, c.n, comm); /* the others' window use */
                 (void)ct_dist_impl_all_ready(st, comm, "boxing");

@@ -15,6 +15,7 @@
  *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
  *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
  *   shm.c        shared-memory windows of same-node communicators (S(d) -> B staging)
+ *   shm_cow.c    same-node S(d) -> B results in one file every rank maps copy-on-write
  *   binary.c     element-wise ops on global tensors with sbp inference
  *   oneop.c      the collective script of the ops of one global input (unary.c, reduction.c)
  *   unary.c      the unary.def ops on global tensors
@@ -336,6 +337,40 @@ void *ct_dist_impl_shm_slot(const ct_shm_window *w, int rank);
 ct_status ct_dist_impl_shm_sync(const ct_shm_window *w);
 /** Free every window (ct_dist_finalize, before the communicators). */
 void ct_dist_impl_shm_clear(void);
+/** memcpy with streaming stores (Note [Streamed window copies]); the stores are ordered
+ *  only by a later ct_dist_impl_shm_stream_fence, which must come before anything (another
+ *  rank included) reads the bytes. */
+void ct_dist_impl_shm_copy_stream(void *dst, const void *src, size_t n);
+void ct_dist_impl_shm_stream_fence(void);
+/** Whether all members of `comm` share one node and the windows are on; if so, *cow_state
+ *  is the communicator's agreed verdict on shm_cow.c (0 unknown, 1 works, -1 does not; the
+ *  caller records it), kept with its window entry. Collective over comm on its first call
+ *  (as ct_dist_impl_shm_window); every member must call it alike. Never fails. */
+bool ct_dist_impl_shm_node(MPI_Comm comm, int **cow_state);
+
+/* ---- shm_cow.c ----------------------------------------------------------------------------- */
+
+/** One conversion's shared output file (Note [Copy-on-write broadcast results]): `shared`
+ *  is the MAP_SHARED mapping the rank writes its blocks into before the collective that
+ *  ends the writes, `priv` the copy-on-write mapping that becomes its output. */
+typedef struct ct_shm_cow {
+    int fd;
+    char *shared, *priv;
+    size_t bytes;
+} ct_shm_cow;
+/** Make (rank 0), open and map a shared file of `bytes` bytes (> 0): collective over comm
+ *  (one MPI_Bcast); every member calls it with the same `bytes`, `ok` false on a member that
+ *  has already failed (it takes part and maps nothing). On failure (also when another rank's
+ *  file failed) nothing stays mapped, but rank 0 may still hold the descriptor the others
+ *  open: every member calls ct_dist_impl_shm_cow_close (or _storage) after the collective
+ *  that follows, whatever this returned. CT_ERR_RUNTIME. */
+ct_status ct_dist_impl_shm_cow_open(MPI_Comm comm, size_t bytes, bool ok, ct_shm_cow *c);
+/** After the collective that follows every rank's writes: drop the shared mapping and the
+ *  descriptor and wrap the private mapping as a storage on `device` whose last reference
+ *  unmaps it (new reference in *out). On failure everything is unmapped (CT_ERR_NOMEM). */
+ct_status ct_dist_impl_shm_cow_storage(ct_shm_cow *c, ct_device device, ct_storage **out);
+/** Unmap and close whatever `c` still holds (after a failure). */
+void ct_dist_impl_shm_cow_close(ct_shm_cow *c);
 
 /* ---- binary.c ------------------------------------------------------------------------------- */
 
