@@ -169,6 +169,17 @@ static PyObject *tensor_is_coalesced(PyObject *self, PyObject *unused) {
     return st == CT_OK ? PyBool_FromLong(v) : ctp_raise_status(st);
 }
 
+static const ctp_signature coalesced__sig[] = {{1, {{CTP_PARAM_BOOL, "coalesced"}}}};
+
+/* _coalesced_(coalesced): sets the flag (unchecked, as PyTorch) and returns self. */
+static PyObject *tensor_coalesced_(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("_coalesced_", coalesced__sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    ct_status st = ct_sparse_set_coalesced(ctp_tensor_get(self), a[0] == Py_True);
+    return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
+}
+
 typedef ct_status (*tensor_getter)(const ct_tensor *, ct_tensor **);
 
 static PyObject *tensor_result(PyObject *self, tensor_getter get) {
@@ -304,13 +315,14 @@ enum {
     OV_SWAPDIMS,
     OV_SWAPAXES_,
     OV_SWAPDIMS_,
+    OV_ZERO_,
     OV_COUNT
 };
 static const char *const ov_names[OV_COUNT] = {
-    "to",     "double", "float",      "half",     "bfloat16", "int",       "long",
-    "short",  "char",   "byte",       "bool",     "cfloat",   "cdouble",   "chalf",
-    "cpu",    "type",   "neg",        "negative", "clone",    "t",         "transpose",
-    "stride", "t_",     "transpose_", "swapaxes", "swapdims", "swapaxes_", "swapdims_"};
+    "to",       "double",   "float",     "half",      "bfloat16",  "int",    "long", "short",
+    "char",     "byte",     "bool",      "cfloat",    "cdouble",   "chalf",  "cpu",  "type",
+    "neg",      "negative", "clone",     "t",         "transpose", "stride", "t_",   "transpose_",
+    "swapaxes", "swapdims", "swapaxes_", "swapdims_", "zero_"};
 static const PyMethodDef *ov_orig[OV_COUNT];
 static PyMethodDef ov_defs[OV_COUNT + 1];
 
@@ -457,6 +469,12 @@ static PyObject *sparse_method(int k, PyObject *self, PyObject *args, PyObject *
     }
     case OV_STRIDE:
         return sparse_stride(self, args, kwargs);
+    case OV_ZERO_:
+        if ((args != NULL && PyTuple_GET_SIZE(args) > 0) ||
+            (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0))
+            return call_orig(k, self, args, kwargs);
+        st = ct_sparse_zero_(t);
+        return st == CT_OK ? Py_NewRef(self) : ctp_raise_status(st);
     default:
         return convert_values(k, self, args, kwargs);
     }
@@ -497,15 +515,16 @@ OV_WRAPPER(OV_SWAPAXES)
 OV_WRAPPER(OV_SWAPDIMS)
 OV_WRAPPER(OV_SWAPAXES_)
 OV_WRAPPER(OV_SWAPDIMS_)
+OV_WRAPPER(OV_ZERO_)
 
 typedef PyObject *(*ov_fn)(PyObject *, PyObject *, PyObject *);
 static const ov_fn ov_fns[OV_COUNT] = {
-    ov_OV_TO,        ov_OV_DOUBLE,    ov_OV_FLOAT,    ov_OV_HALF,       ov_OV_BFLOAT16,
-    ov_OV_INT,       ov_OV_LONG,      ov_OV_SHORT,    ov_OV_CHAR,       ov_OV_BYTE,
-    ov_OV_BOOL,      ov_OV_CFLOAT,    ov_OV_CDOUBLE,  ov_OV_CHALF,      ov_OV_CPU,
-    ov_OV_TYPE,      ov_OV_NEG,       ov_OV_NEGATIVE, ov_OV_CLONE,      ov_OV_T,
-    ov_OV_TRANSPOSE, ov_OV_STRIDE,    ov_OV_T_,       ov_OV_TRANSPOSE_, ov_OV_SWAPAXES,
-    ov_OV_SWAPDIMS,  ov_OV_SWAPAXES_, ov_OV_SWAPDIMS_};
+    ov_OV_TO,        ov_OV_DOUBLE,    ov_OV_FLOAT,     ov_OV_HALF,       ov_OV_BFLOAT16,
+    ov_OV_INT,       ov_OV_LONG,      ov_OV_SHORT,     ov_OV_CHAR,       ov_OV_BYTE,
+    ov_OV_BOOL,      ov_OV_CFLOAT,    ov_OV_CDOUBLE,   ov_OV_CHALF,      ov_OV_CPU,
+    ov_OV_TYPE,      ov_OV_NEG,       ov_OV_NEGATIVE,  ov_OV_CLONE,      ov_OV_T,
+    ov_OV_TRANSPOSE, ov_OV_STRIDE,    ov_OV_T_,        ov_OV_TRANSPOSE_, ov_OV_SWAPAXES,
+    ov_OV_SWAPDIMS,  ov_OV_SWAPAXES_, ov_OV_SWAPDIMS_, ov_OV_ZERO_};
 
 static unaryfunc previous_negative = NULL;
 
@@ -608,6 +627,8 @@ static PyMethodDef sparse_tensor_methods[] = {
     {"values", tensor_values, METH_NOARGS, "values() -> Tensor (coalesced tensors only)"},
     {"_indices", tensor_raw_indices, METH_NOARGS, "_indices() -> Tensor"},
     {"_values", tensor_raw_values, METH_NOARGS, "_values() -> Tensor"},
+    {"_coalesced_", CTP_KW_FUNC(tensor_coalesced_), METH_VARARGS | METH_KEYWORDS,
+     "_coalesced_(coalesced) -> Tensor\n\nSets the coalesced flag (unchecked); returns self."},
     {"to_dense", CTP_KW_FUNC(tensor_to_dense), METH_VARARGS | METH_KEYWORDS,
      "to_dense(dtype=None) -> Tensor\n\nA strided tensor (self when already strided)."},
     {"to_sparse", CTP_KW_FUNC(tensor_to_sparse), METH_VARARGS | METH_KEYWORDS,

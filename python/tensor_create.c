@@ -496,6 +496,31 @@ done:
 }
 #endif
 
+/* *_like of a sparse input, or with layout=sparse_coo: ct_sparse_like decides. */
+static PyObject *sparse_like(factory_kind kind, const ctp_signature *sig, PyObject **a,
+                             const ct_tensor *t, ct_scalar value) {
+    static const ct_sparse_fill fills[] = {
+        [F_EMPTY] = CT_SPARSE_FILL_EMPTY, [F_ZEROS] = CT_SPARSE_FILL_ZEROS,
+        [F_ONES] = CT_SPARSE_FILL_ONES,   [F_FULL] = CT_SPARSE_FILL_FULL,
+        [F_RAND] = CT_SPARSE_FILL_RAND,   [F_RANDN] = CT_SPARSE_FILL_RANDN};
+    ct_sparse_like_options so = CT_SPARSE_LIKE_OPTIONS_INIT;
+    ct_device dev;
+    int has;
+    PyObject *layout = ctp_arg(sig, a, "layout"), *mf = ctp_arg(sig, a, "memory_format");
+    so.dtype = ctp_opt_dtype(ctp_arg(sig, a, "dtype"));
+    so.has_layout = layout != NULL && layout != Py_None;
+    so.layout = ctp_opt_layout(layout);
+    so.has_memory_format = mf != NULL && mf != Py_None;
+    so.memory_format = ctp_opt_memory_format(mf, CT_MEMFMT_PRESERVE);
+    so.fill_value = value;
+    if (ctp_opt_device(ctp_arg(sig, a, "device"), &dev, &has) < 0)
+        return NULL;
+    so.device = has ? &dev : NULL;
+    ct_tensor *r = NULL;
+    ct_status st = ct_sparse_like(t, fills[kind], &so, &r);
+    return finish(sig, a, st, r);
+}
+
 static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, PyObject *kwargs,
                           const ctp_dist_spec *spec) {
     PyObject *a[CTP_MAX_PARAMS];
@@ -511,10 +536,15 @@ static PyObject *run_like(const char *fname, factory_kind kind, PyObject *args, 
     (void)spec;
 #endif
     if (ctp_parse_args(fname, sig, 1, args, kwargs, a) < 0 ||
-        (kind == F_FULL && ctp_scalar_of_arg(a[1], &value) < 0) ||
-        read_options(fname, sig, a, 1, &o) < 0)
+        (kind == F_FULL && ctp_scalar_of_arg(a[1], &value) < 0))
         return NULL;
     const ct_tensor *t = ctp_tensor_get(a[0]);
+    PyObject *layout_arg = ctp_arg(sig, a, "layout");
+    if (ct_sparse_is_sparse(t) ||
+        (layout_arg != NULL && ctp_opt_layout(layout_arg) == CT_LAYOUT_SPARSE_COO))
+        return sparse_like(kind, sig, a, t, value);
+    if (read_options(fname, sig, a, 1, &o) < 0)
+        return NULL;
     ct_memory_format f =
         ctp_opt_memory_format(ctp_arg(sig, a, "memory_format"), CT_MEMFMT_PRESERVE);
     ct_tensor *r = NULL;

@@ -9,6 +9,7 @@
 #include "ctensor/range.h"
 #include <string.h>
 
+#include "ctensor/sparse.h"
 #include "ctensor_py.h"
 
 #define TEN CTP_PARAM_TENSOR
@@ -396,11 +397,36 @@ static PyObject *new_impl(PyObject *self, const char *fname, new_kind kind,
     if (ctp_parse_args(fname, sig, 1, args, kwargs, a) < 0)
         return NULL;
     Py_ssize_t n = ctp_int_list_of_arg(fname, &sig->params[0], a[0], sizes);
-    if (n < 0 || read_options(fname, sig, a, &o) < 0)
+    if (n < 0)
+        return NULL;
+    ct_tensor *t = ctp_tensor_get(self), *r = NULL;
+    PyObject *layout = ctp_arg(sig, a, "layout");
+    if (kind != NEW_STRIDED &&
+        (ct_sparse_is_sparse(t) ||
+         (layout != NULL && ctp_opt_layout(layout) == CT_LAYOUT_SPARSE_COO))) {
+        /* a sparse self or layout=sparse_coo: ct_sparse_new decides */
+        static const ct_sparse_fill fills[] = {[NEW_EMPTY] = CT_SPARSE_FILL_EMPTY,
+                                               [NEW_ZEROS] = CT_SPARSE_FILL_ZEROS,
+                                               [NEW_ONES] = CT_SPARSE_FILL_ONES,
+                                               [NEW_FULL] = CT_SPARSE_FILL_FULL};
+        ct_sparse_like_options so = CT_SPARSE_LIKE_OPTIONS_INIT;
+        ct_device dev;
+        int has;
+        if (kind == NEW_FULL && ctp_scalar_of_arg(a[1], &so.fill_value) < 0)
+            return NULL;
+        so.dtype = ctp_opt_dtype(ctp_arg(sig, a, "dtype"));
+        so.has_layout = layout != NULL && layout != Py_None;
+        so.layout = ctp_opt_layout(layout);
+        if (ctp_opt_device(ctp_arg(sig, a, "device"), &dev, &has) < 0)
+            return NULL;
+        so.device = has ? &dev : NULL;
+        ct_status st = ct_sparse_new(t, fills[kind], sizes, n, &so, &r);
+        return finish(sig, a, st, r);
+    }
+    if (read_options(fname, sig, a, &o) < 0)
         return NULL;
     if (kind == NEW_FULL && ctp_scalar_of_arg(a[1], &value) < 0)
         return NULL;
-    ct_tensor *t = ctp_tensor_get(self), *r = NULL;
     ct_dtype dtype = o.dtype != CT_DTYPE_UNDEFINED ? o.dtype : ct_tensor_dtype(t);
     ct_device dev = o.devp != NULL ? o.device : ct_tensor_device(t);
     ct_status st;

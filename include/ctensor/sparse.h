@@ -45,6 +45,8 @@
 #include "ctensor/device.h"
 #include "ctensor/dtype.h"
 #include "ctensor/export.h"
+#include "ctensor/layout.h"
+#include "ctensor/memformat.h"
 #include "ctensor/ops.h"
 #include "ctensor/print.h"
 #include "ctensor/scalar.h"
@@ -292,6 +294,87 @@ CT_API ct_status ct_sparse_strides(const ct_tensor *tensor, int64_t *out);
 /** stride(dim): the same, dim wrapped (CT_ERR_INDEX "Dimension specified as 0 but tensor has
  *  no dimensions", "Dimension out of range ..."). */
 CT_API ct_status ct_sparse_stride(const ct_tensor *tensor, int64_t dim, int64_t *out);
+
+/* ---- factories from a tensor, zero_ ----------------------------------------------------- */
+
+/** Which *_like / new_* factory ct_sparse_like and ct_sparse_new run. */
+typedef enum ct_sparse_fill {
+    CT_SPARSE_FILL_EMPTY = 0, /**< empty_like, new_empty */
+    CT_SPARSE_FILL_ZEROS,     /**< zeros_like, new_zeros */
+    CT_SPARSE_FILL_ONES,      /**< ones_like, new_ones */
+    CT_SPARSE_FILL_FULL,      /**< full_like, new_full (fill_value) */
+    CT_SPARSE_FILL_RAND,      /**< rand_like */
+    CT_SPARSE_FILL_RANDN,     /**< randn_like */
+    CT_SPARSE_FILL_RANDINT,   /**< randint_like (refused on sparse results only) */
+} ct_sparse_fill;
+
+/** Options of ct_sparse_like / ct_sparse_new; start from CT_SPARSE_LIKE_OPTIONS_INIT. */
+typedef struct ct_sparse_like_options {
+    ct_dtype dtype;          /**< UNDEFINED: the input's */
+    bool has_layout;         /**< layout= given (else the input's layout) */
+    ct_layout layout;        /**< strided or sparse_coo */
+    const ct_device *device; /**< NULL: the input's */
+    bool has_memory_format;  /**< memory_format= given (not None) */
+    ct_memory_format memory_format;
+    ct_scalar fill_value; /**< FULL's value */
+} ct_sparse_like_options;
+
+#define CT_SPARSE_LIKE_OPTIONS_INIT                                                                \
+    {                                                                                              \
+        CT_DTYPE_UNDEFINED, false, CT_LAYOUT_STRIDED, NULL, false, CT_MEMFMT_PRESERVE, { 0 }       \
+    }
+
+/** torch.<fill>_like(tensor, dtype=, layout=, device=, memory_format=) where the input or the
+ *  layout asked for is sparse COO, as PyTorch 1.13: a sparse result (the input's layout
+ *  unless layout= says otherwise) is made by empty_like / zeros_like only, with nnz 0, flagged
+ *  coalesced, the input's sparse_dim and dense_dim (zeros_like of a strided input: every dim
+ *  sparse); a strided result (layout=strided from a sparse input) is the dense factory of
+ *  the input's sizes (memory_format as given, preserve meaning contiguous).
+ *  Errors: CT_ERR_RUNTIME "memory format option is only supported by strided tensors" (a
+ *  sparse result with memory_format given); CT_ERR_NOT_IMPLEMENTED "Could not run
+ *  'aten::fill_.Scalar' with arguments from the 'SparseCPU' backend." (ones, full; uniform_
+ *  for rand, normal_ for randn, random_.from for randint), "Could not run
+ *  'aten::empty_strided' ..." for a non-zeros factory of a strided input with layout
+ *  sparse_coo; CT_ERR_MISUSE when neither side is sparse, for randint with a strided result,
+ *  or another layout; those of the dense factories. New reference in *out. */
+CT_API ct_status ct_sparse_like(const ct_tensor *tensor, ct_sparse_fill fill,
+                                const ct_sparse_like_options *options, ct_tensor **out);
+
+/** Tensor.new_<fill>(sizes, dtype=, layout=, device=) of a sparse COO tensor (or with
+ *  layout sparse_coo): new_empty and new_zeros give an all-zero sparse tensor of `sizes`
+ *  with every dim sparse (nnz 0, coalesced) in the input's dtype and device unless given;
+ *  new_ones / new_full refuse as ct_sparse_like; layout=strided gives the dense factory.
+ *  Errors as ct_sparse_like (rand fills: CT_ERR_MISUSE), negative sizes. */
+CT_API ct_status ct_sparse_new(const ct_tensor *tensor, ct_sparse_fill fill, const int64_t *sizes,
+                               int64_t ndim, const ct_sparse_like_options *options,
+                               ct_tensor **out);
+
+/** zero_() of a sparse COO tensor, in place: PyTorch 1.13's zeros_out(self, sizes), so every
+ *  dim becomes sparse (a hybrid tensor loses its dense dims), nnz 0, flagged coalesced;
+ *  dtype, device and sizes kept. Errors: CT_ERR_NOT_IMPLEMENTED "Could not run 'aten::zero_'
+ *  ..." for a non-sparse tensor (use ct_tensor_zero_). */
+CT_API ct_status ct_sparse_zero_(ct_tensor *tensor);
+
+/* ---- element-wise ops with their own signatures ------------------------------------------
+ * The unary.def rows reach sparse tensors through ct_unary; these are the ones outside it,
+ * reached through their own entry points (ops.h): isnan, isinf, isposinf, isneginf (and the
+ * _out forms of the last two) and pow with a wrapped-number exponent (square is pow 2).
+ *  - isnan isinf isposinf isneginf: the strided op on the values of the coalesced input, a
+ *    coalesced bool result; out= only into a sparse tensor (CT_ERR_RUNTIME "Expected
+ *    self.is_sparse() && result.is_sparse() to be true, but got false.  (Could this ..."),
+ *    which must be bool ("isposinf does not support non-boolean outputs."). isfinite and
+ *    isreal have no sparse form in 1.13 (its composites fail: NotImplementedError "Could not
+ *    run 'aten::ne.Scalar' ..." for floats, "'aten::view_as_real'" for complex, RuntimeError
+ *    "memory format option is only supported by strided tensors" for the rest).
+ *  - pow(sparse, number): CT_ERR_RUNTIME "pow: cannot raise to zeroth power on sparse
+ *    tensor; it would make the result tensor dense" for 0; then the dense pow of the
+ *    coalesced values computed into values of the input's dtype, so a result type other
+ *    than the input's fails "Found dtype Long but expected Float" (int ** 2.5, bool ** 2);
+ *    coalesced result. out= into a sparse tensor of the same dtype only (1.13 asserts on a
+ *    strided one: CT_ERR_RUNTIME). pow_ and a tensor exponent (or base) are refused as 1.13:
+ *    CT_ERR_NOT_IMPLEMENTED "Could not run 'aten::pow_.Scalar' ...", "... 'aten::pow.Tensor_Tensor'
+ * ...". Meta: CT_ERR_NOT_IMPLEMENTED "Could not run 'aten::isnan' with arguments from the
+ *  'SparseMeta' backend." (pow: 'aten::pow.Tensor_Scalar'). */
 
 /* ---- printing -------------------------------------------------------------------------- */
 

@@ -99,7 +99,9 @@ bool ct_device_impl_has_launch(ct_device_type type) {
 }
 
 ct_status ct_device_impl_launch(ct_device device, const ct_kernel_launch *launch) {
-    ct_backend b;
+    /* initialised only for gcc -O3, which cannot see that registry_get fills b whenever it
+     * returns CT_OK (-Wmaybe-uninitialized) */
+    ct_backend b = {.launch = NULL};
     CT_TRY(ct_device_impl_registry_get(device.type, false, &b));
     if (b.launch == NULL)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: no kernels for device type %s",

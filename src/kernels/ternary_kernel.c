@@ -158,8 +158,12 @@ int ct_ternary_impl_kernel_run(const ct_ternary_kernel *k, char *const *data,
     in_mode mode[3];
     int64_t isz_in[3], inc[3];
     const void *ptr[3];
+    /* the input loop operand i reads: a two-input loop (nin 2; kernel_init allows only 2 and
+     * 3) never reads in[2], its third operand repeats in[1]. A table rather than
+     * `i < nin ? i : nin - 1`, whose -1 for nin 0 gcc -O3 flags (-Warray-bounds) */
+    const int src_of[3] = {0, 1, k->nin > 2 ? 2 : 1};
     for (int i = 0; i < 3; i++) {
-        int j = i < k->nin ? i : k->nin - 1; /* a two-input loop never reads in[2] */
+        int j = src_of[i];
         isz_in[i] = (int64_t)ct_dtype_table[k->in[j]].itemsize;
         if (k->in[j] == k->in_math[j] && strides[1 + j] == isz_in[i]) {
             mode[i] = MODE_DIRECT;
@@ -187,7 +191,7 @@ int ct_ternary_impl_kernel_run(const ct_ternary_kernel *k, char *const *data,
     for (int64_t done = 0; done < n;) {
         int64_t m = n - done < block ? n - done : block;
         for (int i = 0; i < 3; i++) {
-            int j = i < k->nin ? i : k->nin - 1;
+            int j = src_of[i];
             const char *src = data[1 + j] + done * strides[1 + j];
             if (mode[i] == MODE_DIRECT) {
                 ptr[i] = src;

@@ -824,15 +824,21 @@ CLASSIFY_SPEC(isposinf, CT_CMP_ISPOSINF)
 CLASSIFY_SPEC(isneginf, CT_CMP_ISNEGINF)
 CLASSIFY_SPEC(isreal, CT_CMP_ISREAL)
 
+/* `dense` / `dense_out`: the public forms, which the sparse layer runs on the values. */
 static ct_status classify(const binop_spec *spec, const ct_tensor *t, ct_tensor *out,
-                          ct_tensor **result, const char *fn) {
+                          ct_tensor **result, const char *fn, ct_classify_dense_fn dense,
+                          ct_classify_dense_out_fn dense_out) {
     if (result != NULL)
         *result = NULL;
     if (t == NULL || (out == NULL && result == NULL))
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", fn);
-    if (is_sparse(t) || (out != NULL && is_sparse(out)))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s(): sparse COO operands are not supported",
-                            spec->cfg.name);
+    if (is_sparse(t) || (out != NULL && is_sparse(out))) {
+        ct_classify_layout_fn sparse = ct_classify_impl_sparse();
+        if (sparse == NULL)
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                                "%s(): sparse COO operands are not supported", spec->cfg.name);
+        return sparse(spec->cfg.name, dense, dense_out, t, out, result);
+    }
     if ((spec->cmp == CT_CMP_ISPOSINF || spec->cmp == CT_CMP_ISNEGINF)) {
         if (ct_dtype_is_complex(t->dtype))
             return ct_set_error(CT_ERR_RUNTIME, "%s does not support complex inputs.",
@@ -845,32 +851,32 @@ static ct_status classify(const binop_spec *spec, const ct_tensor *t, ct_tensor 
 }
 
 ct_status ct_isnan(const ct_tensor *t, ct_tensor **out) {
-    return classify(&isnan_SPEC, t, NULL, out, "ct_isnan");
+    return classify(&isnan_SPEC, t, NULL, out, "ct_isnan", ct_isnan, NULL);
 }
 ct_status ct_isinf(const ct_tensor *t, ct_tensor **out) {
-    return classify(&isinf_SPEC, t, NULL, out, "ct_isinf");
+    return classify(&isinf_SPEC, t, NULL, out, "ct_isinf", ct_isinf, NULL);
 }
 ct_status ct_isfinite(const ct_tensor *t, ct_tensor **out) {
-    return classify(&isfinite_SPEC, t, NULL, out, "ct_isfinite");
+    return classify(&isfinite_SPEC, t, NULL, out, "ct_isfinite", ct_isfinite, NULL);
 }
 ct_status ct_isposinf(const ct_tensor *t, ct_tensor **out) {
-    return classify(&isposinf_SPEC, t, NULL, out, "ct_isposinf");
+    return classify(&isposinf_SPEC, t, NULL, out, "ct_isposinf", ct_isposinf, ct_isposinf_out);
 }
 ct_status ct_isposinf_out(const ct_tensor *t, ct_tensor *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_isposinf_out: NULL argument");
-    return classify(&isposinf_SPEC, t, out, NULL, "ct_isposinf_out");
+    return classify(&isposinf_SPEC, t, out, NULL, "ct_isposinf_out", ct_isposinf, ct_isposinf_out);
 }
 ct_status ct_isneginf(const ct_tensor *t, ct_tensor **out) {
-    return classify(&isneginf_SPEC, t, NULL, out, "ct_isneginf");
+    return classify(&isneginf_SPEC, t, NULL, out, "ct_isneginf", ct_isneginf, ct_isneginf_out);
 }
 ct_status ct_isneginf_out(const ct_tensor *t, ct_tensor *out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_isneginf_out: NULL argument");
-    return classify(&isneginf_SPEC, t, out, NULL, "ct_isneginf_out");
+    return classify(&isneginf_SPEC, t, out, NULL, "ct_isneginf_out", ct_isneginf, ct_isneginf_out);
 }
 ct_status ct_isreal(const ct_tensor *t, ct_tensor **out) {
-    return classify(&isreal_SPEC, t, NULL, out, "ct_isreal");
+    return classify(&isreal_SPEC, t, NULL, out, "ct_isreal", ct_isreal, NULL);
 }
 
 /* ---- isclose, allclose, equal ------------------------------------------------------------------ */

@@ -31,3 +31,13 @@ void ct_unop_impl_register_sparse(ct_unop_layout_fn fn) {
 ct_unop_layout_fn ct_unop_impl_sparse(void) {
     return atomic_load_explicit(&unop_sparse_slot, memory_order_acquire);
 }
+
+static _Atomic(ct_classify_layout_fn) classify_sparse_slot;
+
+void ct_classify_impl_register_sparse(ct_classify_layout_fn fn) {
+    atomic_store_explicit(&classify_sparse_slot, fn, memory_order_release);
+}
+
+ct_classify_layout_fn ct_classify_impl_sparse(void) {
+    return atomic_load_explicit(&classify_sparse_slot, memory_order_acquire);
+}

@@ -46,4 +46,17 @@ typedef ct_status (*ct_unop_layout_fn)(ct_unop op, ct_unop_sparse_mode mode, con
 void ct_unop_impl_register_sparse(ct_unop_layout_fn fn);
 ct_unop_layout_fn ct_unop_impl_sparse(void);
 
+/* The classifications of ops.h (isnan, isinf, isfinite, isposinf, isneginf, isreal) with a
+ * sparse COO input or out= tensor: `name` the op's PyTorch name, `fn` / `fn_out` its strided
+ * forms (fn_out NULL: no out= form), `target` the out= tensor (NULL: the result to *out). */
+typedef ct_status (*ct_classify_dense_fn)(const ct_tensor *t, ct_tensor **out);
+typedef ct_status (*ct_classify_dense_out_fn)(const ct_tensor *t, ct_tensor *out);
+typedef ct_status (*ct_classify_layout_fn)(const char *name, ct_classify_dense_fn fn,
+                                           ct_classify_dense_out_fn fn_out, const ct_tensor *t,
+                                           ct_tensor *target, ct_tensor **out);
+
+/* Fill / read the sparse COO slot of the classifications (NULL when empty). */
+void ct_classify_impl_register_sparse(ct_classify_layout_fn fn);
+ct_classify_layout_fn ct_classify_impl_sparse(void);
+
 #endif /* CT_OPS_DISPATCH_H */

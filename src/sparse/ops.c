@@ -223,4 +223,5 @@ void ct_sparse_impl_register_ops(void) {
         ct_op_impl_register_sparse(ops[i], CT_OP_FORM_INPLACE, inplace_slot);
     }
     ct_unop_impl_register_sparse(ct_sparse_impl_unary);
+    ct_sparse_impl_register_pow(); /* and the classifications (pointwise.c) */
 }

@@ -111,4 +111,22 @@ ct_status ct_sparse_impl_mul_dense(const ct_tensor *d, const ct_tensor *s, ct_dt
 ct_status ct_sparse_impl_unary(ct_unop op, ct_unop_sparse_mode mode, const ct_tensor *t,
                                ct_tensor *target, ct_op_form form, ct_tensor **out);
 
+/* A sparse tensor with t's sizes and flag, a copy of t's indices (payload p, on the values'
+ * device) and `values` (CONSUMED, released on failure too). */
+ct_status ct_sparse_impl_with_new_values(const ct_tensor *t, const ct_sparse_coo *p,
+                                         ct_tensor *values, ct_tensor **out);
+
+/* out= takes the result r's payload and geometry (PyTorch resizes a sparse out= tensor); r
+ * keeps target's old payload. The sizes block is rewritten in place, so a change of dim
+ * count needs the inline block (CT_ERR_NOT_IMPLEMENTED otherwise). */
+ct_status ct_sparse_impl_adopt(ct_tensor *target, ct_tensor *r);
+
+/* ---- pointwise.c ---- */
+
+/* The classifications' sparse slot (ops/dispatch.h) and pow's op slots; ops.c registers them. */
+ct_status ct_sparse_impl_classify(const char *name, ct_classify_dense_fn fn,
+                                  ct_classify_dense_out_fn fn_out, const ct_tensor *t,
+                                  ct_tensor *target, ct_tensor **out);
+void ct_sparse_impl_register_pow(void);
+
 #endif /* CT_SPARSE_SPARSE_IMPL_H */

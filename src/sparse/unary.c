@@ -8,10 +8,8 @@
 #include "ctensor/unary.h"
 #include "sparse/sparse_impl.h"
 
-/* A sparse tensor with t's sizes and flag, a copy of t's indices (on the values' device) and
- * `values` (CONSUMED). */
-static ct_status with_new_values(const ct_tensor *t, const ct_sparse_coo *p, ct_tensor *values,
-                                 ct_tensor **out) {
+ct_status ct_sparse_impl_with_new_values(const ct_tensor *t, const ct_sparse_coo *p,
+                                         ct_tensor *values, ct_tensor **out) {
     ct_tensor *ind = NULL;
     ct_status st = ct_tensor_to(p->indices, CT_DTYPE_UNDEFINED, &values->device, true,
                                 CT_MEMFMT_CONTIGUOUS, &ind);
@@ -31,7 +29,7 @@ ct_status ct_sparse_clone(const ct_tensor *t, ct_tensor **out) {
     CT_TRY(ct_sparse_impl_arg(t, "clone", &p));
     ct_tensor *v = NULL;
     CT_TRY(ct_tensor_clone(p->values, CT_MEMFMT_CONTIGUOUS, &v));
-    return with_new_values(t, p, v, out);
+    return ct_sparse_impl_with_new_values(t, p, v, out);
 }
 
 ct_status ct_sparse_neg(const ct_tensor *t, ct_tensor **out) {
@@ -42,7 +40,7 @@ ct_status ct_sparse_neg(const ct_tensor *t, ct_tensor **out) {
     CT_TRY(ct_sparse_impl_arg(t, "neg", &p));
     ct_tensor *v = NULL;
     CT_TRY(ct_unary(CT_UNOP_NEG, p->values, &v));
-    return with_new_values(t, p, v, out);
+    return ct_sparse_impl_with_new_values(t, p, v, out);
 }
 
 ct_status ct_sparse_with_values(const ct_tensor *t, const ct_tensor *values, ct_tensor **out) {
@@ -65,7 +63,7 @@ ct_status ct_sparse_with_values(const ct_tensor *t, const ct_tensor *values, ct_
             ct_tensor_impl_shape_format(x, sizeof x, p->values->sizes, p->values->ndim),
             ct_tensor_impl_shape_format(y, sizeof y, values->sizes, values->ndim));
     }
-    return with_new_values(t, p, ct_tensor_retain((ct_tensor *)values), out);
+    return ct_sparse_impl_with_new_values(t, p, ct_tensor_retain((ct_tensor *)values), out);
 }
 
 ct_status ct_sparse_to(const ct_tensor *t, ct_dtype dtype, const ct_device *device, bool copy,
@@ -242,9 +240,7 @@ static ct_status unary_refuse(ct_unop op, ct_unop_sparse_mode mode, const ct_ten
                         ct_unop_name(op), suffix, ct_sparse_impl_backend_name(s, b, sizeof b));
 }
 
-/* out= takes the result's payload and geometry (PyTorch resizes a sparse out= tensor). The
- * sizes block is rewritten in place, so a change of dim count needs the inline block. */
-static ct_status unary_adopt(ct_tensor *target, ct_tensor *r) {
+ct_status ct_sparse_impl_adopt(ct_tensor *target, ct_tensor *r) {
     if (r->ndim != target->ndim &&
         (r->ndim > CT_TENSOR_INLINE_DIMS || target->sizes != target->inline_dims))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
@@ -279,11 +275,11 @@ static ct_status unary_into(ct_unop op, ct_unop_sparse_mode mode, const ct_tenso
     if (st == CT_OK)
         st = ct_unary_out(op, p->values, v);
     if (st == CT_OK) {
-        st = with_new_values(c, p, v, &r); /* consumes v */
+        st = ct_sparse_impl_with_new_values(c, p, v, &r); /* consumes v */
         v = NULL;
     }
     if (st == CT_OK)
-        st = unary_adopt(target, r);
+        st = ct_sparse_impl_adopt(target, r);
     ct_tensor_release(v);
     ct_tensor_release(r);
     ct_tensor_release(c);
@@ -308,7 +304,7 @@ ct_status ct_sparse_impl_unary(ct_unop op, ct_unop_sparse_mode mode, const ct_te
         CT_TRY(ct_sparse_to(t, target->dtype, NULL, true, &c));
         ct_status st = ct_unary_(op, ct_sparse_impl_payload(c)->values);
         if (st == CT_OK)
-            st = unary_adopt(target, c);
+            st = ct_sparse_impl_adopt(target, c);
         ct_tensor_release(c);
         return st;
     }
@@ -340,7 +336,7 @@ ct_status ct_sparse_impl_unary(ct_unop op, ct_unop_sparse_mode mode, const ct_te
         const ct_sparse_coo *q = ct_sparse_impl_payload(c);
         ct_status st = ct_unary(op, q->values, &v);
         if (st == CT_OK)
-            st = with_new_values(c, q, v, out); /* consumes v */
+            st = ct_sparse_impl_with_new_values(c, q, v, out); /* consumes v */
         ct_tensor_release(c);
         return st;
     }
