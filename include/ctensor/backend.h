@@ -111,6 +111,14 @@ typedef struct ct_kernel_launch {
     int64_t numel;
     int64_t shape[CT_LAUNCH_MAX_DIMS];
     int64_t strides[CT_LAUNCH_MAX_OPERANDS][CT_LAUNCH_MAX_DIMS];
+    /* ---- UNARY ---- */
+    /** UNARY: the ct_unop value, the row of ctensor/unary.def counted from 0 in file order
+     *  (NEG 0, POSITIVE 1, ABS 2, ...). dtype[0] is the output's, dtype[1] the input's;
+     *  `compute` is the computation dtype (the iterator's common dtype: the result rounds to
+     *  it, or to bool for logical_not and to the real dtype for abs of complex) and `math`
+     *  the dtype the element function runs in (float32 for float16 and bfloat16, complex64
+     *  for complex32, otherwise `compute`). */
+    int32_t unop;
 } ct_kernel_launch;
 
 /** The longest PrivateUse1 name ctensor accepts, in bytes. */

@@ -33,6 +33,12 @@ int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_
 int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern, size_t pattern_size,
                           int sm_count, ct_cuda_impl_stream_t stream);
 
+/* out = f(in) for a UNARY launch with its plan (kernels_unary.cu; numel > 0; the plan from
+ * ct_uplan_init of kernels/unary_plan.h). */
+struct ct_uplan;
+int ct_cuda_impl_unary_run(const ct_kernel_launch *l, const struct ct_uplan *p, int sm_count,
+                           ct_cuda_impl_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

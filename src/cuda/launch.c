@@ -13,6 +13,7 @@
 #include "base/error_impl.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/kernels_impl.h"
+#include "kernels/unary_plan.h"
 
 #define MAX_DEVICES 128
 
@@ -69,6 +70,8 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
     if (index < 0 || index >= MAX_DEVICES)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid device index %d", (int)index);
     int nops = l->kind == CT_LAUNCH_COPY ? 2 : l->kind == CT_LAUNCH_BINARY ? 3 : 0;
+    if (l->kind == CT_LAUNCH_UNARY)
+        nops = 2;
     if (nops == 0 || l->noperands != nops)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid kind %d with %d operands",
                             (int)l->kind, (int)l->noperands);
@@ -119,6 +122,7 @@ static ct_status on_device(int32_t index, device_body body, void *arg) {
 typedef struct launch_arg {
     const ct_kernel_launch *l;
     const ct_kplan *plan;
+    const ct_uplan *uplan; /* UNARY */
 } launch_arg;
 
 static ct_status launch_body(int32_t index, void *arg) {
@@ -129,6 +133,10 @@ static ct_status launch_body(int32_t index, void *arg) {
     ct_cuda_impl_stream_t stream = ct_cuda_impl_current_stream(index);
     if (l->kind == CT_LAUNCH_COPY) {
         int err = ct_cuda_impl_copy_run(l, sms, stream);
+        return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
+    }
+    if (l->kind == CT_LAUNCH_UNARY) {
+        int err = ct_cuda_impl_unary_run(l, a->uplan, sms, stream);
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
     }
     int *flag = NULL;
@@ -162,7 +170,15 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
         return CT_OK;
     ct_kplan plan;
     memset(&plan, 0, sizeof plan);
-    if (launch->kind == CT_LAUNCH_BINARY) {
+    ct_uplan uplan;
+    memset(&uplan, 0, sizeof uplan);
+    if (launch->kind == CT_LAUNCH_UNARY) {
+        /* no device kernel (most complex ops): as the cpu words a dtype it lacks */
+        if (!ct_uplan_init(&uplan, launch))
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+                                launch->name != NULL ? launch->name : "unary",
+                                ct_dtype_cpp_name(launch->compute));
+    } else if (launch->kind == CT_LAUNCH_BINARY) {
         if (!ct_kplan_init(&plan, launch))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "binary",
@@ -172,7 +188,7 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "\"copy_\" not implemented for 'Float4_e2m1fn_x2'");
     }
-    launch_arg a = {launch, &plan};
+    launch_arg a = {launch, &plan, &uplan};
     return on_device(index, launch_body, &a);
 }
 

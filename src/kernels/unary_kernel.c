@@ -227,7 +227,10 @@ int ct_unary_impl_kernel_run(const ct_unary_kernel *k, char *out, const char *in
     int64_t isz_c = (int64_t)ct_dtype_table[k->compute].itemsize;
     int64_t isz_r = (int64_t)ct_dtype_table[k->result].itemsize;
     bool direct_in = k->in == k->in_math && in_stride == isz_in;
-    bool direct_out = k->out == k->out_math && out_stride == isz_out;
+    /* (not when the result must round to a narrower dtype first: float16 exp into a
+     * float32 out= rounds to float16, as PyTorch's does) */
+    bool direct_out = k->out == k->out_math && out_stride == isz_out &&
+                      (k->result == k->out_math || k->out == k->result);
     for (int64_t done = 0; done < n;) {
         int64_t m = n - done < BLOCK ? n - done : BLOCK;
         const char *src = in + done * in_stride;

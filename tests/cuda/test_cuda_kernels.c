@@ -3,12 +3,16 @@
  * operand, Python scalar, alpha, out=, in place), every dtype pair of copies in every
  * direction, fills, long operands (the vectorised and grid-stride paths), many dims, integer
  * division by zero and the mixed-device error; results compared byte for byte (NaN payloads
- * aside). Needs a GPU: exits 77 (skipped) when ct_cuda_init finds no device. */
+ * aside); every unary op x dtype x layout (launch_diff_unary.h, a tolerance for the
+ * libm-based ones: test_unary). Needs a GPU: exits 77 (skipped) when ct_cuda_init finds no
+ * device. */
 #include "cmocka_all.h"
 
 #include "ctensor/ctensor.h"
 #include "ctensor/cuda.h"
+#include "ctensor/cpu.h"
 #include "launch_diff.h"
+#include "launch_diff_unary.h"
 
 static void test_binary(void **state) {
     (void)state;
@@ -47,6 +51,31 @@ static void test_errors(void **state) {
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
+/* Every unary op x dtype x layout (launch_diff_unary.h) against the cpu at its baseline ISA
+ * level, whose float32 transcendental functions are float64 glibc rounded once, as the GPU
+ * computes them with libdevice's float64 functions. Tolerance for the libm-based ops
+ * (exp, sin, erfc, sigmoid, hypot for complex abs and sgn, ...): 8 ulps of the result dtype
+ * (CUDA documents up to 5 ulps for float64 erfc, 3 for asinh / acosh, 2 for hypot; a
+ * float32 or narrower result, rounded from float64, differs by at most 1). Every other op,
+ * and all integer and bool results, byte for byte. */
+static void test_unary(void **state) {
+    (void)state;
+    ct_cpu_isa isa = ct_cpu_isa_active();
+    assert_int_equal(ct_cpu_set_isa(CT_ISA_BASELINE), CT_OK);
+    long checks = ld_checks;
+    ld_failures = 0;
+    ldu_refusals = 0;
+    ldu_ulps = 8;
+    ldu_unary_all();
+    ldu_unary_big((1 << 20) + 5);
+    printf("unary: %ld comparisons (%ld expected refusals)\n", ld_checks - checks,
+           ldu_refusals);
+    ldu_ulps = 0;
+    assert_int_equal(ct_cpu_set_isa(isa), CT_OK);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+    assert_int_equal(ld_failures, 0);
+}
+
 int main(void) {
     if (ct_cuda_init() != CT_OK) {
         fprintf(stderr, "ct_cuda_init: %s\n", ct_last_error());
@@ -63,6 +92,7 @@ int main(void) {
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_big),
         cmocka_unit_test(test_f16_exact),
+        cmocka_unit_test(test_unary),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

@@ -850,3 +850,107 @@ def test_zz_report_tolerated():
     if TOLERATED:
         warnings.warn("within tolerance but not bitwise equal to torch: "
                       + "; ".join(sorted(set(TOLERATED))))
+
+
+# ---- unary ops (ctensor/unary.def) -------------------------------------------------------------
+# ctensor on cuda against ctensor on the cpu and torch on cuda, every op x dtype, the new,
+# out= and in-place forms. The exact ops (neg, abs, floor, round, sqrt, reciprocal, ...) match
+# the cpu byte for byte; the libm-based ones (exp, sin, erfc, sigmoid, complex abs / sgn via
+# hypot) compute float32 and narrower in float64 on both devices (glibc on the cpu, or SLEEF
+# within 1 ulp at its AVX2 / AVX-512 levels; libdevice on the GPU), so the tolerance there is
+# 1 ulp for float32 / float16 / bfloat16 results and 8 ulps for float64 ones (CUDA documents
+# up to 5 for float64 erfc); against torch's float32 CUDA functions (up to 4 ulps documented)
+# 8 ulps for float32.
+# Complex ops other than neg, positive, abs, sgn and logical_not are refused on cuda with
+# NotImplementedError '"exp" not implemented for 'ComplexFloat'' (docs/cuda.md).
+
+UNARY = ["neg", "positive", "abs", "sign", "sgn", "floor", "ceil", "trunc", "frac", "round",
+         "reciprocal", "logical_not", "bitwise_not", "exp", "expm1", "exp2", "log", "log1p",
+         "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc"]
+UNARY_EXACT = {"neg", "positive", "sign", "floor", "ceil", "trunc", "frac", "round",
+               "reciprocal", "logical_not", "bitwise_not", "sqrt", "rsqrt"}
+UNARY_COMPLEX_ON_CUDA = {"neg", "positive", "abs", "sgn", "logical_not"}
+
+
+def unary_ulps(op, in_name, result_name, vs_torch):
+    if result_name not in FLOATS and result_name not in COMPLEX:
+        return 0
+    if op in UNARY_EXACT or (op in ("abs", "sgn") and in_name not in COMPLEX):
+        return 0
+    if result_name in COMPLEX:
+        return 4
+    if result_name == "float64":
+        return 8
+    return 8 if vs_torch and result_name == "float32" else 1
+
+
+def unary_forms(op, x):
+    """(label, ctensor call on a tensor) for the new, out= and in-place forms."""
+    forms = [("new", lambda t: ct(op)(t))]
+    forms.append(("out", lambda t: ct(op)(t, out=ctensor.empty(0, dtype=ct(op)(x).dtype,
+                                                                    device=t.device))))
+    if hasattr(ctensor.Tensor, op + "_"):
+        forms.append(("inplace", lambda t: getattr(t.clone(), op + "_")()))
+    return forms
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_every_op_and_dtype(op, name):
+    x = make(name, (3, 7), f"{op}{name}")
+    xt = make(name, (7, 3), f"{op}{name}t").t()
+    for xin, layout in ((x, "contiguous"), (xt, "transposed")):
+        want_new = outcome(lambda: ct(op)(xin))
+        if want_new[0] == "ok" and name in COMPLEX and op not in UNARY_COMPLEX_ON_CUDA:
+            with pytest.raises(NotImplementedError) as e:
+                ct(op)(xin.cuda())
+            cpp = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}[name]
+            assert str(e.value) == f'"{op}" not implemented for \'{cpp}\''
+            continue
+        for form, fn in (unary_forms(op, xin) if want_new[0] == "ok"
+                         else [("new", lambda t: ct(op)(t))]):
+            label = f"{op}({name}) {layout} {form}"
+            got = outcome(lambda: fn(xin.cuda()))
+            want = outcome(lambda: fn(xin))
+            assert got[0] == want[0], f"{label}: cuda {got} cpu {want}"
+            if got[0] == "err":
+                assert got[1] is want[1] and got[2] == want[2], f"{label}: {got} vs {want}"
+                continue
+            r = got[1]
+            on_cuda(r)
+            assert r.dtype == want[1].dtype, label
+            rn = dname(r.dtype)
+            check_same(r, want[1], ulps=unary_ulps(op, name, rn, False),
+                       what=f"{label} cuda vs cpu")
+            if TORCH_CUDA and form == "new":
+                tr = outcome(lambda: th(op)(as_torch(xin).cuda()))
+                if tr[0] == "ok":
+                    assert dname(tr[1].dtype) == rn, f"{label}: {rn} vs {tr[1].dtype}"
+                    check_same(r, tr[1], ulps=unary_ulps(op, name, rn, True),
+                               what=f"{label} vs torch")
+
+
+def test_unary_exp_matches_torch_and_methods():
+    x = make("float32", (4, 33), "exp-big", small=True)
+    xc = x.cuda()
+    r = ctensor.exp(xc)
+    on_cuda(r)
+    check_same(r, ctensor.exp(x), ulps=1, what="exp cuda vs cpu")
+    if TORCH_CUDA:
+        check_same(r, torch.exp(as_torch(x).cuda()), ulps=4, what="exp vs torch")
+    # in place on a non-contiguous view, out= of another dtype, operators and methods
+    y = xc.clone()
+    y.t().exp_()
+    check_same(y, ctensor.exp(x), ulps=1, what="exp_ on a transposed view")
+    # float32 computation, rounded to float32, then widened into the float64 out=
+    o = ctensor.empty((4, 33), dtype=ctensor.float64, device="cuda")
+    ctensor.exp(xc, out=o)
+    assert o.dtype == ctensor.float64
+    check_same(o.to(ctensor.float32), ctensor.exp(x), ulps=1, what="exp out=float64")
+    check_same(-xc, -x, what="-x")
+    check_same(abs(xc), abs(x), what="abs(x)")
+    check_same(xc.sigmoid(), x.sigmoid(), ulps=1, what="x.sigmoid()")
+    check_same(~ctensor.tensor([True, False]).cuda(), ~ctensor.tensor([True, False]),
+               what="~bool")

@@ -434,3 +434,15 @@ def test_each_isa_level_within_one_ulp(isa):
                          capture_output=True, text=True, check=True).stdout
     # against the float32-rounded reference: 1 ulp of the exact value + 0.5 of rounding
     assert float(out.strip().splitlines()[-1]) <= 1.5 + 1e-7
+
+
+@pytest.mark.parametrize("op", ["exp", "sqrt", "sigmoid", "tanh", "reciprocal", "sinh", "log1p"])
+@pytest.mark.parametrize("dt", ["bfloat16"])  # (torch 1.13's cpu has no float16 exp)
+def test_half_into_float32_out_rounds_to_half(op, dt):
+    # the result rounds to the computation dtype before the cast to out=, as in PyTorch
+    vals = [0.1, 3.3, -2.7, 7.9, 0.51, 12.25, 1.0 / 3, 100.5]
+    want = torch.empty(len(vals))
+    getattr(torch, op)(torch.tensor(vals, dtype=getattr(torch, dt)).abs(), out=want)
+    got = ctensor.empty(len(vals))
+    getattr(ctensor, op)(ctensor.tensor(vals, dtype=getattr(ctensor, dt)).abs(), out=got)
+    assert got.tolist() == want.tolist()

@@ -46,6 +46,8 @@ static ct_status check_geometry(const ct_kernel_launch *l) {
     return CT_OK;
 }
 
+#include "launch_host_unary.h"
+
 static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
     (void)ctx;
     (void)index;
@@ -61,6 +63,8 @@ static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, c
                         l->data[1] + offset_of(l, 1, i));
         return CT_OK;
     }
+    if (l->kind == CT_LAUNCH_UNARY)
+        return host_launch_unary(l);
     launches_binary++;
     ct_kplan p;
     if (!ct_kplan_init(&p, l))

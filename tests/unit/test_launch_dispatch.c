@@ -8,8 +8,10 @@
 #include "cmocka_all.h"
 
 #include "ctensor/backend.h"
+#include "ctensor/cpu.h"
 #include "ctensor/ctensor.h"
 #include "launch_diff.h"
+#include "launch_diff_unary.h"
 #include "launch_host.h"
 
 static int setup(void **state) {
@@ -188,6 +190,96 @@ static void test_no_launch(void **state) {
     assert_int_equal(setup(NULL), 0);
 }
 
+/* ---- UNARY launches ------------------------------------------------------------------------
+ * Compared byte for byte with the cpu at the baseline ISA level, whose loops are the element
+ * functions of unary_elem.h (the AVX2 / AVX-512 levels use SLEEF's vector functions for the
+ * float32 transcendental ops, within 1 ulp of them). */
+static void test_unary(void **state) {
+    (void)state;
+    ct_cpu_isa isa = ct_cpu_isa_active();
+    assert_int_equal(ct_cpu_set_isa(CT_ISA_BASELINE), CT_OK);
+    long before = launches_unary, checks = ld_checks;
+    ld_failures = 0;
+    ldu_refusals = 0;
+    ldu_unary_all();
+    ldu_unary_big(1027);
+    printf("unary: %ld comparisons (%ld expected refusals), %ld launches\n",
+           ld_checks - checks, ldu_refusals, launches_unary - before);
+    assert_int_equal(ct_cpu_set_isa(isa), CT_OK);
+    assert_int_equal(ld_failures, 0);
+    assert_true(launches_unary - before > 1000);
+    assert_true(ldu_refusals > 100);
+}
+
+/* The fields of a UNARY launch, and what the device refuses. */
+static void test_unary_fields(void **state) {
+    (void)state;
+    ct_backend b;
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b), CT_OK);
+    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    b.launch = recording_launch;
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+    int64_t s[] = {3, 4};
+    ct_tensor *h = NULL, *r = NULL, *i = NULL, *c = NULL, *t = NULL;
+    assert_int_equal(ct_tensor_ones(s, 2, CT_FLOAT16, &ld_device, CT_LAYOUT_STRIDED, &h), CT_OK);
+    last = NULL;
+    assert_int_equal(ct_unary(CT_UNOP_EXP, h, &r), CT_OK);
+    assert_non_null(last);
+    assert_int_equal(last->kind, CT_LAUNCH_UNARY);
+    assert_int_equal(last->unop, CT_UNOP_EXP);
+    assert_string_equal(last->name, "exp");
+    assert_int_equal(last->noperands, 2);
+    assert_int_equal(last->dtype[0], CT_FLOAT16);
+    assert_int_equal(last->dtype[1], CT_FLOAT16);
+    assert_int_equal(last->compute, CT_FLOAT16);
+    assert_int_equal(last->math, CT_FLOAT32);
+    assert_int_equal(last->numel, 12);
+    assert_int_equal(last->ndim, 1);
+    ct_tensor_release(r);
+    r = NULL;
+    /* int -> the default float dtype; logical_not -> bool; in place keeps the dtype */
+    assert_int_equal(ct_tensor_ones(s, 2, CT_INT32, &ld_device, CT_LAYOUT_STRIDED, &i), CT_OK);
+    assert_int_equal(ct_unary(CT_UNOP_SQRT, i, &r), CT_OK);
+    assert_int_equal(last->dtype[0], CT_FLOAT32);
+    assert_int_equal(last->dtype[1], CT_INT32);
+    assert_int_equal(last->compute, CT_FLOAT32);
+    ct_tensor_release(r);
+    r = NULL;
+    assert_int_equal(ct_unary(CT_UNOP_LOGICAL_NOT, h, &r), CT_OK);
+    assert_int_equal(last->unop, CT_UNOP_LOGICAL_NOT);
+    assert_int_equal(last->dtype[0], CT_BOOL);
+    assert_int_equal(last->compute, CT_FLOAT16);
+    ct_tensor_release(r);
+    r = NULL;
+    assert_int_equal(ct_tensor_transpose(h, 0, 1, &t), CT_OK);
+    assert_int_equal(ct_unary_(CT_UNOP_NEG, t), CT_OK);
+    assert_int_equal(last->unop, CT_UNOP_NEG);
+    assert_ptr_equal(last->data[0], last->data[1]);
+    /* complex: abs runs (real result), exp is refused by the device, round(decimals) by
+     * the core, nothing launched for an empty tensor */
+    assert_int_equal(ct_tensor_ones(s, 2, CT_COMPLEX64, &ld_device, CT_LAYOUT_STRIDED, &c), CT_OK);
+    assert_int_equal(ct_unary(CT_UNOP_ABS, c, &r), CT_OK);
+    assert_int_equal(last->dtype[0], CT_FLOAT32);
+    assert_int_equal(last->compute, CT_COMPLEX64);
+    assert_int_equal(last->math, CT_COMPLEX64);
+    ct_tensor_release(r);
+    r = NULL;
+    assert_status_msg(ct_unary(CT_UNOP_EXP, c, &r), CT_ERR_NOT_IMPLEMENTED,
+                      "\"exp\" not implemented for 'ComplexFloat'");
+    assert_null(r);
+    assert_status_msg(ct_round_decimals(h, 2, &r), CT_ERR_NOT_IMPLEMENTED,
+                      "round: not implemented on xpu yet");
+    assert_null(r);
+    ct_tensor_release(t);
+    ct_tensor_release(c);
+    ct_tensor_release(i);
+    ct_tensor_release(h);
+    last = NULL;
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(setup(NULL), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_fields),
@@ -197,6 +289,8 @@ int main(void) {
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_big),
         cmocka_unit_test(test_f16_exact),
+        cmocka_unit_test(test_unary_fields),
+        cmocka_unit_test(test_unary),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
