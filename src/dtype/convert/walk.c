@@ -75,7 +75,8 @@
  * EPYC VM (32 MB L3), interleaved, best of 5: 8.0-8.5 ms -> 4.5-5.8 ms (memcpy of the same
  * bytes: 3.6-4.2 ms). Not streamed, because they measured slower on the same machine:
  *  - output runs that are rows at a distance from each other (a transpose: 0.5-2 KB runs,
- *    misaligned, so partial lines at both ends): about 20% slower;
+ *    misaligned, so partial lines at both ends): about 20% slower (4-byte elements now
+ *    stream whole lines only, Note [Line-aligned streamed rows]);
  *  - kernels (an add into a channels_last output) writing the block into a buffer that is
  *    then streamed: about 10% slower.
  * The bytes are the gathered source's either way: results are identical. */
@@ -168,7 +169,10 @@ static void stream_rows(char *out, int64_t so, const char *src, int64_t sa, int6
                 memcpy(buf + b * BS + ROW_CARRY + a, src + (a0 + a) * sa + b * 4, 4);
         int64_t end = a0 + na;
         for (int64_t b = 0; b < nb; b++) {
-            float *row = buf + b * BS + ROW_CARRY - a0; /* row[j]: element j, a0 - 16 <= j < end */
+            /* element j (a0 - 16 <= j < end) is at row[j - a0 + ROW_CARRY]: indices, so no
+             * pointer leaves the buffer */
+            const float *row = buf + b * BS;
+            int64_t at = ROW_CARRY - a0;
             char *o = out + b * so;
             int64_t j = done[b];
             /* elements up to the row's first line boundary (only in its first chunk) */
@@ -176,12 +180,13 @@ static void stream_rows(char *out, int64_t so, const char *src, int64_t sa, int6
                                      (LINE_BYTES - 1)) / 4;
             if (j < head) {
                 int64_t e = head < end ? head : end;
-                memcpy(o + j * 4, row + j, (size_t)(e - j) * 4);
+                memcpy(o + j * 4, row + j + at, (size_t)(e - j) * 4);
                 j = e;
             }
             for (; j + ROW_CARRY <= end; j += ROW_CARRY) {
-                __m128 v0 = _mm_loadu_ps(row + j), v1 = _mm_loadu_ps(row + j + 4);
-                __m128 v2 = _mm_loadu_ps(row + j + 8), v3 = _mm_loadu_ps(row + j + 12);
+                const float *q = row + j + at;
+                __m128 v0 = _mm_loadu_ps(q), v1 = _mm_loadu_ps(q + 4);
+                __m128 v2 = _mm_loadu_ps(q + 8), v3 = _mm_loadu_ps(q + 12);
                 float *d = (float *)(void *)(o + j * 4);
                 _mm_stream_ps(d, v0);
                 _mm_stream_ps(d + 4, v1);
@@ -189,7 +194,7 @@ static void stream_rows(char *out, int64_t so, const char *src, int64_t sa, int6
                 _mm_stream_ps(d + 12, v3);
             }
             if (end == n0) { /* the row's last partial line */
-                memcpy(o + j * 4, row + j, (size_t)(n0 - j) * 4);
+                memcpy(o + j * 4, row + j + at, (size_t)(n0 - j) * 4);
                 j = n0;
             } else /* carry this chunk's last line below the next chunk's place */
                 memcpy(buf + b * BS, buf + b * BS + ROW_CHUNK, ROW_CARRY * 4);
