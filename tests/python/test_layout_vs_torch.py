@@ -222,3 +222,22 @@ def test_large_to_channels_last(name, shape):
     dt.copy_(t)
     dc.copy_(c)
     check_same(dc, dt)
+
+
+# large enough (>= 4 MB written) for the line-aligned streamed rows of 4-byte transposes
+# (Note [Line-aligned streamed rows]): odd sizes, sliced sources (storage offsets, row pitches
+# that are not a line), a destination slice whose rows start at every offset within a line,
+# a batch of transposes
+@pytest.mark.parametrize("name", ["float32", "int32"])
+def test_large_transposes(name):
+    t = make(name, (1031, 1100), seed=15)
+    c = to_ct(t)
+    check_same(c.t().contiguous(), t.t().contiguous())
+    check_same(c[1:, 3:].t().contiguous(), t[1:, 3:].t().contiguous())
+    dt = torch.zeros((1100, 1043), dtype=t.dtype)
+    dc = to_ct(dt)
+    dt[:, 5:5 + 1031].copy_(t.t())
+    dc[:, 5:5 + 1031].copy_(c.t())
+    check_same(dc, dt)
+    b = make(name, (4, 601, 499), seed=16)
+    check_same(to_ct(b).permute(0, 2, 1).contiguous(), b.permute(0, 2, 1).contiguous())

@@ -435,12 +435,68 @@ static void test_walk_streamed(void **state) {
     assert_int_equal(ct_convert_walk_set_stream_bytes(-1), before);
 }
 
+/* Note [Line-aligned streamed rows]: transposing moves of 4-byte elements, forced to stream
+ * at every size. Output rows start at every 4-byte offset within a line (storage offset
+ * 0..60 bytes, row pitches that are not a multiple of a line), dim 0 not a multiple of the
+ * chunk or of 4, strips not a multiple of 4 or of TILE_B, a source read backwards along dim 0,
+ * one and two threads; against the element-by-element move. */
+static void check_transpose(int64_t n0, int64_t nk, int64_t out_off, int64_t out_pad,
+                            int64_t in_pad, bool in_neg, int threads) {
+    int64_t shape[2] = {n0, nk};
+    int64_t out_pitch = (n0 + out_pad) * 4, in_pitch = (nk + in_pad) * 4;
+    int64_t out_bytes = out_off + nk * out_pitch, in_bytes = n0 * in_pitch;
+    char *out = malloc((size_t)out_bytes), *want = malloc((size_t)out_bytes);
+    char *in = malloc((size_t)in_bytes);
+    assert_true(out != NULL && want != NULL && in != NULL);
+    for (int64_t i = 0; i < out_bytes; i++)
+        out[i] = want[i] = (char)next_u64();
+    for (int64_t i = 0; i < in_bytes; i++)
+        in[i] = (char)next_u64();
+    int64_t out_s[2] = {4, out_pitch}, in_s[2] = {in_neg ? -in_pitch : in_pitch, 4};
+    char *in0 = in + (in_neg ? (n0 - 1) * in_pitch : 0);
+    for (int64_t a = 0; a < n0; a++)
+        for (int64_t b = 0; b < nk; b++)
+            memcpy(want + out_off + a * 4 + b * out_pitch, in0 + a * in_s[0] + b * 4, 4);
+    int64_t isz = 4;
+    ct_convert_walk w = {.nops = 2, .ndim = 2, .shape = shape, .strides = {out_s, in_s},
+                         .data = {out + out_off, in0}, .itemsize = {4, 4}, .move = true};
+    OK(ct_set_num_threads(threads));
+    int rc = ct_convert_walk_run(&w, move_loop, &isz, 64);
+    OK(ct_set_num_threads(1));
+    assert_int_equal(rc, 0);
+    if (memcmp(want, out, (size_t)out_bytes) != 0)
+        fail_msg("transpose %lld x %lld (offset %lld, pads %lld %lld, neg %d, threads %d) differs",
+                 (long long)n0, (long long)nk, (long long)out_off, (long long)out_pad,
+                 (long long)in_pad, (int)in_neg, threads);
+    free(out);
+    free(want);
+    free(in);
+}
+
+static void test_walk_streamed_rows(void **state) {
+    (void)state;
+    int64_t before = ct_convert_walk_set_stream_bytes(0);
+    static const int64_t n0s[] = {0, 1, 31, 32, 33, 47, 64, 65, 100, 129, 200, 301};
+    static const int64_t nks[] = {1, 3, 8, 9, 63, 64, 65, 130};
+    for (size_t i = 0; i < sizeof n0s / sizeof n0s[0]; i++)
+        for (size_t j = 0; j < sizeof nks / sizeof nks[0]; j++) {
+            int64_t off = 4 * (int64_t)(next_u64() % 16); /* the first row's head: 0..15 */
+            int64_t out_pad = (int64_t)(next_u64() % 5), in_pad = (int64_t)(next_u64() % 3);
+            bool neg = next_u64() % 4 == 0;
+            check_transpose(n0s[i], nks[j], off, out_pad, in_pad, neg, 1 + (int)(j % 2));
+        }
+    for (int64_t off = 0; off < 64; off += 4) /* every head length, rows of one pitch */
+        check_transpose(97, 20, off, 0, 0, false, 1);
+    assert_int_equal(ct_convert_walk_set_stream_bytes(before), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walk_geometries),   cmocka_unit_test(test_walk_tile_choice),
         cmocka_unit_test(test_walk_stops),        cmocka_unit_test(test_copy_permutations),
         cmocka_unit_test(test_copy_expand_slice), cmocka_unit_test(test_copy_overlap_refused),
         cmocka_unit_test(test_add_mixed_layouts), cmocka_unit_test(test_walk_streamed),
+        cmocka_unit_test(test_walk_streamed_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
