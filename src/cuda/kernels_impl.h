@@ -38,6 +38,11 @@ int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern, size_t patte
 struct ct_uplan;
 int ct_cuda_impl_unary_run(const ct_kernel_launch *l, const struct ct_uplan *p, int sm_count,
                            ct_cuda_impl_stream_t stream);
+/* The same for the kernel rows after DIV_FLOOR (kernels_binary2.cu; the plan from
+ * binary_plan2.h's ct_kplan_init_all, p->op >= CT_KP_EQ): `err_flag` is set by an integer
+ * remainder / fmod with a zero divisor (p->int_div). */
+int ct_cuda_impl_binary2_run(const ct_kernel_launch *l, const ct_kplan *p, int *err_flag,
+                             int sm_count, ct_cuda_impl_stream_t stream);
 
 #ifdef __cplusplus
 }

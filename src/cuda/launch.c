@@ -13,6 +13,7 @@
 #include "base/error_impl.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/kernels_impl.h"
+#include "kernels/binary_plan2.h"
 #include "kernels/unary_plan.h"
 
 #define MAX_DEVICES 128
@@ -141,7 +142,8 @@ static ct_status launch_body(int32_t index, void *arg) {
     }
     int *flag = NULL;
     CT_TRY(zero_flag(index, &flag));
-    int err = ct_cuda_impl_binary_run(l, a->plan, flag, sms, stream);
+    int err = a->plan->op >= CT_KP_EQ ? ct_cuda_impl_binary2_run(l, a->plan, flag, sms, stream)
+                                      : ct_cuda_impl_binary_run(l, a->plan, flag, sms, stream);
     if (err != 0)
         return ct_cuda_impl_error(err);
     if (!a->plan->int_div)
@@ -179,7 +181,7 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
                                 launch->name != NULL ? launch->name : "unary",
                                 ct_dtype_cpp_name(launch->compute));
     } else if (launch->kind == CT_LAUNCH_BINARY) {
-        if (!ct_kplan_init(&plan, launch))
+        if (!ct_kplan_init_all(&plan, launch))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "binary",
                                 ct_dtype_cpp_name(launch->compute));

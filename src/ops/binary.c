@@ -220,22 +220,13 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
         ct_dtype_is_complex(it->common_dtype))
         return ct_set_error(CT_ERR_RUNTIME, "%s not implemented for complex tensors.",
                             p->spec->cfg.name);
-    /* the launch backends (cuda) have no maximum / minimum / fmax / fmin kernels yet */
-    if ((kop == CT_BINOP_MAXIMUM || kop == CT_BINOP_MINIMUM || kop == CT_BINOP_FMAX ||
-         kop == CT_BINOP_FMIN) &&
-        ct_iter_needs_launch(it))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
-                            p->spec->cfg.name, ct_device_type_name(it->device.type));
     /* PyTorch 1.13's atan2 and hypot kernels have no Half loop, its logical ops no
-     * ComplexHalf loop; the launch backends (cuda) have none of the newer rows yet */
+     * ComplexHalf loop */
     if (((kop == CT_BINOP_ATAN2 || kop == CT_BINOP_HYPOT) && it->common_dtype == CT_FLOAT16) ||
         (kop >= CT_BINOP_LOGICAL_AND && kop <= CT_BINOP_LOGICAL_XOR &&
          it->common_dtype == CT_COMPLEX32))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                             KERNEL_NAMES[kop], ct_dtype_cpp_name(it->common_dtype));
-    if (kop >= CT_BINOP_POW && ct_iter_needs_launch(it))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
-                            p->spec->cfg.name, ct_device_type_name(it->device.type));
     if (p->spec->compare) {
         const char *name = p->spec->kernel_name != NULL ? p->spec->kernel_name
                                                         : KERNEL_NAMES[p->spec->op];
@@ -248,8 +239,10 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
         p->cmp.rtol = p->rtol;
         p->cmp.atol = p->atol;
         p->cmp.equal_nan = p->equal_nan;
-        /* the launch backends (cuda) have no comparison kernels yet */
-        if (ct_iter_needs_launch(it))
+        /* the launch backends (cuda) have the comparisons and logical ops
+         * (src/kernels/binary_plan2.h), not yet the classifications and isclose */
+        if (p->spec->cmp >= CT_CMP_ISNAN && p->spec->cmp <= CT_CMP_ISCLOSE &&
+            ct_iter_needs_launch(it))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
                                 p->spec->cfg.name, ct_device_type_name(it->device.type));
         return CT_OK;
@@ -262,9 +255,16 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     }
     /* meta tensors run nothing, but choosing the kernel is where a dtype without one is
      * refused: every device, meta included, makes that choice and fails as cpu would */
-    return ct_binary_impl_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name,
-                                         it->common_dtype, it->dtype[0], it->dtype[1], it->dtype[2],
-                                         alpha, p->kernel_flags);
+    CT_TRY(ct_binary_impl_kernel_init_ex(&p->kernel, p->spec->op, p->spec->kernel_name,
+                                         it->common_dtype, it->dtype[0], it->dtype[1],
+                                         it->dtype[2], alpha, p->kernel_flags));
+    /* complex pow is C's cpow on the cpu, which has no device form (binary_plan2.h) */
+    if ((kop == CT_BINOP_POW || kop == CT_BINOP_POW_SCALAR) &&
+        ct_dtype_is_complex(it->common_dtype) && ct_iter_needs_launch(it))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
+                            "%s: complex tensors are not implemented on %s yet", p->spec->cfg.name,
+                            ct_device_type_name(it->device.type));
+    return CT_OK;
 }
 
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
@@ -310,11 +310,18 @@ static ct_status run_launch(const ct_iter *it, const binop_spec *spec, const pre
     l->binop = (int32_t)spec->op;
     l->name = spec->cfg.name;
     l->flags = (p->kernel_flags & CT_BINARY_B_IS_SCALAR) ? CT_LAUNCH_B_IS_SCALAR : 0u;
-    l->compute = p->kernel.compute;
-    l->math = p->kernel.math;
-    l->has_alpha = p->kernel.has_alpha;
-    _Static_assert(sizeof l->alpha >= sizeof p->kernel.alpha, "alpha fits the launch");
-    memcpy(l->alpha, &p->kernel.alpha, ct_dtype_table[p->kernel.math].itemsize);
+    if (spec->compare) {
+        /* comparisons and logical ops: the compare kernel's dtypes, no alpha */
+        l->compute = p->cmp.compute;
+        l->math = p->cmp.math;
+        l->has_alpha = false;
+    } else {
+        l->compute = p->kernel.compute;
+        l->math = p->kernel.math;
+        l->has_alpha = p->kernel.has_alpha;
+        _Static_assert(sizeof l->alpha >= sizeof p->kernel.alpha, "alpha fits the launch");
+        memcpy(l->alpha, &p->kernel.alpha, ct_dtype_table[p->kernel.math].itemsize);
+    }
     ct_status st = CT_OK;
     ct_tensor *tmp[2] = {NULL, NULL};
     for (int k = 0; k < 2 && st == CT_OK; k++) {

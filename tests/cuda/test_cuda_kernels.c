@@ -74,6 +74,20 @@ static void test_unary(void **state) {
     assert_int_equal(ct_cpu_set_isa(isa), CT_OK);
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
     assert_int_equal(ld_failures, 0);
+/* The kernel rows after DIV_FLOOR (kernels_binary2.cu): pow, atan2 and hypot within a few
+ * ulps (libdevice against glibc), everything else byte for byte. */
+static void test_binary2(void **state) {
+    (void)state;
+    long checks = ld_checks;
+    ld_failures = 0;
+    ld_transcendental_ulps = 4;
+    ld_binary2_all();
+    ld_big2((1 << 20) + 5);
+    ld_errors2();
+    ld_transcendental_ulps = 0;
+    printf("binary2: %ld comparisons\n", ld_checks - checks);
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
 int main(void) {
@@ -93,6 +107,7 @@ int main(void) {
         cmocka_unit_test(test_big),
         cmocka_unit_test(test_f16_exact),
         cmocka_unit_test(test_unary),
+        cmocka_unit_test(test_binary2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

@@ -466,6 +466,8 @@ def tolerance(op, alpha, mode, result_name, scalar_divisor=False):
         return 1 if result_name not in COMPLEX else 4
     if op == "mul" and result_name in COMPLEX:
         return 4
+    if op in TRANSCENDENTAL:  # libdevice vs glibc (and torch's SLEEF on the cpu)
+        return 4
     if alpha is not None:
         return 1
     return 0
@@ -843,6 +845,165 @@ def test_add_random_shapes(data, shapes, na, nb, alpha, transpose):
     if alpha is not None and na == "bool" and nb == "bool":
         alpha = True   # a bool result takes a bool alpha only
     check_op("add", a, b, alpha=alpha, label=f"add {na}{sa} {nb}{sb} alpha={alpha}")
+
+
+# ---- the rows after div: comparisons, logical ops, maximum .. fmin, pow .. shifts -------------
+
+TRANSCENDENTAL = {"pow", "atan2", "hypot"}
+OPS2 = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+        "maximum", "minimum", "fmax", "fmin", "pow", "remainder", "fmod", "atan2", "hypot",
+        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+        "bitwise_right_shift"]
+SHIFTS = {"bitwise_left_shift", "bitwise_right_shift"}
+DIVIDING = {"remainder", "fmod"}
+BITS_OF = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+def operands2(op, na, nb, shape_a=(3, 7), shape_b=(3, 7), key=""):
+    """a and b for op: integer divisors without zeros; shift counts within the width (torch's
+    CUDA shifts differ from its CPU ones beyond it: test_shift_counts_beyond_width)."""
+    a = make(na, shape_a, f"{op}{na}{nb}a{key}", small=op == "pow")
+    if op in SHIFTS and nb in BITS_OF:
+        rng = random.Random(f"{op}{na}{nb}{key}")
+        hi = min(BITS_OF[nb], BITS_OF.get(na, 64)) - 1
+        b = ctensor.tensor([rng.randint(0, hi) for _ in range(math.prod(shape_b))],
+                           dtype=ct(nb)).reshape(shape_b)
+    else:
+        b = make(nb, shape_b, f"{op}{na}{nb}b{key}", nonzero=op in DIVIDING,
+                 small=op == "pow")
+    return a, b
+
+
+@pytest.mark.parametrize("op", OPS2)
+@pytest.mark.parametrize("name", DTYPES)
+def test_binary2_every_dtype(op, name):
+    a, b = operands2(op, name, name)
+    check_op(op, a, b, label=f"{op}({name},{name})")
+    # a broadcast row, a 0-dim cpu tensor, a transposed operand
+    a, b = operands2(op, name, name, (3, 7), (7,), "row")
+    check_op(op, a, b, label=f"{op}({name},{name} row)")
+    a, b = operands2(op, name, name, (7, 3), (3, 7), "t")
+    check_op(op, a.t(), b, label=f"{op}({name}.t(),{name})")
+    a, b = operands2(op, name, name, (3, 7), (), "0")
+    check_op(op, a, b, label=f"{op}({name}, 0-dim cpu {name})")
+
+
+MIXED2 = [("int32", "float32"), ("float16", "float32"), ("bfloat16", "int64"), ("uint8", "int8"),
+          ("bool", "int16"), ("float16", "bfloat16"), ("int64", "float64"),
+          ("complex64", "float32")]
+
+
+@pytest.mark.parametrize("op", OPS2)
+@pytest.mark.parametrize("na,nb", MIXED2)
+def test_binary2_mixed_dtypes(op, na, nb):
+    a, b = operands2(op, na, nb)
+    check_op(op, a, b, label=f"{op}({na},{nb})")
+    b2, a2 = operands2(op, nb, na, key="r")
+    check_op(op, b2, a2, label=f"{op}({nb},{na})")
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_binary2_operators(name):
+    """The Python operators on cuda tensors go the same way: ==, <, **, %, &, <<, ..."""
+    a = make(name, (4, 5), 70, small=True)
+    b = make(name, (4, 5), 71, nonzero=True, small=True)
+    cases = [(lambda x, y: x == y, "=="), (lambda x, y: x != y, "!="),
+             (lambda x, y: x < y, "<"), (lambda x, y: x >= y, ">="),
+             (lambda x, y: x < 0, "< 0"), (lambda x, y: x == 1, "== 1"),
+             (lambda x, y: x ** 2, "** 2"), (lambda x, y: x ** 3, "** 3"),
+             (lambda x, y: x ** 0.5, "** 0.5"), (lambda x, y: x ** -1, "** -1"),
+             (lambda x, y: x % 3, "% 3"), (lambda x, y: x % y, "%"),
+             (lambda x, y: x & y, "&"), (lambda x, y: x | y, "|"), (lambda x, y: x ^ y, "^"),
+             (lambda x, y: x << 1, "<< 1"), (lambda x, y: x >> 2, ">> 2"),
+             (lambda x, y: 2 ** x, "2 ** x"), (lambda x, y: 7 % y, "7 % y")]
+    for fn, label in cases:
+        got = outcome(lambda: fn(a.cuda(), b.cuda()))
+        want = outcome(lambda: fn(a, b))
+        assert got[0] == want[0], f"{label} {name}: {got} {want}"
+        what = f"{name} {label}"
+        if got[0] == "err":
+            same_error(got, want, lambda: fn(as_torch(a).cuda(), as_torch(b).cuda()), what)
+            continue
+        on_cuda(got[1])
+        ulps = 4 if "**" in label else 0
+        check_same(got[1], want[1], ulps=ulps, what=what + " cuda vs cpu")
+        if TORCH_CUDA:
+            tr = outcome(lambda: fn(as_torch(a).cuda(), as_torch(b).cuda()))
+            if tr[0] == "ok":
+                check_same(got[1], tr[1], ulps=ulps, what=what + " vs torch")
+    # in place
+    for op in ["remainder_", "pow_", "bitwise_and_", "maximum"]:
+        if not hasattr(a, op):
+            continue
+        x, xc = a.clone(), a.cuda()
+        got = outcome(lambda: getattr(xc, op)(b.cuda()))
+        want = outcome(lambda: getattr(x, op)(b))
+        assert got[0] == want[0], f"{op} {name}: {got} {want}"
+        if got[0] == "ok":
+            check_same(got[1], want[1], ulps=4 if "pow" in op else 0, what=f"{name}.{op}")
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "float64", "int32", "bool", "int64"])
+def test_binary2_out_and_noncontiguous(name):
+    a = make(name, (6, 8), 80)
+    b = make(name, (8, 6), 81, nonzero=True)
+    for op in ["lt", "eq", "maximum", "fmin", "remainder", "pow", "logical_or"]:
+        for out_name in ["bool", "float32", "int64"]:
+            o1 = ctensor.empty(0, dtype=ct(out_name))
+            o2 = ctensor.empty(0, dtype=ct(out_name), device="cuda")
+            want = outcome(lambda: getattr(ctensor, op)(a[:, ::2], b.t()[:, 1::2], out=o1))
+            got = outcome(lambda: getattr(ctensor, op)(a.cuda()[:, ::2], b.cuda().t()[:, 1::2],
+                                                       out=o2))
+            assert got[0] == want[0], f"{op} out={out_name}: {got} {want}"
+            if got[0] == "ok":
+                assert got[1] is o2
+                check_same(o2, o1, ulps=4 if op == "pow" else 0, what=f"{op} {name} out={out_name}")
+            else:
+                assert got[1:] == want[1:]
+
+
+@pytest.mark.parametrize("name", sorted(INTS))
+def test_shift_counts_beyond_width(name):
+    """Counts beyond the width and negative ones: the cpu's (x86's) results, not the GPU's."""
+    a = make(name, (40,), 90)
+    b = ctensor.tensor([(i * 7) % 140 - 20 for i in range(40)], dtype=ctensor.int64)
+    b = b.to(ct(name)) if name != "uint8" else (b % 256).to(ctensor.uint8)
+    for op in sorted(SHIFTS):
+        got = getattr(ctensor, op)(a.cuda(), b.cuda())
+        check_same(got, getattr(ctensor, op)(a, b), what=f"{op} {name} cuda vs cpu")
+
+
+@pytest.mark.parametrize("name", sorted(INTS))
+def test_integer_remainder_by_zero(name):
+    a = make(name, (5,), 12)
+    b = ctensor.tensor([1, 2, 0, 3, 1], dtype=ct(name))
+    for op in ["remainder", "fmod"]:
+        got = outcome(lambda: getattr(ctensor, op)(a.cuda(), b.cuda()))
+        want = outcome(lambda: getattr(ctensor, op)(a, b))
+        assert want[0] == "err" and "ZeroDivisionError" in want[2]
+        assert got[0] == "err" and got[1:] == want[1:]
+    got = outcome(lambda: a.cuda() % 0)
+    assert got[0] == "err" and "ZeroDivisionError" in got[2]
+    check_same(a.cuda() % 3, a % 3, what=f"{name} % 3 afterwards")
+
+
+def test_nan_rules_and_pow_errors():
+    x = ctensor.tensor([1.0, math.nan, -0.0, 0.0, math.inf, 2.0])
+    y = ctensor.tensor([math.nan, 1.0, 0.0, -0.0, 3.0, math.nan])
+    for op in ["maximum", "minimum", "fmax", "fmin"]:
+        check_op(op, x, y, label=f"{op} NaN rules")
+    r = ctensor.maximum(x.cuda(), y.cuda()).cpu().tolist()
+    assert math.isnan(r[0]) and math.isnan(r[1]) and math.isnan(r[5])
+    r = ctensor.fmax(x.cuda(), y.cuda()).cpu().tolist()
+    assert r[0] == 1.0 and r[1] == 1.0 and r[5] == 2.0
+    i = ctensor.tensor([2, 3, -1, 1], device="cuda")
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed."):
+        i ** -1
+    check_same(ctensor.pow(i, ctensor.tensor([-1, -2, -3, -4], device="cuda")),
+               ctensor.pow(i.cpu(), ctensor.tensor([-1, -2, -3, -4])), what="int pow negative")
+    c = ctensor.tensor([1 + 1j], device="cuda")
+    with pytest.raises(NotImplementedError, match="pow: complex tensors are not implemented"):
+        c ** c
 
 
 def test_zz_report_tolerated():

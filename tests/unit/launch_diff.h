@@ -111,6 +111,43 @@ static bool ld_nan_alike(ct_dtype dt, const unsigned char *x, const unsigned cha
     return re && im && (isnan(a.re) || isnan(a.im));
 }
 
+/* Ulps of the result dtype that a value may differ by (0: bit for bit). ld_binary sets it
+ * from ld_transcendental_ulps for pow, atan2 and hypot, whose libm forms differ by an ulp
+ * or so between glibc, SLEEF (the cpu's AVX2 / AVX-512 pow loops) and CUDA's libdevice. */
+static int ld_transcendental_ulps;
+static int ld_ulps;
+
+/* Two finite or equal float elements within ld_ulps of the dtype's precision (relative, or
+ * absolute near the dtype's smallest normal). */
+static bool ld_within_ulps(ct_dtype dt, const unsigned char *x, const unsigned char *y) {
+    int mant = dt == CT_FLOAT16 ? 10 : dt == CT_BFLOAT16 ? 7 : dt == CT_FLOAT32 ? 23
+               : dt == CT_FLOAT64 ? 52 : -1;
+    double tiny = dt == CT_FLOAT16 ? 0x1p-14 : dt == CT_FLOAT64 ? 0x1p-1022 : 0x1p-126;
+    if (ld_ulps <= 0 || mant < 0)
+        return false;
+    double a, b;
+    if (ct_convert(CT_FLOAT64, &a, dt, x, 1) != CT_OK ||
+        ct_convert(CT_FLOAT64, &b, dt, y, 1) != CT_OK)
+        return false;
+    if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
+        return false; /* (equal ones were bitwise equal) */
+    double m = fmax(fabs(a), fabs(b));
+    return fabs(a - b) <= ld_ulps * ldexp(fmax(m, tiny), -mant);
+}
+
+/* fmax / fmin of two zeros may be either zero (C's fmax leaves it open: the cpu's vector
+ * and scalar loops, glibc and CUDA pick differently): zeros of either sign match then. */
+static bool ld_any_zero_sign;
+
+static bool ld_zeros_alike(ct_dtype dt, const unsigned char *x, const unsigned char *y) {
+    double a, b;
+    if (!ld_any_zero_sign || ld_is_int(dt) || ct_dtype_is_complex(dt) ||
+        ct_convert(CT_FLOAT64, &a, dt, x, 1) != CT_OK ||
+        ct_convert(CT_FLOAT64, &b, dt, y, 1) != CT_OK)
+        return false;
+    return a == 0 && b == 0;
+}
+
 /* Compare a cpu result with a device result (any device: brought to cpu here). */
 static void ld_compare(const char *what, const ct_tensor *want, const ct_tensor *got_any) {
     ld_checks++;
@@ -138,7 +175,8 @@ static void ld_compare(const char *what, const ct_tensor *want, const ct_tensor 
         unsigned char x[16], y[16];
         ld_element(want, i, x);
         ld_element(got, i, y);
-        if (memcmp(x, y, isz) != 0 && !ld_nan_alike(dt, x, y)) {
+        if (memcmp(x, y, isz) != 0 && !ld_nan_alike(dt, x, y) && !ld_within_ulps(dt, x, y) &&
+            !ld_zeros_alike(dt, x, y)) {
             char hx[40] = "", hy[40] = "";
             for (size_t k = 0; k < isz; k++) {
                 sprintf(hx + 2 * k, "%02x", x[isz - 1 - k]);
@@ -185,8 +223,41 @@ static void ld_binary(const char *what, ct_op op, const ct_tensor *a, const ct_t
     ld_values_too = !(op == CT_OP_DIV &&
                       ct_promote_types(ct_tensor_dtype(a), ct_tensor_dtype(b), &common) == CT_OK &&
                       ct_dtype_is_complex(common));
+    ld_ulps = op == CT_OP_POW || op == CT_OP_ATAN2 || op == CT_OP_HYPOT ? ld_transcendental_ulps
+                                                                          : 0;
+    ld_any_zero_sign = op == CT_OP_FMAX || op == CT_OP_FMIN;
     ct_tensor *ad = bmode == LD_A_CPU_SCALAR ? ct_tensor_retain((ct_tensor *)a) : ld_to_dev(a);
     ct_tensor *bd = bmode == LD_B_CPU_SCALAR ? ct_tensor_retain((ct_tensor *)b) : ld_to_dev(b);
+    if (op == CT_OP_POW &&
+        ct_promote_types(ct_tensor_dtype(a), ct_tensor_dtype(b), &common) == CT_OK &&
+        ct_dtype_is_complex(common)) {
+        /* complex pow has no device form: the cpu's error where it has one, else a refusal */
+        ct_tensor *r1 = NULL, *r2 = NULL;
+        ct_status s1 = ct_binary(op, a, b, alpha, &r1);
+        snprintf(msg, sizeof msg, "%s", s1 != CT_OK ? ct_last_error() : "");
+        ct_status s2 = ct_binary(op, ad, bd, alpha, &r2);
+        snprintf(name, sizeof name, "%s pow(%s, %s) refused", what,
+                 ct_dtype_name(ct_tensor_dtype(a)), ct_dtype_name(ct_tensor_dtype(b)));
+        if (s1 != CT_OK) {
+            (void)ld_same_outcome(name, s1, msg, s2);
+        } else {
+            ld_checks++;
+            if (s2 != CT_ERR_NOT_IMPLEMENTED ||
+                strstr(ct_last_error(), "pow: complex tensors are not implemented on ") == NULL) {
+                printf("DIFF %s: device status %d \"%s\"\n", name, (int)s2,
+                       s2 != CT_OK ? ct_last_error() : "");
+                ld_failures++;
+            }
+        }
+        ct_tensor_release(r1);
+        ct_tensor_release(r2);
+        ct_tensor_release(ad);
+        ct_tensor_release(bd);
+        ld_values_too = true;
+        ld_ulps = 0;
+        ld_any_zero_sign = false;
+        return;
+    }
     /* new result */
     ct_tensor *r1 = NULL, *r2 = NULL;
     ct_status s1 = ct_binary(op, a, b, alpha, &r1);
@@ -235,22 +306,27 @@ static void ld_binary(const char *what, ct_op op, const ct_tensor *a, const ct_t
     ct_tensor_release(ad);
     ct_tensor_release(bd);
     ld_values_too = true;
+    ld_ulps = 0;
+    ld_any_zero_sign = false;
 }
 
 static const ct_op ld_ops[] = {CT_OP_ADD, CT_OP_SUB, CT_OP_MUL, CT_OP_DIV, CT_OP_DIV_TRUNC,
                                CT_OP_DIV_FLOOR};
 #define LD_NOPS (sizeof ld_ops / sizeof ld_ops[0])
 
-/* Every op on one dtype pair, in every layout: contiguous, broadcast, transposed, a 1-element
- * b (read as a scalar), a 0-dim cpu b, a wrapped number b, alpha values, out= and in place. */
-static void ld_binary_pair(ct_dtype da, ct_dtype db, unsigned seed) {
+/* Every op of `ops` on one dtype pair, in every layout: contiguous, broadcast, transposed, a
+ * 1-element b (read as a scalar), a 0-dim cpu b, a wrapped number b, alpha values, out= and
+ * in place. */
+static void ld_binary_pair_ops(ct_dtype da, ct_dtype db, unsigned seed, const ct_op *ops,
+                               size_t nops) {
     int64_t s49[] = {4, 9}, s94[] = {9, 4}, s9[] = {9}, s1[] = {1};
     ct_tensor *a = ld_values(da, s49, 2, seed, false);
     ct_tensor *at_src = ld_values(da, s94, 2, seed + 1, false), *at = NULL;
     LD_CHECK(ct_tensor_t(at_src, &at));
-    for (size_t k = 0; k < LD_NOPS; k++) {
-        ct_op op = ld_ops[k];
-        bool division = op == CT_OP_DIV_TRUNC || op == CT_OP_DIV_FLOOR || op == CT_OP_DIV;
+    for (size_t k = 0; k < nops; k++) {
+        ct_op op = ops[k];
+        bool division = op == CT_OP_DIV_TRUNC || op == CT_OP_DIV_FLOOR || op == CT_OP_DIV ||
+                        op == CT_OP_REMAINDER || op == CT_OP_FMOD;
         ct_tensor *b = ld_values(db, s49, 2, seed + 2, division);
         ct_tensor *bb = ld_values(db, s9, 1, seed + 3, division);
         ct_tensor *b1 = ld_values(db, s1, 1, seed + 4, division);
@@ -289,6 +365,10 @@ static void ld_binary_pair(ct_dtype da, ct_dtype db, unsigned seed) {
     ct_tensor_release(a);
     ct_tensor_release(at);
     ct_tensor_release(at_src);
+}
+
+static void ld_binary_pair(ct_dtype da, ct_dtype db, unsigned seed) {
+    ld_binary_pair_ops(da, db, seed, ld_ops, LD_NOPS);
 }
 
 /* Mixed pairs worth a look beyond the same-dtype ones: the benchmarks' (float16 + float32,
@@ -651,6 +731,131 @@ static void ld_f16_exact(void) {
     ct_tensor *objs[] = {h, f, hd, fd, w1, w2, g1, g2, m1, m2};
     for (size_t k = 0; k < sizeof objs / sizeof objs[0]; k++)
         ct_tensor_release(objs[k]);
+}
+
+/* ---- the kernel rows after DIV_FLOOR (src/kernels/binary_plan2.h): comparisons, logical
+ * ops, maximum .. fmin, pow .. shifts ---------------------------------------------------- */
+static const ct_op ld_ops2[] = {
+    CT_OP_EQ,          CT_OP_NE,          CT_OP_LT,          CT_OP_LE,
+    CT_OP_GT,          CT_OP_GE,          CT_OP_LOGICAL_AND, CT_OP_LOGICAL_OR,
+    CT_OP_LOGICAL_XOR, CT_OP_MAXIMUM,     CT_OP_MINIMUM,     CT_OP_FMAX,
+    CT_OP_FMIN,        CT_OP_POW,         CT_OP_REMAINDER,   CT_OP_FMOD,
+    CT_OP_ATAN2,       CT_OP_HYPOT,       CT_OP_BITWISE_AND, CT_OP_BITWISE_OR,
+    CT_OP_BITWISE_XOR, CT_OP_BITWISE_LEFT_SHIFT, CT_OP_BITWISE_RIGHT_SHIFT};
+#define LD_NOPS2 (sizeof ld_ops2 / sizeof ld_ops2[0])
+
+/* pow with a Python-number exponent (pow.Tensor_Scalar: the special exponents 2, 3, -2, 0.5,
+ * -0.5, -1; others through pow; integer ones; a negative integer one refused for integer
+ * bases; a bool one), new, out= and in place. */
+static void ld_pow_scalars(ct_dtype da, unsigned seed) {
+    static const double fx[] = {2.0, 3.0, -2.0, 0.5, -0.5, -1.0, 1.5, -3.25, 0.0, 1.0};
+    static const int64_t ix[] = {2, 3, 0, 1, 5, -1, -2};
+    int64_t s49[] = {4, 9};
+    ct_tensor *a = ld_values(da, s49, 2, seed, false);
+    for (size_t k = 0; k < sizeof fx / sizeof fx[0] + sizeof ix / sizeof ix[0] + 1; k++) {
+        ct_scalar e = k < sizeof fx / sizeof fx[0] ? ct_scalar_float(fx[k])
+                      : k < sizeof fx / sizeof fx[0] + sizeof ix / sizeof ix[0]
+                          ? ct_scalar_int(ix[k - sizeof fx / sizeof fx[0]])
+                          : ct_scalar_bool(true);
+        ct_tensor *wn = NULL;
+        LD_CHECK(ct_tensor_wrapped_number(e, &wn));
+        ld_binary("pow scalar", CT_OP_POW, a, wn, ct_scalar_int(1), LD_B_CPU_SCALAR,
+                  ld_is_int(da) ? CT_FLOAT64 : CT_DTYPE_UNDEFINED);
+        ct_tensor_release(wn);
+    }
+    ct_tensor_release(a);
+}
+
+static void ld_binary2_all(void) {
+    for (int i = 0; i < LD_N_ARITH; i++) {
+        ld_binary_pair_ops(ld_arith[i], ld_arith[i], (unsigned)i, ld_ops2, LD_NOPS2);
+        ld_pow_scalars(ld_arith[i], (unsigned)(50 + i));
+    }
+    for (size_t i = 0; i < LD_NMIXED; i++)
+        ld_binary_pair_ops(ld_mixed[i][0], ld_mixed[i][1], (unsigned)(100 + i), ld_ops2,
+                           LD_NOPS2);
+}
+
+/* Long operands (the GPU's flat and grid-stride paths, misaligned starts) and 20 dims. */
+static void ld_big2(int64_t n) {
+    static const ct_dtype pairs[][2] = {{CT_FLOAT32, CT_FLOAT32}, {CT_FLOAT16, CT_FLOAT16},
+                                        {CT_INT32, CT_INT32},     {CT_FLOAT16, CT_FLOAT32},
+                                        {CT_INT64, CT_INT64},     {CT_UINT8, CT_UINT8}};
+    static const ct_op ops[] = {CT_OP_EQ,  CT_OP_LT,        CT_OP_LOGICAL_XOR, CT_OP_MAXIMUM,
+                                CT_OP_FMIN, CT_OP_POW,      CT_OP_REMAINDER,   CT_OP_FMOD,
+                                CT_OP_BITWISE_AND, CT_OP_BITWISE_LEFT_SHIFT};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        int64_t len = n + 3;
+        ct_tensor *a = ld_values(pairs[k][0], &len, 1, (unsigned)k, false);
+        ct_tensor *b = ld_values(pairs[k][1], &len, 1, (unsigned)k + 9, true);
+        ct_tensor *a1 = NULL, *b1 = NULL, *a0 = NULL, *b0 = NULL;
+        LD_CHECK(ct_tensor_narrow(a, 0, 1, n, &a1));
+        LD_CHECK(ct_tensor_narrow(b, 0, 1, n, &b1));
+        LD_CHECK(ct_tensor_narrow(a, 0, 0, n, &a0));
+        LD_CHECK(ct_tensor_narrow(b, 0, 0, n, &b0));
+        ct_tensor *s0 = ld_values(pairs[k][1], NULL, 0, 77, true);
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            ld_binary("long", ops[o], a0, b0, ct_scalar_int(1), LD_B_DEVICE, CT_DTYPE_UNDEFINED);
+            ld_binary("long misaligned", ops[o], a1, b1, ct_scalar_int(1), LD_B_DEVICE,
+                      CT_DTYPE_UNDEFINED);
+            ld_binary("long with a scalar", ops[o], a0, s0, ct_scalar_int(1), LD_B_CPU_SCALAR,
+                      CT_DTYPE_UNDEFINED);
+        }
+        ct_tensor *objs[] = {a, b, a1, b1, a0, b0, s0};
+        for (size_t j = 0; j < sizeof objs / sizeof objs[0]; j++)
+            ct_tensor_release(objs[j]);
+    }
+    int64_t shape[20], perm[20];
+    for (int d = 0; d < 20; d++) {
+        shape[d] = 2;
+        perm[d] = (d * 7) % 20;
+    }
+    ct_tensor *x = ld_values(CT_FLOAT32, shape, 20, 3, false);
+    ct_tensor *y0 = ld_values(CT_FLOAT16, shape, 20, 4, false), *y = NULL;
+    LD_CHECK(ct_tensor_permute(y0, perm, 20, &y));
+    for (size_t o = 0; o < LD_NOPS2; o++)
+        ld_binary("20 dims", ld_ops2[o], x, y, ct_scalar_int(1), LD_B_DEVICE, CT_DTYPE_UNDEFINED);
+    ct_tensor_release(x);
+    ct_tensor_release(y0);
+    ct_tensor_release(y);
+}
+
+/* Integer remainder and fmod by zero fail as on the cpu (and the device keeps working);
+ * complex pow is refused on the device with its own message. */
+static void ld_errors2(void) {
+    int64_t s4[] = {4};
+    int32_t av[] = {1, 2, 3, 4}, bv[] = {1, 0, 1, 1};
+    ct_tensor *a = NULL, *b = NULL, *r = NULL;
+    LD_CHECK(ct_tensor_from_data(s4, 1, CT_INT32, av, &ld_cpu, &a));
+    LD_CHECK(ct_tensor_from_data(s4, 1, CT_INT32, bv, &ld_cpu, &b));
+    ct_tensor *ad = ld_to_dev(a), *bd = ld_to_dev(b);
+    static const ct_op ops[] = {CT_OP_REMAINDER, CT_OP_FMOD};
+    for (size_t k = 0; k < 2; k++) {
+        char msg[256];
+        ct_status s1 = ct_binary(ops[k], a, b, ct_scalar_int(1), &r);
+        assert_int_not_equal(s1, CT_OK);
+        snprintf(msg, sizeof msg, "%s", ct_last_error());
+        assert_int_equal(ct_binary(ops[k], ad, bd, ct_scalar_int(1), &r), s1);
+        assert_string_equal(ct_last_error(), msg);
+        assert_null(r);
+        assert_int_equal(ct_binary_(ops[k], ad, bd, ct_scalar_int(1)), s1);
+        assert_string_equal(ct_last_error(), msg);
+    }
+    /* (ad was partly written in place above: a fresh copy) */
+    ct_tensor *a2 = ld_to_dev(a);
+    LD_CHECK(ct_binary(CT_OP_REMAINDER, a2, a2, ct_scalar_int(1), &r));
+    ct_tensor_release(r);
+    ct_tensor_release(a2);
+    r = NULL;
+    ct_tensor *c = NULL, *cd = NULL;
+    LD_CHECK(ct_tensor_to_dtype(a, CT_COMPLEX64, &c));
+    cd = ld_to_dev(c);
+    assert_int_equal(ct_binary(CT_OP_POW, cd, cd, ct_scalar_int(1), &r), CT_ERR_NOT_IMPLEMENTED);
+    assert_non_null(strstr(ct_last_error(), "pow: complex tensors are not implemented on "));
+    assert_null(r);
+    ct_tensor *objs[] = {a, b, ad, bd, c, cd};
+    for (size_t j = 0; j < sizeof objs / sizeof objs[0]; j++)
+        ct_tensor_release(objs[j]);
 }
 
 #endif /* CT_TESTS_LAUNCH_DIFF_H */

@@ -10,6 +10,7 @@
 #include "ctensor/backend.h"
 #include "dtype/convert/elem_impl.h"
 #include "kernels/binary_plan.h"
+#include "kernels/binary_plan2.h" /* the kernel rows after DIV_FLOOR */
 
 static long launches_binary, launches_copy;
 
@@ -67,7 +68,7 @@ static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, c
         return host_launch_unary(l);
     launches_binary++;
     ct_kplan p;
-    if (!ct_kplan_init(&p, l))
+    if (!ct_kplan_init_all(&p, l))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "test launch: no kernel for %s", l->name);
     for (int64_t i = 0; i < l->numel; i++) {
         char *o = l->data[0] + offset_of(l, 0, i);
@@ -76,7 +77,7 @@ static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, c
         switch (p.math) {
 #define CASE(E, S, T)                                                                              \
     case CT_##E:                                                                                   \
-        code = ct_kelem_##S(&p, o, a, b);                                                          \
+        code = CT_KELEM_ANY(S, &p, o, a, b);                                                       \
         break;
             CT_KPLAN_MATH_ROWS(CASE)
 #undef CASE

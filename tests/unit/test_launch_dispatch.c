@@ -129,13 +129,24 @@ static void test_launch_fields(void **state) {
     assert_int_equal(last->strides[2][1], 0);
     ct_tensor_release(r);
     r = NULL;
-    /* comparisons have no launch kernels yet: refused before anything is allocated or run */
+    /* a comparison: the compare kernel's dtypes, a bool output, no alpha */
+    assert_int_equal(ct_lt(a, h, &r), CT_OK);
+    assert_int_equal(last->binop, 7); /* ops.def's LT kernel row */
+    assert_string_equal(last->name, "lt");
+    assert_int_equal(last->dtype[0], CT_BOOL);
+    assert_int_equal(last->compute, CT_FLOAT32);
+    assert_int_equal(last->math, CT_FLOAT32);
+    assert_false(last->has_alpha);
+    ct_tensor_release(r);
+    r = NULL;
+    assert_int_equal(ct_maximum(a, h, &r), CT_OK);
+    assert_int_equal(last->binop, 11); /* MAXIMUM */
+    assert_int_equal(last->dtype[0], CT_FLOAT32);
+    ct_tensor_release(r);
+    r = NULL;
+    /* the classifications have no launch kernels yet: refused before anything runs */
     last = NULL;
-    assert_status_msg(ct_lt(a, h, &r), CT_ERR_NOT_IMPLEMENTED, "lt: not implemented on xpu yet");
-    assert_null(r);
     assert_status_msg(ct_isnan(a, &r), CT_ERR_NOT_IMPLEMENTED, "isnan: not implemented on xpu yet");
-    assert_status_msg(ct_maximum(a, h, &r), CT_ERR_NOT_IMPLEMENTED,
-                      "maximum: not implemented on xpu yet");
     assert_null(r);
     assert_null(last);
     /* a 0-dim cpu operand arrives as device memory, one element, with the scalar flag */
@@ -278,6 +289,33 @@ static void test_unary_fields(void **state) {
     last = NULL;
     assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
     assert_int_equal(setup(NULL), 0);
+/* The kernel rows after DIV_FLOOR (src/kernels/binary_plan2.h): every op, dtype pair and
+ * layout against the cpu, pow with Python-number exponents, long operands, errors. */
+static void test_binary2(void **state) {
+    (void)state;
+    long before = launches_binary, checks = ld_checks;
+    ld_failures = 0;
+    ld_transcendental_ulps = 1; /* the cpu's SLEEF pow at AVX2 / AVX-512, glibc's here */
+    ld_binary2_all();
+    ld_transcendental_ulps = 0;
+    printf("binary2: %ld comparisons, %ld launches\n", ld_checks - checks,
+           launches_binary - before);
+    assert_int_equal(ld_failures, 0);
+    assert_true(launches_binary - before > 1000);
+}
+
+static void test_big2(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_transcendental_ulps = 1;
+    ld_big2(4099);
+    ld_transcendental_ulps = 0;
+    assert_int_equal(ld_failures, 0);
+}
+
+static void test_errors2(void **state) {
+    (void)state;
+    ld_errors2();
 }
 
 int main(void) {
@@ -291,6 +329,9 @@ int main(void) {
         cmocka_unit_test(test_f16_exact),
         cmocka_unit_test(test_unary_fields),
         cmocka_unit_test(test_unary),
+        cmocka_unit_test(test_binary2),
+        cmocka_unit_test(test_big2),
+        cmocka_unit_test(test_errors2),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
