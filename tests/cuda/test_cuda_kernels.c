@@ -74,6 +74,8 @@ static void test_unary(void **state) {
     assert_int_equal(ct_cpu_set_isa(isa), CT_OK);
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
     assert_int_equal(ld_failures, 0);
+}
+
 /* The kernel rows after DIV_FLOOR (kernels_binary2.cu): pow, atan2 and hypot within a few
  * ulps (libdevice against glibc), everything else byte for byte. */
 static void test_binary2(void **state) {

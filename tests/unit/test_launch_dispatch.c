@@ -289,6 +289,8 @@ static void test_unary_fields(void **state) {
     last = NULL;
     assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
     assert_int_equal(setup(NULL), 0);
+}
+
 /* The kernel rows after DIV_FLOOR (src/kernels/binary_plan2.h): every op, dtype pair and
  * layout against the cpu, pow with Python-number exponents, long operands, errors. */
 static void test_binary2(void **state) {
