@@ -33,6 +33,11 @@ int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_
 int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern, size_t pattern_size,
                           int sm_count, ct_cuda_impl_stream_t stream);
 
+/* A REDUCE launch (numel > 0; kernels_reduce.cu), its plan checked by ct_rplan_init
+ * (src/kernels/reduce_elem.h). Allocates its partial results stream-ordered
+ * (cudaMallocAsync) when it splits rows over several blocks. */
+int ct_cuda_impl_reduce_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

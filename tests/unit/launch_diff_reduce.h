@@ -299,4 +299,34 @@ static void lr_random(ct_dtype dt, int64_t rows, int64_t cols, int dim, double r
     ct_tensor_release(xd);
 }
 
+/* Long rows and many rows (the GPU's split rows, two-pass and outer paths), with exact
+ * values: n elements as (1, n), (n / 64, 64) and (64, n / 64), every dim and all. */
+static void lr_big(int64_t n) {
+    static const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT16, CT_BFLOAT16, CT_INT32, CT_FLOAT64,
+                                   CT_BOOL};
+    static const ct_reduce_op ops[] = {CT_REDUCE_SUM, CT_REDUCE_MEAN, CT_REDUCE_AMAX,
+                                       CT_REDUCE_AMIN, CT_REDUCE_ALL, CT_REDUCE_ANY,
+                                       CT_REDUCE_COUNT_NONZERO};
+    static const int64_t d0[] = {0}, d1[] = {1};
+    int64_t shapes[3][2] = {{1, n}, {n / 64, 64}, {64, n / 64}};
+    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
+        for (int sh = 0; sh < 3; sh++) {
+            ct_tensor *x = lr_values(dts[t], shapes[sh], 2, (unsigned)(t + 3 * sh), false, false);
+            ct_tensor *xd = ld_to_dev(x);
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                if (ops[o] == CT_REDUCE_MEAN && (dts[t] == CT_INT32 || dts[t] == CT_BOOL))
+                    continue;
+                lr_case("big", ops[o], x, xd, NULL, 0, false, CT_DTYPE_UNDEFINED,
+                        CT_DTYPE_UNDEFINED, false);
+                lr_case("big", ops[o], x, xd, d0, 1, false, CT_DTYPE_UNDEFINED,
+                        CT_DTYPE_UNDEFINED, false);
+                lr_case("big", ops[o], x, xd, d1, 1, false, CT_DTYPE_UNDEFINED,
+                        CT_DTYPE_UNDEFINED, false);
+            }
+            ct_tensor_release(x);
+            ct_tensor_release(xd);
+        }
+    }
+}
+
 #endif /* CT_TESTS_LAUNCH_DIFF_REDUCE_H */

@@ -52,6 +52,7 @@ static void test_reduce_random(void **state) {
     lr_random(CT_FLOAT16, 50, 300, 1, 1e-3);
     lr_random(CT_BFLOAT16, 50, 300, 0, 1e-2);
     lr_random(CT_FLOAT64, 40, 500, -1, 1e-12);
+    lr_big(64 * 300);
     assert_int_equal(ld_failures, 0);
 }
 
