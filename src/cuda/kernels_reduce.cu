@@ -245,10 +245,19 @@ extern "C" int ct_cuda_impl_reduce_run(const ct_kernel_launch *l, int sm_count,
     int64_t chunk = ct_rcdiv(g.R, G);
     G = ct_rcdiv(g.R, chunk); /* no empty splits */
     ct_racc *part = NULL;
+    bool pooled = true; /* stream-ordered workspace; else cudaMalloc, freed after a wait */
     if (G > 1) {
-        cudaError_t e = cudaMallocAsync((void **)&part, (size_t)(g.O * G) * sizeof(ct_racc), s);
-        if (e != cudaSuccess)
+        size_t bytes = (size_t)(g.O * G) * sizeof(ct_racc);
+        cudaError_t e = cudaMallocAsync((void **)&part, bytes, s);
+        if (e == cudaErrorNotSupported) { /* a driver without memory pools */
+            (void)cudaGetLastError();
+            pooled = false;
+            e = cudaMalloc((void **)&part, bytes);
+        }
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError(); /* not left for the next launch's check */
             return (int)e;
+        }
     }
     unsigned gx = (unsigned)(units < (1 << 20) ? units : (1 << 20));
     ct_rkernel k = ct_rpick(inner, p);
@@ -265,7 +274,13 @@ extern "C" int ct_cuda_impl_reduce_run(const ct_kernel_launch *l, int sm_count,
         e = cudaGetLastError();
     }
     if (part != NULL) {
-        cudaError_t f = cudaFreeAsync(part, s);
+        cudaError_t f = pooled ? cudaFreeAsync(part, s)
+                               : (e == cudaSuccess ? cudaStreamSynchronize(s) : cudaSuccess);
+        if (!pooled) {
+            cudaError_t f2 = cudaFree(part);
+            if (f == cudaSuccess)
+                f = f2;
+        }
         if (e == cudaSuccess)
             e = f;
     }
