@@ -985,7 +985,8 @@ def test_reduce_large_float32(shape, dim):
         check_same(r, w, ulps=2 if op != "amax" else 0, what=f"{op}{shape} vs cpu")
         if TORCH_CUDA:
             t = getattr(torch, op)(as_torch(x).cuda(), **args)
-            check_same(r, t, ulps=8 if op != "amax" else 0, what=f"{op}{shape} vs torch")
+            # torch accumulates float32 sums in float32: looser than our double tree
+            check_same(r, t, ulps=64 if op != "amax" else 0, what=f"{op}{shape} vs torch")
 
 
 def test_zz_report_tolerated():
