@@ -9,7 +9,8 @@ run by the same library (copy_); a one-element `a + b` per call (host time, incl
 new result tensor); pinned 256 MB host->device and device->host copy_(non_blocking=True).
 Each library is timed with its own CUDA events on its current stream, the median of R runs
 after two warm-ups (host wall clock and a final synchronize for the one-element add).
-float32 sum of 10^8 elements is in the issue's list, but ctensor has no reductions yet.
+float32 sums of 10^8 elements: everything (sum_f32), the rows and the columns of a
+(10^5, 1000) view (sum_f32_rows, sum_f32_cols), as GB/s of the input read.
 
 Prints a table: case, ctensor ms, torch ms, ctensor/torch time (below 1: ctensor is faster),
 each library's GB/s and its fraction of its own copy. Exit status 1 when a ctensor case
@@ -146,6 +147,23 @@ def main():
     run_case(Row("add_f32_f32"), add_body("a32", "float32", 12 * n))
     run_case(Row("add_f16_f32"), add_body("a16", "float16", 10 * n))
     run_case(Row("add_i32_f32"), add_body("ai32", "int32", 12 * n))
+
+    # ---- reductions: a full float32 sum, and rows / columns of a (n / 1000, 1000) matrix ---
+    def sum_body(dim):
+        def body(key, lib):
+            a = big[key]["a32"]
+            if dim is None:
+                ms = timed(lib, lambda: lib.sum(a), reps)
+            else:
+                m2 = a.view(n // 1000, 1000)
+                ms = timed(lib, lambda: lib.sum(m2, dim), reps)
+            return ms, 4 * n, copy_gbs.get(key)
+        return body
+
+    run_case(Row("sum_f32"), sum_body(None))
+    if n % 1000 == 0:
+        run_case(Row("sum_f32_rows"), sum_body(1))
+        run_case(Row("sum_f32_cols"), sum_body(0))
     big.clear()
     for key, lib in libs:
         lib.cuda.synchronize()
@@ -230,7 +248,7 @@ def main():
               + (f"  ERROR {r.error}" if r.error else ""))
     print("ct/torch: ctensor time / torch time (below 1: ctensor faster); x/copy: the case's "
           "GB/s over the same library's device-to-device copy")
-    print("sum_f32 (10^8): not measured, ctensor has no reductions yet")
+    print("sum_*: GB/s of the input read (x/copy: against the copy's bytes read plus written)")
     return 1 if failed else 0
 
 

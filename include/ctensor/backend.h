@@ -119,7 +119,38 @@ typedef struct ct_kernel_launch {
      *  the dtype the element function runs in (float32 for float16 and bfloat16, complex64
      *  for complex32, otherwise `compute`). */
     int32_t unop;
+
+    /* ---- REDUCE: two operands, 0 the output (byte stride 0 along the reduced dims, which
+     * is how a dim is known to be reduced), 1 the input; shape and numel are the input's
+     * (numel > 0: the core fills the identity for an empty input itself). Each output
+     * element is the reduction of its input elements, converted from the accumulation
+     * dtype to dtype[0] as the cpu's copy converts. */
+    /** CT_LAUNCH_RED_* below. */
+    int32_t reduce_op;
+    /** The accumulators' dtype: CT_INT64 (bool and integer sums and products, wrapping;
+     *  max / min of integers; all / any / count_nonzero), CT_FLOAT64 (float sums, float64
+     *  products, max / min of floats), CT_FLOAT32 (float32, float16 and bfloat16 products,
+     *  each step rounded to float32 as on the cpu). */
+    ct_dtype acc;
+    /** MEAN (a SUM): the count the sum is divided by after its rounding to dtype[0]: in
+     *  float32 for float32, float16 and bfloat16 outputs, in double for float64 (as the
+     *  cpu's sum(...).div_(count)); 0: no division. */
+    int64_t divisor;
 } ct_kernel_launch;
+
+/** REDUCE ops (ct_kernel_launch.reduce_op). Floats: NaN propagates through MAX and MIN;
+ *  NANSUM skips NaN; ALL, ANY and COUNT_NONZERO test x != 0 (NaN is nonzero). */
+enum {
+    CT_LAUNCH_RED_SUM = 0,
+    CT_LAUNCH_RED_PROD = 1,
+    CT_LAUNCH_RED_MAX = 2,
+    CT_LAUNCH_RED_MIN = 3,
+    CT_LAUNCH_RED_ALL = 4,
+    CT_LAUNCH_RED_ANY = 5,
+    CT_LAUNCH_RED_NANSUM = 6,
+    CT_LAUNCH_RED_COUNT_NONZERO = 7,
+    CT_LAUNCH_RED_NUM_OPS
+};
 
 /** The longest PrivateUse1 name ctensor accepts, in bytes. */
 #define CT_BACKEND_MAX_NAME 63

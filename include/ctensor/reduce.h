@@ -34,8 +34,10 @@
  *
  * out= tensors of another shape are resized (with PyTorch's UserWarning through ct_warn when
  * they had elements). Devices: cpu and host-accessible backends compute; meta tensors get
- * shape and dtype only; other devices: CT_ERR_NOT_IMPLEMENTED "sum: not implemented on cuda
- * yet". out must be on the input's device (CT_ERR_RUNTIME). Sparse inputs:
+ * shape and dtype only; devices whose backend has a `launch` slot (cuda) compute through
+ * REDUCE launches (backend.h), except complex sums and products (CT_ERR_NOT_IMPLEMENTED
+ * "\"sum\" not implemented on cuda for 'ComplexFloat'"), nanmean and logsumexp; other
+ * devices: CT_ERR_NOT_IMPLEMENTED "sum: not implemented on cuda yet". out must be on the input's device (CT_ERR_RUNTIME). Sparse inputs:
  * CT_ERR_NOT_IMPLEMENTED. Global tensors: ct_global_reduce (global.h).
  *
  * Threads: large reductions use ct_get_num_threads() threads; the result is the same bits

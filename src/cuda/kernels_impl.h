@@ -43,6 +43,10 @@ int ct_cuda_impl_unary_run(const ct_kernel_launch *l, const struct ct_uplan *p, 
  * remainder / fmod with a zero divisor (p->int_div). */
 int ct_cuda_impl_binary2_run(const ct_kernel_launch *l, const ct_kplan *p, int *err_flag,
                              int sm_count, ct_cuda_impl_stream_t stream);
+/* A REDUCE launch (numel > 0; kernels_reduce.cu), its plan checked by ct_rplan_init
+ * (src/kernels/reduce_elem.h). Allocates its partial results stream-ordered
+ * (cudaMallocAsync) when it splits rows over several blocks. */
+int ct_cuda_impl_reduce_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_stream_t stream);
 
 #ifdef __cplusplus
 }

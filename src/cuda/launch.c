@@ -15,6 +15,7 @@
 #include "cuda/kernels_impl.h"
 #include "kernels/binary_plan2.h"
 #include "kernels/unary_plan.h"
+#include "kernels/reduce_elem.h"
 
 #define MAX_DEVICES 128
 
@@ -71,7 +72,7 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
     if (index < 0 || index >= MAX_DEVICES)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid device index %d", (int)index);
     int nops = l->kind == CT_LAUNCH_COPY ? 2 : l->kind == CT_LAUNCH_BINARY ? 3 : 0;
-    if (l->kind == CT_LAUNCH_UNARY)
+    if (l->kind == CT_LAUNCH_UNARY || l->kind == CT_LAUNCH_REDUCE)
         nops = 2;
     if (nops == 0 || l->noperands != nops)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid kind %d with %d operands",
@@ -132,6 +133,10 @@ static ct_status launch_body(int32_t index, void *arg) {
     int sms = 0;
     CT_TRY(sm_count(index, &sms));
     ct_cuda_impl_stream_t stream = ct_cuda_impl_current_stream(index);
+    if (l->kind == CT_LAUNCH_REDUCE) {
+        int err = ct_cuda_impl_reduce_run(l, sms, stream);
+        return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
+    }
     if (l->kind == CT_LAUNCH_COPY) {
         int err = ct_cuda_impl_copy_run(l, sms, stream);
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
@@ -185,6 +190,12 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "binary",
                                 ct_dtype_cpp_name(launch->compute));
+    } else if (launch->kind == CT_LAUNCH_REDUCE) {
+        ct_rplan rp;
+        if (!ct_rplan_init(&rp, launch))
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s_cuda\" not implemented for '%s'",
+                                launch->name != NULL ? launch->name : "reduce",
+                                ct_dtype_cpp_name(launch->dtype[1]));
     } else if ((launch->dtype[0] == CT_FLOAT4_E2M1FN_X2) !=
                (launch->dtype[1] == CT_FLOAT4_E2M1FN_X2)) {
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,

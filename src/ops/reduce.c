@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/error_impl.h"
+#include "ctensor/backend.h"
 #include "ctensor/ops.h"
 #include "ctensor/reduce.h"
 #include "ctensor/warning.h"
@@ -312,6 +313,54 @@ static ct_status divide_by(ct_tensor *t, int64_t count) {
     return st;
 }
 
+/* The computation as a REDUCE launch: the input is read in the dtype the cpu's kernel
+ * reads it in (converted on the device where that differs), the accumulators are the cpu's
+ * (kernel_choice); only complex sums and products are left to the cpu. */
+static ct_status launch_compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_plan *p,
+                                ct_tensor *res, bool mean) {
+    ct_dtype r = res->dtype, ind = in->dtype, read = ind, acc = CT_INT64;
+    bool r_float = ct_dtype_is_floating_point(r);
+    int32_t rop;
+    switch (op) {
+    case CT_REDUCE_ALL:
+    case CT_REDUCE_ANY:
+        rop = op == CT_REDUCE_ALL ? CT_LAUNCH_RED_ALL : CT_LAUNCH_RED_ANY;
+        if (!ct_reduce_impl_has_kernel(ind)) /* complex: x != 0 through a bool copy */
+            read = CT_BOOL;
+        break;
+    case CT_REDUCE_AMAX:
+    case CT_REDUCE_AMIN:
+    case CT_REDUCE_MAX:
+    case CT_REDUCE_MIN:
+        rop = (op == CT_REDUCE_AMAX || op == CT_REDUCE_MAX) ? CT_LAUNCH_RED_MAX : CT_LAUNCH_RED_MIN;
+        acc = r_float ? CT_FLOAT64 : CT_INT64;
+        break;
+    default: /* sum (and mean), prod */
+        rop = op == CT_REDUCE_PROD ? CT_LAUNCH_RED_PROD : CT_LAUNCH_RED_SUM;
+        if (r == CT_BOOL) /* the cpu reads non-integers as int64 here, not as bool */
+            read = is_int_or_bool(ind) ? ind : CT_INT64;
+        else if (!(r == CT_INT64 && is_int_or_bool(ind)))
+            read = r; /* the rounding to the result dtype is part of the result */
+        if (r_float)
+            acc = (op == CT_REDUCE_PROD && r != CT_FLOAT64) ? CT_FLOAT32 : CT_FLOAT64;
+        break;
+    }
+    if (!ct_reduce_impl_has_kernel(read) || !ct_reduce_impl_has_kernel(r))
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented on %s for '%s'",
+                            NAMES[op], ct_device_type_name(in->device.type),
+                            ct_dtype_impl_msg_name(ct_reduce_impl_has_kernel(r) ? read : r));
+    ct_tensor *conv = NULL;
+    if (read != ind)
+        CT_TRY(ct_tensor_to_dtype(in, read, &conv));
+    /* a mean into an integer out= fails in div_, as on the cpu */
+    ct_status st = ct_reduce_impl_launch(rop, NAMES[op], conv != NULL ? conv : in, p, res, acc,
+                                         mean && r_float);
+    ct_tensor_release(conv);
+    if (st == CT_OK && mean && !r_float)
+        st = divide_by(res, p->count);
+    return st;
+}
+
 /* The computation on host memory into res. */
 static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_plan *p,
                          ct_tensor *res, bool mean) {
@@ -328,6 +377,8 @@ static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_p
                             ct_dtype_impl_msg_name(ct_reduce_impl_has_kernel(in->dtype) ? res->dtype : in->dtype));
     if (p->out_numel == 0)
         return CT_OK;
+    if (ct_reduce_impl_on_launch(in))
+        return launch_compute(op, in, p, res, mean);
     ct_tensor *src = NULL, *acc = NULL, *perm_src = NULL;
     int32_t perm[CT_MAX_DIMS], nperm = 0;
     ct_status st = CT_OK;
@@ -439,7 +490,8 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
                             (long long)p.first_empty_arg);
     }
     bool is_meta = in->device.type == CT_DEVICE_META;
-    if (!is_meta && !ct_device_impl_host_accessible(in->device.type))
+    if (!is_meta && !ct_device_impl_host_accessible(in->device.type) &&
+        !ct_reduce_impl_on_launch(in))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
                             ct_device_type_name(in->device.type));
     /* the kernel check fails on meta too, as the cpu would */

@@ -47,4 +47,19 @@ ct_status ct_reduce_impl_fill_out(ct_tensor *out, const ct_tensor *src);
  * is written. */
 ct_status ct_reduce_impl_check_out(const ct_tensor *out, const ct_tensor *src);
 
+/* ---- reductions on devices whose backend runs launches (reduce_launch.c) ---------------- */
+
+/* Whether a reduction on `in`'s device runs as a REDUCE launch (not meta, not host
+ * accessible, the backend has a launch slot). */
+bool ct_reduce_impl_on_launch(const ct_tensor *in);
+
+/* res = red_op(in) over plan p as one REDUCE launch (backend.h): `in` already in the dtype
+ * the kernel reads (the caller's conversions done), acc the accumulation dtype; mean: the
+ * sum is divided by the plan's count (backend.h's divisor). An empty input fills res with the identity instead (sum 0, prod
+ * 1, all true, any false; mean nan). A res that is not dense and non-overlapping is computed
+ * into a temporary and copied. Errors: the backend's (CT_ERR_NOT_IMPLEMENTED for a kernel it
+ * lacks), CT_ERR_NOMEM. */
+ct_status ct_reduce_impl_launch(int32_t red_op, const char *name, const ct_tensor *in,
+                                const ct_reduce_plan *p, ct_tensor *res, ct_dtype acc, bool mean);
+
 #endif /* CT_OPS_REDUCE_IMPL_H */

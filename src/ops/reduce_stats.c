@@ -12,6 +12,7 @@
 
 #include "base/alloc_impl.h"
 #include "base/error_impl.h"
+#include "ctensor/backend.h"
 #include "ctensor/ops.h"
 #include "ctensor/reduce.h"
 #include "ctensor/unary.h"
@@ -33,7 +34,8 @@ static ct_dtype real_of(ct_dtype d) {
 }
 
 static ct_status check_device(const ct_tensor *in, const char *name) {
-    if (in->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(in->device.type))
+    if (in->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(in->device.type) &&
+        !ct_reduce_impl_on_launch(in))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
                             ct_device_type_name(in->device.type));
     return CT_OK;
@@ -145,6 +147,15 @@ static ct_status stat_into(stat_kind kind, const ct_tensor *in, const ct_reduce_
                            ct_tensor *r, const char *name) {
     if (in->device.type == CT_DEVICE_META || p->out_numel == 0)
         return CT_OK;
+    if (ct_reduce_impl_on_launch(in)) { /* the input's own floats, summed in double */
+        if (kind == STAT_NANSUM)
+            return ct_reduce_impl_launch(CT_LAUNCH_RED_NANSUM, name, in, p, r, CT_FLOAT64, false);
+        if (kind == STAT_COUNT)
+            return ct_reduce_impl_launch(CT_LAUNCH_RED_COUNT_NONZERO, name, in, p, r, CT_INT64,
+                                         false);
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
+                            ct_device_type_name(in->device.type));
+    }
     ct_tensor *rows = NULL, *acc = NULL;
     CT_TRY(rows_of(in, p, rows_dtype(in->dtype, r->dtype), false, &rows));
     ct_status st = doubles(in, p, &acc);

@@ -13,6 +13,7 @@
 #include "ctensor/cpu.h"
 #include "launch_diff.h"
 #include "launch_diff_unary.h"
+#include "launch_diff_reduce.h"
 
 static void test_binary(void **state) {
     (void)state;
@@ -92,6 +93,33 @@ static void test_binary2(void **state) {
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
+/* Reductions (REDUCE launches): every op x dtype x layout x dims, exact values byte for
+ * byte; long and many rows (the split-row, two-pass and outer kernels); random float sums
+ * within rounding of the cpu's. */
+static void test_reduce(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_checks = 0;
+    lr_all();
+    printf("reduce: %ld comparisons\n", ld_checks);
+    assert_int_equal(ld_failures, 0);
+}
+
+static void test_reduce_big(void **state) {
+    (void)state;
+    ld_failures = 0;
+    lr_big((int64_t)64 * 65536 + 64 * 3);
+    lr_random(CT_FLOAT32, 1, 10000000, -1, 1e-6);
+    lr_random(CT_FLOAT32, 5, 2000000, 1, 1e-6);
+    lr_random(CT_FLOAT32, 2000000, 5, 0, 1e-6);
+    lr_random(CT_FLOAT32, 3, 1000, 0, 1e-6);
+    lr_random(CT_FLOAT16, 1000, 3000, 1, 1e-3);
+    lr_random(CT_BFLOAT16, 3000, 1000, 0, 1e-2);
+    lr_random(CT_FLOAT64, 1, 3000000, -1, 1e-12);
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
 int main(void) {
     if (ct_cuda_init() != CT_OK) {
         fprintf(stderr, "ct_cuda_init: %s\n", ct_last_error());
@@ -110,6 +138,12 @@ int main(void) {
         cmocka_unit_test(test_f16_exact),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary2),
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_reduce_big),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

@@ -369,6 +369,39 @@ static void test_fills(void **state) {
     ct_tensor_release(f);
 }
 
+/* Reductions run on their tensor's device (the last one, while device 0 is current), on
+ * the current stream; an empty one fills the identity. */
+static void test_reductions(void **state) {
+    (void)state;
+    ct_device dev = {CT_DEVICE_CUDA, ndev > 1 ? 1 : 0};
+    int64_t shape[] = {300, 7}, dim0 = 0;
+    ct_tensor *a = NULL, *r = NULL, *c = NULL;
+    CHECK_OK(ct_tensor_ones(shape, 2, CT_INT16, &dev, CT_LAYOUT_STRIDED, &a));
+    CHECK_OK(ct_sum(a, &dim0, 1, false, CT_DTYPE_UNDEFINED, &r));
+    assert_int_equal(ct_tensor_dtype(r), CT_INT64);
+    c = to_cpu(r);
+    for (int64_t j = 0; j < 7; j++)
+        assert_int_equal(((const int64_t *)ct_tensor_data_ptr(c))[j], 300);
+    ct_tensor_release(c);
+    ct_tensor_release(r);
+    CHECK_OK(ct_reduce(CT_REDUCE_AMAX, a, NULL, 0, false, CT_DTYPE_UNDEFINED, &r));
+    c = to_cpu(r);
+    assert_int_equal(((const int16_t *)ct_tensor_data_ptr(c))[0], 1);
+    ct_tensor_release(c);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+    int64_t empty[] = {3, 0};
+    CHECK_OK(ct_tensor_ones(empty, 2, CT_FLOAT32, &dev, CT_LAYOUT_STRIDED, &a));
+    int64_t dim1 = 1;
+    CHECK_OK(ct_reduce(CT_REDUCE_PROD, a, &dim1, 1, false, CT_DTYPE_UNDEFINED, &r));
+    c = to_cpu(r);
+    for (int64_t j = 0; j < 3; j++)
+        assert_true(((const float *)ct_tensor_data_ptr(c))[j] == 1.0f);
+    ct_tensor_release(c);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+}
+
 /* ---- streams ---- */
 
 typedef struct stream_share {
@@ -708,6 +741,7 @@ int main(void) {
         cmocka_unit_test(test_copies),   cmocka_unit_test(test_fills),
         cmocka_unit_test(test_streams),  cmocka_unit_test(test_events),
         cmocka_unit_test(test_pinned),   cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_reductions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

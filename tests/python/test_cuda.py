@@ -1006,6 +1006,152 @@ def test_nan_rules_and_pow_errors():
         c ** c
 
 
+# ---- reductions --------------------------------------------------------------------------------
+
+RED_OPS = ["sum", "mean", "prod", "nansum", "amax", "amin", "all", "any", "count_nonzero"]
+RED_DIMS = [None, 0, -1, (0, 2), (1, -1)]
+REAL = [d for d in DTYPES if d not in COMPLEX]
+PROD_VALUES = [1.0, -1.0, 2.0, 0.5, -2.0, -0.5, 1.0]
+
+
+def red_kwargs(op, dim, keepdim):
+    if dim is None:
+        return {}
+    kw = {"dim": dim}
+    if op != "count_nonzero":
+        kw["keepdim"] = keepdim
+    return kw
+
+
+def red_layouts(name, op):
+    """(label, cpu tensor) in several layouts: exact values (sums of quarters, products of
+    powers of two), so every order of summation gives the same bits."""
+    def base(shape, seed_):
+        if op == "prod" and name in FLOATS:
+            rng = random.Random(seed_)
+            v = [rng.choice(PROD_VALUES) for _ in range(math.prod(shape))]
+            return ctensor.tensor(v, dtype=ct(name)).reshape(shape)
+        return make(name, shape, seed_, small=True)
+    x = base((3, 4, 5), f"r{name}{op}")
+    return [("contiguous", x),
+            ("transposed", base((5, 4, 3), f"t{name}{op}").transpose(0, 2)),
+            ("channels_last", base((2, 3, 4, 5), f"c{name}{op}").contiguous(
+                memory_format=ctensor.channels_last)),
+            ("sliced", base((3, 8, 5), f"s{name}{op}")[:, ::2]),
+            ("expanded", base((1, 4, 5), f"e{name}{op}").expand(3, 4, 5)),
+            ("empty", base((3, 0, 5), f"z{name}{op}")),
+            ("0-dim", base((), f"o{name}{op}"))]
+
+
+def check_reduce(op, x, dim, keepdim, label, **kw):
+    """op on cuda (the layout made there from the same view) against the cpu (bytes) and
+    torch on cuda (values; mean within an ulp: torch multiplies by 1/count)."""
+    args = red_kwargs(op, dim, keepdim)
+    args.update(kw)
+    want = outcome(lambda: getattr(ctensor, op)(x, **args))
+    got = outcome(lambda: getattr(ctensor, op)(x.cuda() if x.dim() == 0 else cuda_view(x),
+                                               **args))
+    assert got[0] == want[0], f"{label}: cuda {got} cpu {want}"
+    if got[0] == "err":
+        assert got[1] is want[1] and got[2] == want[2], f"{label}: {got} vs {want}"
+        return
+    r = got[1]
+    on_cuda(r)
+    check_same(r, want[1], what=f"{label} cuda vs cpu")
+    if not TORCH_CUDA:
+        return
+    targs = dict(args)
+    if "dtype" in targs:
+        targs["dtype"] = th(dname(targs["dtype"]))
+    t = outcome(lambda: getattr(torch, op)(as_torch(x).cuda(), **targs))
+    if t[0] == "ok":
+        # mean: torch multiplies by 1 / count (and float16 / bfloat16 round once, not twice)
+        ulps = 0 if op != "mean" or dname(r.dtype) not in FLOATS else \
+            2 if dname(r.dtype) in HALF else 1
+        check_same(r, t[1], ulps=ulps, what=f"{label} vs torch")
+
+
+def cuda_view(x):
+    """x's values on cuda with x's strides (a view of a cuda copy of its storage span)."""
+    if x.is_contiguous() or x.numel() == 0:
+        return x.cuda()
+    if x.is_contiguous(memory_format=ctensor.channels_last):
+        return x.cuda().contiguous(memory_format=ctensor.channels_last)
+    # rebuild the same view on cuda: transposes, slices and expands of a contiguous base
+    if any(s == 0 for s in x.stride()):
+        return x[tuple(slice(0, 1) if s == 0 else slice(None) for s in x.stride())] \
+            .contiguous().cuda().expand(*x.shape)
+    return x.cuda()
+
+
+@pytest.mark.parametrize("op", RED_OPS)
+@pytest.mark.parametrize("name", REAL)
+def test_reduce_every_dtype(name, op):
+    for lay, x in red_layouts(name, op):
+        for dim in RED_DIMS:
+            if x.dim() < 3 and dim not in (None, 0, -1):
+                continue
+            for keepdim in (False, True):
+                check_reduce(op, x, dim, keepdim, f"{op}({name} {lay}, dim={dim}, {keepdim})")
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "nansum"])
+@pytest.mark.parametrize("dtype", ["float64", "float16", "int32", "bfloat16"])
+def test_reduce_dtype_and_out(op, dtype):
+    x = make("float32" if op != "prod" else "int16", (4, 6), f"d{op}{dtype}", small=True)
+    check_reduce(op, x, 1, False, f"{op}(dtype={dtype})", dtype=ct(dtype))
+    for out_name in ("float32", "float64", "int64"):
+        o1 = ctensor.empty(0, dtype=ct(out_name))
+        o2 = ctensor.empty(0, dtype=ct(out_name), device="cuda")
+        w = outcome(lambda: getattr(ctensor, op)(x, 1, out=o1))
+        g = outcome(lambda: getattr(ctensor, op)(x.cuda(), 1, out=o2))
+        assert g[0] == w[0], (g, w)
+        if g[0] == "err":
+            assert g[1] is w[1] and g[2] == w[2], (g, w)
+        else:
+            check_same(o2, o1, what=f"{op}(out={out_name})")
+
+
+@pytest.mark.parametrize("name", sorted(FLOATS))
+def test_reduce_nan_and_infinity(name):
+    x = make(name, (6, 9), f"n{name}")   # with NaN, infinities, -0.0 (order-independent)
+    for op in ["amax", "amin", "all", "any", "count_nonzero", "nansum"]:
+        for dim in (None, 0, 1):
+            check_reduce(op, x, dim, False, f"{op}({name} specials, dim={dim})")
+    for op in ["max", "min"]:
+        check_reduce(op, x, None, False, f"{op}({name} specials)")
+
+
+def test_reduce_empty_errors():
+    x = ctensor.empty(3, 0, device="cuda")
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified"):
+        ctensor.amax(x)
+    with pytest.raises(IndexError, match="Expected reduction dim 1 to have non-zero size"):
+        ctensor.amax(x, 1)
+    assert ctensor.sum(x, 1).cpu().tolist() == [0.0, 0.0, 0.0]
+    assert all(math.isnan(v) for v in ctensor.mean(x, 1).cpu().tolist())
+    assert ctensor.prod(x, 1).cpu().tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        ctensor.mean(ctensor.ones(3, dtype=ctensor.int64, device="cuda"))
+
+
+@pytest.mark.parametrize("shape,dim", [((10**7,), None), ((7, 10**6), 1), ((10**6, 7), 0),
+                                       ((1000, 1000), None)])
+def test_reduce_large_float32(shape, dim):
+    """Sums too long to be exact: the cuda tree within rounding of the cpu and of torch."""
+    x = ctensor.rand(*shape)
+    xd = x.cuda()
+    for op in ("sum", "mean", "amax"):
+        args = {} if dim is None else {"dim": dim}
+        r = getattr(ctensor, op)(xd, **args).cpu()
+        w = getattr(ctensor, op)(x, **args)
+        check_same(r, w, ulps=2 if op != "amax" else 0, what=f"{op}{shape} vs cpu")
+        if TORCH_CUDA:
+            t = getattr(torch, op)(as_torch(x).cuda(), **args)
+            # torch accumulates float32 sums in float32: looser than our double tree
+            check_same(r, t, ulps=64 if op != "amax" else 0, what=f"{op}{shape} vs torch")
+
+
 def test_zz_report_tolerated():
     """Lists the comparisons that needed the one-ulp tolerance (always passes)."""
     if TOLERATED:

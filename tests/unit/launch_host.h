@@ -11,6 +11,7 @@
 #include "dtype/convert/elem_impl.h"
 #include "kernels/binary_plan.h"
 #include "kernels/binary_plan2.h" /* the kernel rows after DIV_FLOOR */
+#include "launch_host_reduce.h"
 
 static long launches_binary, launches_copy;
 
@@ -55,6 +56,8 @@ static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, c
     ct_status st = check_geometry(l);
     if (st != CT_OK)
         return st;
+    if (l->kind == CT_LAUNCH_REDUCE)
+        return host_launch_reduce(l);
     if (l->kind == CT_LAUNCH_COPY) {
         launches_copy++;
         if (l->noperands != 2 || l->compute != l->dtype[0] || l->math != l->dtype[0])
