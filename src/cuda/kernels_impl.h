@@ -11,6 +11,7 @@
 #include "ctensor/backend.h"
 #include "cuda/cuda_impl.h"
 #include "kernels/binary_plan.h"
+#include "kernels/ternary_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,10 @@ int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_
 /* Fill n > 0 bytes at dst with the pattern (1..64 bytes, n a multiple of it). */
 int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern, size_t pattern_size,
                           int sm_count, ct_cuda_impl_stream_t stream);
+
+/* A TERNARY launch with its plan (numel > 0; kernels_ternary.cu). */
+int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p, int sm_count,
+                             ct_cuda_impl_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,8 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
     if (index < 0 || index >= MAX_DEVICES)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid device index %d", (int)index);
     int nops = l->kind == CT_LAUNCH_COPY ? 2 : l->kind == CT_LAUNCH_BINARY ? 3 : 0;
+    if (l->kind == CT_LAUNCH_TERNARY) /* 4, or 3 for the two-input rows */
+        nops = l->noperands == 3 ? 3 : 4;
     if (nops == 0 || l->noperands != nops)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid kind %d with %d operands",
                             (int)l->kind, (int)l->noperands);
@@ -80,7 +82,9 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
         if (!dtype_ok(l->dtype[k]))
             return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid dtype %d",
                                 (int)l->dtype[k]);
-        if (l->numel > 0 && l->data[k] == NULL)
+        bool by_value = l->kind == CT_LAUNCH_TERNARY && k > 0 &&
+                        ((l->ter_by_value >> (k - 1)) & 1u) != 0;
+        if (l->numel > 0 && l->data[k] == NULL && !by_value)
             return ct_set_error(CT_ERR_MISUSE, "cuda launch: operand %d is NULL", k);
     }
     for (int d = 0; d < l->ndim; d++) {
@@ -119,6 +123,7 @@ static ct_status on_device(int32_t index, device_body body, void *arg) {
 typedef struct launch_arg {
     const ct_kernel_launch *l;
     const ct_kplan *plan;
+    const ct_tplan *tplan; /* TERNARY */
 } launch_arg;
 
 static ct_status launch_body(int32_t index, void *arg) {
@@ -129,6 +134,10 @@ static ct_status launch_body(int32_t index, void *arg) {
     ct_cuda_impl_stream_t stream = ct_cuda_impl_current_stream(index);
     if (l->kind == CT_LAUNCH_COPY) {
         int err = ct_cuda_impl_copy_run(l, sms, stream);
+        return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
+    }
+    if (l->kind == CT_LAUNCH_TERNARY) {
+        int err = ct_cuda_impl_ternary_run(l, a->tplan, sms, stream);
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
     }
     int *flag = NULL;
@@ -161,8 +170,15 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
     if (launch->numel == 0)
         return CT_OK;
     ct_kplan plan;
+    ct_tplan tplan;
     memset(&plan, 0, sizeof plan);
-    if (launch->kind == CT_LAUNCH_BINARY) {
+    memset(&tplan, 0, sizeof tplan);
+    if (launch->kind == CT_LAUNCH_TERNARY) {
+        if (!ct_tplan_init(&tplan, launch))
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+                                launch->name != NULL ? launch->name : "ternary",
+                                ct_dtype_cpp_name(launch->compute));
+    } else if (launch->kind == CT_LAUNCH_BINARY) {
         if (!ct_kplan_init(&plan, launch))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "binary",
@@ -172,7 +188,7 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "\"copy_\" not implemented for 'Float4_e2m1fn_x2'");
     }
-    launch_arg a = {launch, &plan};
+    launch_arg a = {launch, &plan, &tplan};
     return on_device(index, launch_body, &a);
 }
 

@@ -2,13 +2,14 @@
  * launch_diff.h in every layout (contiguous, broadcast, transposed, one-element, 0-dim cpu
  * operand, Python scalar, alpha, out=, in place), every dtype pair of copies in every
  * direction, fills, long operands (the vectorised and grid-stride paths), many dims, integer
- * division by zero and the mixed-device error; results compared byte for byte (NaN payloads
- * aside). Needs a GPU: exits 77 (skipped) when ct_cuda_init finds no device. */
+ * division by zero and the mixed-device error; the ternary ops (launch_diff_ternary.h);
+ * results compared byte for byte (NaN payloads aside). Needs a GPU: exits 77 (skipped) when ct_cuda_init finds no device. */
 #include "cmocka_all.h"
 
 #include "ctensor/ctensor.h"
 #include "ctensor/cuda.h"
 #include "launch_diff.h"
+#include "launch_diff_ternary.h"
 
 static void test_binary(void **state) {
     (void)state;
@@ -47,6 +48,19 @@ static void test_errors(void **state) {
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
+/* where, clamp, lerp, addcmul, addcdiv, masked_fill: every dtype and layout, out= and in
+ * place (launch_diff_ternary.h), and their refusals. */
+static void test_ternary(void **state) {
+    (void)state;
+    ld_failures = 0;
+    long before = ld_checks;
+    ld_ternary_errors();
+    ld_ternary_all();
+    printf("ternary: %ld comparisons\n", ld_checks - before);
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
 int main(void) {
     if (ct_cuda_init() != CT_OK) {
         fprintf(stderr, "ct_cuda_init: %s\n", ct_last_error());
@@ -63,6 +77,7 @@ int main(void) {
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_big),
         cmocka_unit_test(test_f16_exact),
+        cmocka_unit_test(test_ternary),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

@@ -11,6 +11,9 @@
 #include "dtype/convert/elem_impl.h"
 #include "kernels/binary_plan.h"
 
+static int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);
+#include "launch_host_ternary.h"
+
 static long launches_binary, launches_copy;
 
 /* The byte offset of element i of a launch's operand k. */
@@ -41,7 +44,8 @@ static ct_status check_geometry(const ct_kernel_launch *l) {
         return ct_set_error(CT_ERR_RUNTIME, "test launch: numel %lld for a shape of %lld",
                             (long long)l->numel, (long long)n);
     for (int k = 0; k < l->noperands; k++)
-        if (l->data[k] == NULL)
+        if (l->data[k] == NULL && !(l->kind == CT_LAUNCH_TERNARY && k > 0 &&
+                                    ((l->ter_by_value >> (k - 1)) & 1u)))
             return ct_set_error(CT_ERR_RUNTIME, "test launch: NULL operand %d", k);
     return CT_OK;
 }
@@ -61,6 +65,8 @@ static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, c
                         l->data[1] + offset_of(l, 1, i));
         return CT_OK;
     }
+    if (l->kind == CT_LAUNCH_TERNARY)
+        return host_launch_ternary(l);
     launches_binary++;
     ct_kplan p;
     if (!ct_kplan_init(&p, l))
