@@ -1,8 +1,9 @@
 /* A backend `launch` slot executed on the host, element by element, with the same element
  * code the CUDA kernels compile (src/kernels/binary_plan.h for BINARY, src/dtype/convert/
- * elem_impl.h for COPY), after checking the launch against backend.h's contract. For test
- * backends whose memory is host memory in disguise: tests/unit/test_launch_dispatch.c and
- * the CUDA runtime mock (tests/cuda/cudart_mock.c). Counts the launches it ran. */
+ * elem_impl.h for COPY, src/kernels/ternary_plan.h for TERNARY: launch_host_ternary.h),
+ * after checking the launch against backend.h's contract. For test backends whose memory
+ * is host memory in disguise: tests/unit/test_launch_dispatch.c and the CUDA runtime mock
+ * (tests/cuda/cudart_mock.c). Counts the launches it ran. */
 #ifndef CT_TESTS_LAUNCH_HOST_H
 #define CT_TESTS_LAUNCH_HOST_H
 
