@@ -136,6 +136,29 @@ typedef struct ct_kernel_launch {
      *  float32 for float32, float16 and bfloat16 outputs, in double for float64 (as the
      *  cpu's sum(...).div_(count)); 0: no division. */
     int64_t divisor;
+    /* ---- TERNARY (API version 3): the element is computed as src/kernels/ternary_plan.h
+     * does. noperands is 4, or 3 for the two-input rows (clamp_min, clamp_max: no third
+     * input). compute: the iterator's common dtype; math: float32 for float16 and bfloat16
+     * arithmetic, otherwise compute (where and masked_fill select bits in compute). An input
+     * tensor reaches math through compute when its dtype is neither (an int64 tensor of a
+     * float16 clamp rounds to float16 first); a Python number (ter_number) goes straight to
+     * math; where's condition and masked_fill's mask are read in their own dtype as != 0.
+     * The result rounds to compute, then converts to dtype[0]. ---- */
+    /** TERNARY: the CT_TERNARY row of ctensor/ternary.def, counted from 0 in file order
+     *  (WHERE 0, CLAMP 1, CLAMP_MIN 2, CLAMP_MAX 3, LERP 4, ADDCMUL 5, ADDCDIV 6,
+     *  MASKED_FILL 7, then any added later). */
+    int32_t terop;
+    /** TERNARY: bit k set: input k (operand k + 1) is given by value in ter_scalar[k] (a
+     *  0-dim cpu tensor or Python number joining a device op); its data pointer is NULL and
+     *  its strides are 0. */
+    uint32_t ter_by_value;
+    /** TERNARY: bit k set: input k is a Python number (wrapped number). */
+    uint32_t ter_number;
+    /** TERNARY: the by-value inputs, already converted to the dtype the element reads them
+     *  in (math; the condition / mask as its own dtype), in that dtype's own bytes. */
+    unsigned char ter_scalar[3][16];
+    /** TERNARY addcmul / addcdiv: `value` in the math dtype's own bytes (as alpha). */
+    unsigned char ter_value[16];
 } ct_kernel_launch;
 
 /** REDUCE ops (ct_kernel_launch.reduce_op). Floats: NaN propagates through MAX and MIN;

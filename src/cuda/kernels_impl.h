@@ -11,6 +11,7 @@
 #include "ctensor/backend.h"
 #include "cuda/cuda_impl.h"
 #include "kernels/binary_plan.h"
+#include "kernels/ternary_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,9 @@ int ct_cuda_impl_binary2_run(const ct_kernel_launch *l, const ct_kplan *p, int *
  * (src/kernels/reduce_elem.h). Allocates its partial results stream-ordered
  * (cudaMallocAsync) when it splits rows over several blocks. */
 int ct_cuda_impl_reduce_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_stream_t stream);
+/* A TERNARY launch with its plan (numel > 0; kernels_ternary.cu). */
+int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p, int sm_count,
+                             ct_cuda_impl_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,8 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
     int nops = l->kind == CT_LAUNCH_COPY ? 2 : l->kind == CT_LAUNCH_BINARY ? 3 : 0;
     if (l->kind == CT_LAUNCH_UNARY || l->kind == CT_LAUNCH_REDUCE)
         nops = 2;
+    if (l->kind == CT_LAUNCH_TERNARY) /* 4, or 3 for the two-input rows */
+        nops = l->noperands == 3 ? 3 : 4;
     if (nops == 0 || l->noperands != nops)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid kind %d with %d operands",
                             (int)l->kind, (int)l->noperands);
@@ -85,7 +87,9 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
         if (!dtype_ok(l->dtype[k]))
             return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid dtype %d",
                                 (int)l->dtype[k]);
-        if (l->numel > 0 && l->data[k] == NULL)
+        bool by_value = l->kind == CT_LAUNCH_TERNARY && k > 0 &&
+                        ((l->ter_by_value >> (k - 1)) & 1u) != 0;
+        if (l->numel > 0 && l->data[k] == NULL && !by_value)
             return ct_set_error(CT_ERR_MISUSE, "cuda launch: operand %d is NULL", k);
     }
     for (int d = 0; d < l->ndim; d++) {
@@ -125,6 +129,7 @@ typedef struct launch_arg {
     const ct_kernel_launch *l;
     const ct_kplan *plan;
     const ct_uplan *uplan; /* UNARY */
+    const ct_tplan *tplan; /* TERNARY */
 } launch_arg;
 
 static ct_status launch_body(int32_t index, void *arg) {
@@ -143,6 +148,10 @@ static ct_status launch_body(int32_t index, void *arg) {
     }
     if (l->kind == CT_LAUNCH_UNARY) {
         int err = ct_cuda_impl_unary_run(l, a->uplan, sms, stream);
+        return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
+    }
+    if (l->kind == CT_LAUNCH_TERNARY) {
+        int err = ct_cuda_impl_ternary_run(l, a->tplan, sms, stream);
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
     }
     int *flag = NULL;
@@ -179,11 +188,18 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
     memset(&plan, 0, sizeof plan);
     ct_uplan uplan;
     memset(&uplan, 0, sizeof uplan);
+    ct_tplan tplan;
+    memset(&tplan, 0, sizeof tplan);
     if (launch->kind == CT_LAUNCH_UNARY) {
         /* no device kernel (most complex ops): as the cpu words a dtype it lacks */
         if (!ct_uplan_init(&uplan, launch))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "unary",
+                                ct_dtype_cpp_name(launch->compute));
+    } else if (launch->kind == CT_LAUNCH_TERNARY) {
+        if (!ct_tplan_init(&tplan, launch))
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+                                launch->name != NULL ? launch->name : "ternary",
                                 ct_dtype_cpp_name(launch->compute));
     } else if (launch->kind == CT_LAUNCH_BINARY) {
         if (!ct_kplan_init_all(&plan, launch))
@@ -201,7 +217,7 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "\"copy_\" not implemented for 'Float4_e2m1fn_x2'");
     }
-    launch_arg a = {launch, &plan, &uplan};
+    launch_arg a = {launch, &plan, &uplan, &tplan};
     return on_device(index, launch_body, &a);
 }
 

@@ -326,8 +326,9 @@ bool ct_iter_needs_launch(const ct_iter *it) {
 
 void ct_iter_fill_launch(const ct_iter *it, ct_kernel_launch *l) {
     _Static_assert(CT_LAUNCH_MAX_DIMS >= CT_MAX_DIMS, "a launch holds every iterator geometry");
-    /* launches carry binary geometries; ops of more inputs refuse launch devices first */
-    _Static_assert(CT_LAUNCH_MAX_OPERANDS >= 3, "a launch holds a binary op's operands");
+    /* every operand of the iterator: an output and up to three inputs (ternary ops) */
+    _Static_assert(CT_LAUNCH_MAX_OPERANDS >= 1 + CT_ITER_MAX_INPUTS,
+                   "a launch holds every operand of an iterator");
     memset(l, 0, sizeof *l);
     l->noperands = it->ntensors < CT_LAUNCH_MAX_OPERANDS ? it->ntensors : CT_LAUNCH_MAX_OPERANDS;
     l->ndim = it->ndim;

@@ -23,6 +23,11 @@ CT_TER_WHERE(w1, uint8_t)
 CT_TER_WHERE(w2, uint16_t)
 CT_TER_WHERE(w4, uint32_t)
 CT_TER_WHERE(w8, uint64_t)
+/* 16-byte elements (complex128) have no integer type: a pair of words */
+typedef struct ct_ter_w16 {
+    uint64_t lo, hi;
+} ct_ter_w16;
+CT_TER_WHERE(w16, ct_ter_w16)
 
 /* ---- clamp: max(x, lo) then min(., hi), so lo > hi gives hi; a NaN bound gives NaN (a NaN x
  * stays NaN: both comparisons are false). Scalar NaN bounds of clamp_min / clamp_max are

@@ -16,8 +16,9 @@
 #define CAT2(a, b) CAT2_(a, b)
 
 /* ELEM(x1, x2, x3, v) computes one element from inputs of types T1, T2, T3 and value v. */
-#define TLOOP(NAME, TO, T1, T2, T3, ELEM)                                                          \
-    static void NAME(void *o, const void *const *in, const int64_t *inc, int64_t n,               \
+#define TLOOP(NAME, TO, T1, T2, T3, ELEM) TLOOP_A(, NAME, TO, T1, T2, T3, ELEM)
+#define TLOOP_A(ATTR, NAME, TO, T1, T2, T3, ELEM)                                                  \
+    static ATTR void NAME(void *o, const void *const *in, const int64_t *inc, int64_t n,               \
                      const void *value) {                                                          \
         TO *y = o;                                                                                 \
         const T1 *x1 = in[0];                                                                      \
@@ -65,20 +66,7 @@ W_WHERE(w2, uint16_t)
 W_WHERE(w4, uint32_t)
 W_WHERE(w8, uint64_t)
 
-/* 16-byte elements (complex128) have no integer type: copied through memcpy */
-typedef struct w16 {
-    uint64_t lo, hi;
-} w16;
-static inline w16 where_e_w16(uint8_t c, w16 a, w16 b, w16 v) {
-    (void)v;
-    return c != 0 ? a : b;
-}
-static inline w16 fill_e_w16(w16 self, uint8_t m, w16 value, w16 v) {
-    (void)v;
-    return m != 0 ? value : self;
-}
-TLOOP(where_w16, w16, uint8_t, w16, w16, where_e_w16)
-TLOOP(fill_w16, w16, w16, uint8_t, w16, fill_e_w16)
+W_WHERE(w16, ct_ter_w16) /* complex128: a pair of words (ternary_elem.h) */
 
 /* ---- clamp ---------------------------------------------------------------------------------- */
 #define CLAMP_LOOPS(S, T)                                                                          \
@@ -125,8 +113,27 @@ ARITH_LOOP(addcmul, i64, int64_t)
 #define FLOATING(S, T) ARITH_LOOP(addcmul, S, T) ARITH_LOOP(addcdiv, S, T) LERP_LOOP(S, T)
 FLOATING(f32, float)
 FLOATING(f64, double)
-FLOATING(c64, ct_complex64)
-FLOATING(c128, ct_complex128)
+/* Complex loops are not vectorized: GCC recognizes (ac - bd, ad + bc) as a complex product
+ * and emits vfmaddsub, a fused operation that rounds differently from the element function
+ * (binary_loops.c has the same guard), which the GPU kernels and the reference compute. */
+#if defined(__clang__)
+#define TER_NO_VEC
+#else
+#define TER_NO_VEC __attribute__((optimize("no-tree-vectorize")))
+#endif
+#define C_ARITH_LOOP(OPN, S, T)                                                                    \
+    static inline T OPN##_e_##S(T a, T b, T c, T v) { return ct_ter_##OPN##_##S(a, b, c, v); }     \
+    TLOOP_A(TER_NO_VEC, OPN##_##S, T, T, T, T, OPN##_e_##S)
+#define C_LERP_LOOP(S, T)                                                                          \
+    static inline T lerp_e_##S(T s, T e, T w, T v) {                                               \
+        (void)v;                                                                                   \
+        return ct_ter_lerp_##S(s, e, w);                                                           \
+    }                                                                                              \
+    TLOOP_A(TER_NO_VEC, lerp_##S, T, T, T, T, lerp_e_##S)
+#define C_FLOATING(S, T)                                                                           \
+    C_ARITH_LOOP(addcmul, S, T) C_ARITH_LOOP(addcdiv, S, T) C_LERP_LOOP(S, T)
+C_FLOATING(c64, ct_complex64)
+C_FLOATING(c128, ct_complex128)
 
 /* ---- the table ------------------------------------------------------------------------------ */
 #define WIDTHS(OPN)                                                                                \

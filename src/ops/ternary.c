@@ -6,7 +6,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "base/alloc_impl.h"
 #include "base/error_impl.h"
+#include "ctensor/convert.h"
 #include "ctensor/ternary.h"
 #include "ctensor/warning.h"
 #include "dtype/table_impl.h"
@@ -235,10 +237,54 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     }
     if (p->op == CT_TEROP_LERP && p->scalar) /* the scalar weight fits start's dtype */
         CT_TRY(check_scalar_fits(it->in[2], it->common_dtype));
-    if (ct_iter_needs_launch(it))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
-                            it->config->name, ct_device_type_name(it->device.type));
     return CT_OK;
+}
+
+/* The iterator's work on a device whose backend computes it (ct_iter_needs_launch): the
+ * prepared kernel's choices (computation and math dtypes, the value, which inputs are
+ * Python numbers) go into a TERNARY launch, so the backend computes what the cpu would. An
+ * input that is not in the device's memory (a wrapped number or a 0-dim cpu tensor) travels
+ * by value, converted here as the cpu kernel converts a stride-0 input: no copy to the
+ * device for clamp(x, 0, 1). */
+static ct_status run_launch(const ct_iter *it, const prepared *p) {
+    if (it->numel == 0)
+        return CT_OK;
+    ct_kernel_launch *l = ct_alloc(sizeof *l, 64); /* 4.8 KB: not on the stack */
+    if (l == NULL)
+        return ct_set_error(CT_ERR_NOMEM, "%s: out of memory", SPECS[p->op].cfg[0].name);
+    const ct_ternary_kernel *k = &p->kernel;
+    ct_iter_fill_launch(it, l);
+    l->kind = CT_LAUNCH_TERNARY;
+    l->terop = (int32_t)p->op;
+    l->name = SPECS[p->op].cfg[0].name;
+    l->compute = k->result;
+    l->math = k->out_math;
+    _Static_assert(sizeof l->ter_value >= sizeof k->value, "the value fits the launch");
+    memcpy(l->ter_value, k->value, sizeof k->value);
+    ct_status st = CT_OK;
+    for (int j = 0; j < k->nin && st == CT_OK; j++) {
+        if (k->number[j])
+            l->ter_number |= 1u << j;
+        if (it->in[j]->device.type == it->device.type)
+            continue;
+        /* ternary_kernel.c's MODE_ONCE: through the computation dtype unless a number */
+        ct_dtype from = it->dtype[1 + j], to = k->in_math[j];
+        ct_dtype via = k->number[j] ? to : k->result;
+        _Alignas(16) unsigned char tmp[16];
+        if (from == to || from == via || via == to) {
+            st = ct_convert(to, l->ter_scalar[j], from, it->data[1 + j], 1);
+        } else {
+            st = ct_convert(via, tmp, from, it->data[1 + j], 1);
+            if (st == CT_OK)
+                st = ct_convert(to, l->ter_scalar[j], via, tmp, 1);
+        }
+        l->ter_by_value |= 1u << j;
+        l->data[1 + j] = NULL;
+    }
+    if (st == CT_OK)
+        st = ct_iter_launch(it, l);
+    ct_free(l, sizeof *l, 64);
+    return st;
 }
 
 static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int64_t n) {
@@ -272,6 +318,13 @@ static ct_status run_built(ct_terop op, bool scalar, ct_tensor *out, bool inplac
     ct_iter it;
     CT_TRY(ct_iter_build(&it, &spec->cfg[scalar ? 1 : 0], out, inplace, in, spec->nin, prepare,
                          &p));
+    if (ct_iter_needs_launch(&it)) {
+        ct_status st = run_launch(&it, &p);
+        if (st == CT_OK && result != NULL)
+            *result = ct_iter_take_output(&it);
+        ct_iter_release(&it);
+        return st;
+    }
     (void)ct_iter_run(&it, kernel_loop, &p.kernel, GRAIN);
     if (result != NULL)
         *result = ct_iter_take_output(&it);

@@ -4,8 +4,8 @@
  * direction, fills, long operands (the vectorised and grid-stride paths), many dims, integer
  * division by zero and the mixed-device error; results compared byte for byte (NaN payloads
  * aside); every unary op x dtype x layout (launch_diff_unary.h, a tolerance for the
- * libm-based ones: test_unary). Needs a GPU: exits 77 (skipped) when ct_cuda_init finds no
- * device. */
+ * libm-based ones: test_unary); the rows after div, reductions and the ternary ops. Needs a
+ * GPU: exits 77 (skipped) when ct_cuda_init finds no device. */
 #include "cmocka_all.h"
 
 #include "ctensor/ctensor.h"
@@ -14,6 +14,7 @@
 #include "launch_diff.h"
 #include "launch_diff_unary.h"
 #include "launch_diff_reduce.h"
+#include "launch_diff_ternary.h"
 
 static void test_binary(void **state) {
     (void)state;
@@ -120,6 +121,19 @@ static void test_reduce_big(void **state) {
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
+/* where, clamp, lerp, addcmul, addcdiv, masked_fill: every dtype and layout, out= and in
+ * place (launch_diff_ternary.h), and their refusals. */
+static void test_ternary(void **state) {
+    (void)state;
+    ld_failures = 0;
+    long before = ld_checks;
+    ld_ternary_errors();
+    ld_ternary_all();
+    printf("ternary: %ld comparisons\n", ld_checks - before);
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
 int main(void) {
     if (ct_cuda_init() != CT_OK) {
         fprintf(stderr, "ct_cuda_init: %s\n", ct_last_error());
@@ -138,12 +152,9 @@ int main(void) {
         cmocka_unit_test(test_f16_exact),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary2),
-    assert_int_equal(ld_failures, 0);
-    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
-}
-
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_big),
+        cmocka_unit_test(test_ternary),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

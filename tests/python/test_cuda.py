@@ -1152,6 +1152,125 @@ def test_reduce_large_float32(shape, dim):
             check_same(r, t, ulps=64 if op != "amax" else 0, what=f"{op}{shape} vs torch")
 
 
+# ---- ternary ops (where, clamp, lerp, addcmul, addcdiv, masked_fill) ----------------------------
+
+def ternary_call(lib, op, args, kwargs):
+    if op.endswith("_"):
+        return getattr(args[0], op)(*args[1:], **kwargs)
+    return getattr(lib, op)(*args, **kwargs)
+
+
+def check_ternary(op, args, kwargs=None, ulps=0, label=""):
+    """op on cuda against the cpu (same bytes, or the same error) and against torch on
+    cuda (dtype and values within `ulps`; None: not compared with torch). Python numbers
+    stay numbers; tensors move."""
+    kwargs = kwargs or {}
+    dev = [a.cuda() if isinstance(a, ctensor.Tensor) else a for a in args]
+    cpu = [a.clone() if isinstance(a, ctensor.Tensor) else a for a in args]
+    dkw = {k: v.cuda() if isinstance(v, ctensor.Tensor) else v for k, v in kwargs.items()}
+    got = outcome(lambda: ternary_call(ctensor, op, dev, dkw))
+    want = outcome(lambda: ternary_call(ctensor, op, cpu, kwargs))
+    assert got[0] == want[0], f"{label}: cuda {got} vs cpu {want}"
+    if got[0] == "err":
+        assert got[1:] == want[1:], label
+        return
+    on_cuda(got[1])
+    check_same(got[1], want[1], what=f"{label} cuda vs cpu")
+    if op.endswith("_"):
+        check_same(dev[0], cpu[0], what=f"{label} in place")
+    if TORCH_CUDA and ulps is not None:
+        targs = [as_torch(a).cuda() if isinstance(a, ctensor.Tensor) else a for a in args]
+        tk = {k: as_torch(v).cuda() if isinstance(v, ctensor.Tensor) else v
+              for k, v in kwargs.items()}
+        t = outcome(lambda: ternary_call(torch, op, targs, tk))
+        if t[0] == "ok":
+            check_same(got[1], t[1], ulps=ulps, what=f"{label} vs torch")
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_where_every_dtype(name):
+    c = make("bool", (3, 4), 1)
+    x, y = make(name, (3, 4), 2), make(name, (4,), 3)
+    check_ternary("where", [c, x, y], label=f"where {name}")
+    check_ternary("where", [make("bool", (4,), 4), x, y], label=f"where broadcast cond {name}")
+    check_ternary("where", [c.t(), x.t(), y[:3]], label=f"where transposed {name}")
+    scalar = {"bool": True}.get(name, 2 if name in INTS else 0.5)
+    check_ternary("where", [c, x, scalar], label=f"where number {name}")
+    check_ternary("where", [c, x, make("float32", (3, 4), 5)], label=f"where mixed {name}")
+    check_ternary("where", [make("bool", (), 6), make(name, (), 7), make(name, (), 8)],
+                  label=f"where 0-dim {name}")
+
+
+@pytest.mark.parametrize("name", sorted(INTS | FLOATS | {"bool"}))
+def test_clamp_every_dtype(name):
+    x = make(name, (5, 6), 10)
+    lo, hi = make(name, (6,), 11), make(name, (5, 1), 12)
+    if name != "bool":
+        check_ternary("clamp", [x, lo, hi], label=f"clamp tensors {name}")
+        check_ternary("clamp", [x], {"min": -3 if name in INTS else -0.75, "max": 5},
+                      label=f"clamp numbers {name}")
+        check_ternary("clip", [x.t()], {"max": 2}, label=f"clip max {name}")
+        check_ternary("clamp_", [x], {"min": 1}, label=f"clamp_ {name}")
+        check_ternary("clamp", [x], {"min": hi}, label=f"clamp tensor min {name}")
+    check_ternary("clamp_min", [x, lo], label=f"clamp_min {name}")
+    check_ternary("clamp_max", [x, hi], label=f"clamp_max {name}")
+    if name in FLOATS:
+        check_ternary("clamp", [x], {"min": math.nan}, label=f"clamp NaN min {name}")
+        check_ternary("clamp", [x, make("int64", (6,), 13), 2.5], label=f"clamp mixed {name}")
+
+
+@pytest.mark.parametrize("name", sorted(FLOATS | COMPLEX))
+def test_lerp_addcmul_addcdiv(name):
+    s, e = make(name, (4, 5), 20, small=True), make(name, (5,), 21, small=True)
+    w = make(name, (4, 1), 22, small=True)
+    # torch's CUDA lerp and addcmul may fuse differently than the cpu definition: one ulp
+    ulps = 1 if name not in COMPLEX else 4
+    check_ternary("lerp", [s, e, w], ulps=ulps, label=f"lerp tensor {name}")
+    check_ternary("lerp", [s, e, 0.3], ulps=ulps, label=f"lerp number {name}")
+    check_ternary("lerp_", [s, e, 0.75], ulps=ulps, label=f"lerp_ {name}")
+    t1, t2 = make(name, (4, 5), 23, small=True), make(name, (5,), 24, nonzero=True, small=True)
+    check_ternary("addcmul", [s, t1, t2], {"value": 0.5}, ulps=ulps, label=f"addcmul {name}")
+    check_ternary("addcmul_", [s, t1, t2], {"value": 2}, ulps=ulps, label=f"addcmul_ {name}")
+    # torch's CUDA addcdiv computes value * (t1 / t2), its cpu (value * t1) / t2 as ctensor
+    check_ternary("addcdiv", [s, t1, t2], {"value": -1.5}, ulps=None, label=f"addcdiv {name}")
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_masked_fill_every_dtype(name):
+    x, m = make(name, (3, 4), 30), make("bool", (4,), 31)
+    value = {"bool": True}.get(name, 7 if name in INTS else -2.5)
+    check_ternary("masked_fill", [x, m, value], label=f"masked_fill {name}")
+    check_ternary("masked_fill_", [x, make("bool", (3, 4), 32), value],
+                  label=f"masked_fill_ {name}")
+    check_ternary("masked_fill", [x.t(), make("bool", (3,), 33), ctensor.tensor(1)],
+                  label=f"masked_fill tensor value {name}")
+
+
+def test_ternary_out_and_errors():
+    a, b = make("float32", (3, 4), 40), make("float32", (3, 4), 41)
+    out = ctensor.empty(0, dtype=ctensor.float64, device="cuda")
+    r = ctensor.addcmul(a.cuda(), b.cuda(), b.cuda(), value=3, out=out)
+    assert r is out and tuple(out.shape) == (3, 4) and out.dtype == ctensor.float64
+    check_same(out, ctensor.addcmul(a, b, b, value=3,
+                                    out=ctensor.empty(0, dtype=ctensor.float64)), what="out=")
+    outv = ctensor.zeros((4, 3), dtype=ctensor.float32, device="cuda").t()
+    ctensor.clamp(a.cuda(), -1, 1, out=outv)
+    check_same(outv, ctensor.clamp(a, -1, 1), what="non-contiguous out=")
+    c = make("bool", (3, 4), 42)
+    outw = ctensor.empty((3, 4), dtype=ctensor.float32, device="cuda")
+    ctensor.where(c.cuda(), a.cuda(), b.cuda(), out=outw)
+    check_same(outw, ctensor.where(c, a, b), what="where out=")
+    # refusals: the cpu's type and message
+    check_ternary("where", [a, a, b], label="float condition")
+    check_ternary("lerp", [a, make("float64", (3, 4), 43), 0.5], label="lerp dtypes")
+    check_ternary("addcdiv", [a, make("int32", (3, 4), 44), make("int32", (3, 4), 45)],
+                  label="integer addcdiv")
+    check_ternary("clamp", [make("complex64", (3,), 46), 0, 1], label="complex clamp")
+    check_ternary("masked_fill", [a, a, 1.0], label="float mask")
+    with pytest.raises(RuntimeError, match="same device"):
+        ctensor.where(c.cuda(), a, b.cuda())
+
+
 def test_zz_report_tolerated():
     """Lists the comparisons that needed the one-ulp tolerance (always passes)."""
     if TOLERATED:

@@ -1,8 +1,9 @@
 /* A backend `launch` slot executed on the host, element by element, with the same element
  * code the CUDA kernels compile (src/kernels/binary_plan.h for BINARY, src/dtype/convert/
- * elem_impl.h for COPY), after checking the launch against backend.h's contract. For test
- * backends whose memory is host memory in disguise: tests/unit/test_launch_dispatch.c and
- * the CUDA runtime mock (tests/cuda/cudart_mock.c). Counts the launches it ran. */
+ * elem_impl.h for COPY, src/kernels/ternary_plan.h for TERNARY: launch_host_ternary.h),
+ * after checking the launch against backend.h's contract. For test backends whose memory
+ * is host memory in disguise: tests/unit/test_launch_dispatch.c and the CUDA runtime mock
+ * (tests/cuda/cudart_mock.c). Counts the launches it ran. */
 #ifndef CT_TESTS_LAUNCH_HOST_H
 #define CT_TESTS_LAUNCH_HOST_H
 
@@ -12,6 +13,9 @@
 #include "kernels/binary_plan.h"
 #include "kernels/binary_plan2.h" /* the kernel rows after DIV_FLOOR */
 #include "launch_host_reduce.h"
+
+static int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);
+#include "launch_host_ternary.h"
 
 static long launches_binary, launches_copy;
 
@@ -43,7 +47,8 @@ static ct_status check_geometry(const ct_kernel_launch *l) {
         return ct_set_error(CT_ERR_RUNTIME, "test launch: numel %lld for a shape of %lld",
                             (long long)l->numel, (long long)n);
     for (int k = 0; k < l->noperands; k++)
-        if (l->data[k] == NULL)
+        if (l->data[k] == NULL && !(l->kind == CT_LAUNCH_TERNARY && k > 0 &&
+                                    ((l->ter_by_value >> (k - 1)) & 1u)))
             return ct_set_error(CT_ERR_RUNTIME, "test launch: NULL operand %d", k);
     return CT_OK;
 }
@@ -69,6 +74,8 @@ static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, c
     }
     if (l->kind == CT_LAUNCH_UNARY)
         return host_launch_unary(l);
+    if (l->kind == CT_LAUNCH_TERNARY)
+        return host_launch_ternary(l);
     launches_binary++;
     ct_kplan p;
     if (!ct_kplan_init_all(&p, l))

@@ -12,6 +12,7 @@
 #include "ctensor/ctensor.h"
 #include "launch_diff.h"
 #include "launch_diff_unary.h"
+#include "launch_diff_ternary.h"
 #include "launch_host.h"
 
 static int setup(void **state) {
@@ -320,6 +321,102 @@ static void test_errors2(void **state) {
     ld_errors2();
 }
 
+/* ---- TERNARY launches (where, clamp, lerp, addcmul, addcdiv, masked_fill) ---------------- */
+
+/* Every ternary op x dtype x layout against the cpu; the slot really ran. */
+static void test_ternary(void **state) {
+    (void)state;
+    long before = launches_ternary, checks = ld_checks;
+    ld_failures = 0;
+    ld_ternary_all();
+    printf("ternary: %ld comparisons, %ld launches\n", ld_checks - checks,
+           launches_ternary - before);
+    assert_int_equal(ld_failures, 0);
+    assert_true(launches_ternary - before > 1000);
+}
+
+static void test_ternary_errors(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_ternary_errors();
+    assert_int_equal(ld_failures, 0);
+}
+
+/* The launch of clamp(float16 x, 0.25, tensor hi) and of masked_fill with a 0-dim cpu value:
+ * kind, row, compute and math dtypes, the by-value inputs converted as the cpu would. */
+static void test_ternary_fields(void **state) {
+    (void)state;
+    ct_backend b;
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b), CT_OK);
+    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    b.launch = recording_launch;
+    assert_int_equal(ct_backend_register(&b), CT_OK);
+    int64_t s[] = {3, 4};
+    ct_tensor *x = NULL, *hi = NULL, *lo = NULL, *r = NULL, *m = NULL, *v = NULL;
+    assert_int_equal(ct_tensor_ones(s, 2, CT_FLOAT16, &ld_device, CT_LAYOUT_STRIDED, &x), CT_OK);
+    assert_int_equal(ct_tensor_ones(s + 1, 1, CT_FLOAT16, &ld_device, CT_LAYOUT_STRIDED, &hi),
+                     CT_OK);
+    assert_int_equal(ct_tensor_wrapped_number(ct_scalar_float(0.1), &lo), CT_OK);
+    last = NULL;
+    assert_int_equal(ct_ternary(CT_TEROP_CLAMP, x, lo, hi, ct_scalar_int(0), &r), CT_OK);
+    assert_non_null(last);
+    assert_int_equal(last->kind, CT_LAUNCH_TERNARY);
+    assert_int_equal(last->terop, 1);
+    assert_string_equal(last->name, "clamp");
+    assert_int_equal(last->noperands, 4);
+    assert_int_equal(last->compute, CT_FLOAT16);
+    assert_int_equal(last->math, CT_FLOAT32);
+    assert_int_equal(last->ter_by_value, 2u); /* input 1 (min), operand 2 */
+    assert_int_equal(last->ter_number, 2u);
+    assert_null(last->data[2]);
+    float f;
+    memcpy(&f, last->ter_scalar[1], sizeof f);
+    assert_true(f == 0.1f); /* a number goes straight to float32, not through float16 */
+    assert_int_equal(last->numel, 12);
+    ct_tensor_release(r);
+    r = NULL;
+    /* clamp_min: three operands */
+    assert_int_equal(ct_ternary(CT_TEROP_CLAMP, x, hi, NULL, ct_scalar_int(0), &r), CT_OK);
+    assert_int_equal(last->terop, 2);
+    assert_int_equal(last->noperands, 3);
+    assert_int_equal(last->ter_by_value, 0u);
+    ct_tensor_release(r);
+    r = NULL;
+    /* masked_fill_ with a 0-dim float64 cpu tensor: by value, rounded to float16 */
+    assert_int_equal(ct_tensor_ones(s + 1, 1, CT_BOOL, &ld_device, CT_LAYOUT_STRIDED, &m),
+                     CT_OK);
+    assert_int_equal(ct_tensor_scalar_tensor(ct_scalar_float(1.0 / 3), CT_FLOAT64, &ld_cpu, &v),
+                     CT_OK);
+    assert_int_equal(ct_ternary_(CT_TEROP_MASKED_FILL, x, m, v, ct_scalar_int(0)), CT_OK);
+    assert_int_equal(last->terop, 7);
+    assert_int_equal(last->compute, CT_FLOAT16);
+    assert_int_equal(last->math, CT_FLOAT16);
+    assert_int_equal(last->ter_by_value, 4u);
+    assert_int_equal(last->ter_number, 0u);
+    assert_ptr_equal(last->data[0], ct_tensor_data_ptr(x));
+    uint16_t h;
+    memcpy(&h, last->ter_scalar[2], sizeof h);
+    assert_int_equal(h, 0x3555); /* 1/3 in float16 */
+    /* an empty op launches nothing */
+    int64_t zero[] = {0};
+    ct_tensor *e = NULL;
+    assert_int_equal(ct_tensor_ones(zero, 1, CT_FLOAT32, &ld_device, CT_LAYOUT_STRIDED, &e),
+                     CT_OK);
+    last = NULL;
+    assert_int_equal(ct_ternary(CT_TEROP_LERP, e, e, e, ct_scalar_int(0), &r), CT_OK);
+    assert_null(last);
+    ct_tensor_release(r);
+    ct_tensor_release(e);
+    ct_tensor_release(x);
+    ct_tensor_release(hi);
+    ct_tensor_release(lo);
+    ct_tensor_release(m);
+    ct_tensor_release(v);
+    assert_int_equal(ct_backend_unregister(CT_DEVICE_XPU), CT_OK);
+    assert_int_equal(setup(NULL), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_fields),
@@ -334,6 +431,9 @@ int main(void) {
         cmocka_unit_test(test_binary2),
         cmocka_unit_test(test_big2),
         cmocka_unit_test(test_errors2),
+        cmocka_unit_test(test_ternary_fields),
+        cmocka_unit_test(test_ternary_errors),
+        cmocka_unit_test(test_ternary),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -315,8 +315,10 @@ static void test_masked_fill(void **state) {
 /* ---- devices ---- */
 
 static int launches;
+static ct_kernel_launch last_launch;
 static ct_status count_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
-    (void)ctx, (void)index, (void)l;
+    (void)ctx, (void)index;
+    last_launch = *l;
     launches++;
     return CT_OK;
 }
@@ -360,17 +362,22 @@ static void test_devices(void **state) {
     RELEASE(x);
     OK(ct_backend_unregister(CT_DEVICE_XPU));
 
-    /* a device only a launch can compute on: refused, the launch slot never called */
+    /* a device only a launch can compute on: one TERNARY launch, the numbers by value
+     * (test_launch_dispatch compares what such launches compute with the cpu) */
     OK(ct_backend_host_emulated(CT_DEVICE_XPU, 1, &b));
     b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
     b.launch = count_launch;
     OK(ct_backend_register(&b));
     ct_tensor *y = NULL;
     OK(ct_tensor_empty(SHAPE(2), CT_FLOAT32, &xpu, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &y));
-    EXPECT_ERR(ct_ternary(CT_TEROP_CLAMP, y, lo, hi, ONE, &r), CT_ERR_NOT_IMPLEMENTED,
-               "clamp: not implemented on xpu yet");
-    assert_int_equal(launches, 0);
-    RELEASE(y, h, lo, hi, z, z1);
+    OK(ct_ternary(CT_TEROP_CLAMP, y, lo, hi, ONE, &r));
+    assert_int_equal(launches, 1);
+    assert_int_equal(last_launch.kind, CT_LAUNCH_TERNARY);
+    assert_int_equal(last_launch.terop, (int)CT_TEROP_CLAMP);
+    assert_int_equal(last_launch.noperands, 4);
+    assert_int_equal(last_launch.ter_by_value, 6u);
+    assert_int_equal(ct_tensor_device(r).type, CT_DEVICE_XPU);
+    RELEASE(y, h, lo, hi, z, z1, r);
     OK(ct_backend_unregister(CT_DEVICE_XPU));
 }
 

@@ -1,0 +1,162 @@
+/* The GPU kernels of TERNARY launches (where, clamp, clamp_min, clamp_max, lerp, addcmul,
+ * addcdiv, masked_fill): every element computed by ct_telem_<math> / ct_tsel_<width> of
+ * src/kernels/ternary_plan.h, the same code (element functions of ternary_elem.h,
+ * conversions of elem_impl.h) the host-executed launches of the tests run and the cpu's
+ * loops are built from (Note [One definition per element] in src/kernels/binary_elem.h).
+ * Compiled with --fmad=false (CMakeLists.txt): no contraction, every float step rounds as
+ * on the cpu (the fused steps of addcmul and lerp are spelled fma there).
+ *
+ * Kernels:
+ *  - general: any geometry (up to CT_LAUNCH_MAX_DIMS dims, innermost first, four operands)
+ *    passed by value as a __grid_constant__ parameter (about 2.7 KB), each element's offsets
+ *    decoded from its linear index (32-bit below 2^31 elements), the row and dtype switched
+ *    on at run time (the same branch for every thread);
+ *  - contiguous, one per math dtype and one for the selects: every operand dense (stride =
+ *    its element size) or one broadcast element (stride 0), the usual case (clamp(x, 0, 1),
+ *    where(c, x, 0.), x.lerp(y, 0.5)); stamped per math dtype so that each body holds only
+ *    its own element function.
+ * Both are grid-stride loops over 64-bit indices, so any numel works with any grid. No row
+ * can fail per element, so there is no error flag. */
+#include <cuda_runtime.h>
+
+#include "cuda/kernels_impl.h"
+
+#define CT_TTHREADS 256
+
+/* The general geometry, by value. */
+typedef struct ct_tgeo {
+    int32_t ndim;
+    int64_t numel;
+    char *data[4];
+    int64_t shape[CT_LAUNCH_MAX_DIMS];
+    int64_t strides[4][CT_LAUNCH_MAX_DIMS];
+} ct_tgeo;
+static_assert(sizeof(ct_tgeo) + sizeof(ct_tplan) < 4000,
+              "kernel parameters stay within the classic 4 KB limit");
+
+/* The contiguous case: element i of operand k is at data[k] + i * step[k]. */
+typedef struct ct_tflat {
+    int64_t n;
+    char *data[4];
+    int64_t step[4];
+} ct_tflat;
+
+template <typename I>
+__device__ __forceinline__ void ct_tgen_loop(const ct_tgeo &g, const ct_tplan *p) {
+    I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        I r = i;
+        int64_t o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+        for (int32_t d = 0; d < g.ndim; d++) {
+            I size = (I)g.shape[d];
+            I q = r / size, c = r - q * size;
+            r = q;
+            o0 += (int64_t)c * g.strides[0][d];
+            o1 += (int64_t)c * g.strides[1][d];
+            o2 += (int64_t)c * g.strides[2][d];
+            o3 += (int64_t)c * g.strides[3][d];
+        }
+        ct_telem(p, g.data[0] + o0, g.data[1] + o1, g.data[2] + o2, g.data[3] + o3);
+    }
+}
+
+__global__ void __launch_bounds__(CT_TTHREADS)
+    k_ternary_gen(const __grid_constant__ ct_tgeo g, const __grid_constant__ ct_tplan p) {
+    if (g.numel < ((int64_t)1 << 31))
+        ct_tgen_loop<uint32_t>(g, &p);
+    else
+        ct_tgen_loop<int64_t>(g, &p);
+}
+
+#define CT_TFLAT_KERNEL(NAME, FN)                                                                  \
+    __global__ void __launch_bounds__(CT_TTHREADS)                                                 \
+        NAME(const __grid_constant__ ct_tflat f, const __grid_constant__ ct_tplan p) {             \
+        int64_t stride = (int64_t)gridDim.x * blockDim.x;                                          \
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < f.n; i += stride)     \
+            FN(&p, f.data[0] + i * f.step[0], f.data[1] + i * f.step[1],                           \
+               f.data[2] + i * f.step[2], f.data[3] + i * f.step[3]);                              \
+    }
+
+#define CT_TFLAT_STAMP(E, S, T) CT_TFLAT_KERNEL(k_ternary_flat_##S, ct_telem_##S)
+CT_TPLAN_MATH_ROWS(CT_TFLAT_STAMP)
+#undef CT_TFLAT_STAMP
+#define CT_TSEL_STAMP(S) CT_TFLAT_KERNEL(k_ternary_sel_##S, ct_tsel_##S)
+CT_TSEL_STAMP(w1)
+CT_TSEL_STAMP(w2)
+CT_TSEL_STAMP(w4)
+CT_TSEL_STAMP(w8)
+CT_TSEL_STAMP(w16)
+#undef CT_TSEL_STAMP
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+static int64_t ct_tblocks(int64_t work, int sm_count) {
+    int64_t want = (work + CT_TTHREADS - 1) / CT_TTHREADS;
+    int64_t cap = (int64_t)(sm_count > 0 ? sm_count : 1) * CT_CUDA_BLOCKS_PER_SM;
+    return want < 1 ? 1 : want > cap ? cap : want;
+}
+
+extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p,
+                                        int sm_count, ct_cuda_impl_stream_t stream) {
+    cudaStream_t s = (cudaStream_t)stream;
+    int nops = 1 + p->nin;
+    /* flat: ndim <= 1 and each operand dense or a single element */
+    bool flat = l->ndim <= 1;
+    ct_tflat f;
+    memset(&f, 0, sizeof f);
+    f.n = l->numel;
+    for (int k = 0; k < nops && flat; k++) {
+        int64_t step = l->ndim == 0 ? 0 : l->strides[k][0];
+        f.data[k] = l->data[k];
+        f.step[k] = step;
+        if (step != 0 && step != ct_cvt_itemsize(l->dtype[k]))
+            flat = false;
+    }
+    if (flat && f.step[0] == 0 && f.n > 1)
+        flat = false; /* (an output is never broadcast; keep the general path honest) */
+    int64_t blocks = ct_tblocks(l->numel, sm_count);
+    if (flat && p->select) {
+        switch (p->size) {
+#define CT_TCASE(W, S)                                                                             \
+    case W:                                                                                        \
+        k_ternary_sel_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                          \
+        break;
+            CT_TCASE(1, w1)
+            CT_TCASE(2, w2)
+            CT_TCASE(4, w4)
+            CT_TCASE(8, w8)
+            CT_TCASE(16, w16)
+#undef CT_TCASE
+        default:
+            return (int)cudaErrorInvalidValue;
+        }
+        return (int)cudaGetLastError();
+    }
+    if (flat) {
+        switch (p->math) {
+#define CT_TCASE(E, S, T)                                                                          \
+    case CT_##E:                                                                                   \
+        k_ternary_flat_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                         \
+        break;
+            CT_TPLAN_MATH_ROWS(CT_TCASE)
+#undef CT_TCASE
+        default:
+            return (int)cudaErrorInvalidValue;
+        }
+        return (int)cudaGetLastError();
+    }
+    ct_tgeo g;
+    memset(&g, 0, sizeof g);
+    g.ndim = l->ndim;
+    g.numel = l->numel;
+    for (int k = 0; k < nops; k++)
+        g.data[k] = l->data[k];
+    for (int d = 0; d < CT_LAUNCH_MAX_DIMS; d++) {
+        bool in = d < l->ndim;
+        g.shape[d] = in ? l->shape[d] : 1;
+        for (int k = 0; k < nops; k++)
+            g.strides[k][d] = in ? l->strides[k][d] : 0;
+    }
+    k_ternary_gen<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);
+    return (int)cudaGetLastError();
+}
