@@ -32,29 +32,31 @@ CT_TER_WHERE(w16, ct_ter_w16)
 /* ---- clamp: max(x, lo) then min(., hi), so lo > hi gives hi; a NaN bound gives NaN (a NaN x
  * stays NaN: both comparisons are false). Scalar NaN bounds of clamp_min / clamp_max are
  * infinities by then (src/ops/ternary.c: PyTorch's scalar kernels ignore them). For integers
- * and bool (0/1) the NaN tests are constant false. ---- */
-#define CT_TER_CLAMP(S, T)                                                                         \
+ * and bool (0/1) there is no NaN test (NANTEST is CT_TER_NO_NAN). ---- */
+#define CT_TER_IS_NAN(v) ((v) != (v))
+#define CT_TER_NO_NAN(v) 0
+#define CT_TER_CLAMP(S, T, NANTEST)                                                                \
     CT_HD T ct_ter_clamp_##S(T x, T lo, T hi) {                                                    \
         T t = x < lo ? lo : x;                                                                     \
         t = t > hi ? hi : t;                                                                       \
-        t = lo != lo ? lo : t;                                                                     \
-        return hi != hi ? hi : t;                                                                  \
+        t = NANTEST(lo) ? lo : t;                                                                  \
+        return NANTEST(hi) ? hi : t;                                                               \
     }                                                                                              \
     CT_HD T ct_ter_clamp_min_##S(T x, T lo) {                                                      \
         T t = x < lo ? lo : x;                                                                     \
-        return lo != lo ? lo : t;                                                                  \
+        return NANTEST(lo) ? lo : t;                                                               \
     }                                                                                              \
     CT_HD T ct_ter_clamp_max_##S(T x, T hi) {                                                      \
         T t = x > hi ? hi : x;                                                                     \
-        return hi != hi ? hi : t;                                                                  \
+        return NANTEST(hi) ? hi : t;                                                               \
     }
-CT_TER_CLAMP(u8, uint8_t)
-CT_TER_CLAMP(i8, int8_t)
-CT_TER_CLAMP(i16, int16_t)
-CT_TER_CLAMP(i32, int32_t)
-CT_TER_CLAMP(i64, int64_t)
-CT_TER_CLAMP(f32, float)
-CT_TER_CLAMP(f64, double)
+CT_TER_CLAMP(u8, uint8_t, CT_TER_NO_NAN)
+CT_TER_CLAMP(i8, int8_t, CT_TER_NO_NAN)
+CT_TER_CLAMP(i16, int16_t, CT_TER_NO_NAN)
+CT_TER_CLAMP(i32, int32_t, CT_TER_NO_NAN)
+CT_TER_CLAMP(i64, int64_t, CT_TER_NO_NAN)
+CT_TER_CLAMP(f32, float, CT_TER_IS_NAN)
+CT_TER_CLAMP(f64, double, CT_TER_IS_NAN)
 
 /* ---- addcmul on integers: wraps (computed unsigned, at least 32 bits wide) ---------------- */
 #define CT_TER_INT(S, T, W)                                                                        \
