@@ -30,7 +30,10 @@
 
 #if defined(__CUDACC__)
 #define CT_HD __host__ __device__ __forceinline__
-#else
+#elif !defined(CT_HD)
+/* forced inline for the cpu loops; the host launch executors of the tests define it as plain
+ * `static inline` (tests/CMakeLists.txt): forcing every element function into their big
+ * switches made gcc take minutes per file, longer still under the sanitizers */
 #define CT_HD static inline __attribute__((always_inline))
 #endif
 
