@@ -262,7 +262,7 @@ typedef union ct_tsel_buf {
         else if ((p)->dt[k] == (p)->compute)                                                       \
             ct_cvt_read(&(x), (src));                                                              \
         else {                                                                                     \
-            ct_tsel_buf u_; /* the compiler cannot see that compute is x's width */                \
+            ct_tsel_buf u_ = {{0}}; /* the compiler cannot see compute is x's width */             \
             ct_cvt_elem((ct_dtype)(p)->compute, u_.b, (ct_dtype)(p)->dt[k], (src));                \
             memcpy(&(x), u_.b, sizeof(x));                                                         \
         }                                                                                          \

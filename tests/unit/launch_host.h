@@ -1,103 +1,39 @@
 /* A backend `launch` slot executed on the host, element by element, with the same element
- * code the CUDA kernels compile (src/kernels/binary_plan.h for BINARY, src/dtype/convert/
- * elem_impl.h for COPY, src/kernels/ternary_plan.h for TERNARY: launch_host_ternary.h),
- * after checking the launch against backend.h's contract. For test backends whose memory
- * is host memory in disguise: tests/unit/test_launch_dispatch.c and the CUDA runtime mock
- * (tests/cuda/cudart_mock.c). Counts the launches it ran. */
+ * code the CUDA kernels compile (src/kernels/binary_plan.h for BINARY, src/kernels/
+ * unary_plan.h for UNARY, src/kernels/ternary_plan.h for TERNARY, src/kernels/reduce_elem.h
+ * for REDUCE, src/dtype/convert/elem_impl.h for COPY), after checking the launch against
+ * backend.h's contract. For test backends whose memory is host memory in disguise:
+ * tests/unit/test_launch_dispatch.c, test_launch_reduce.c and the CUDA runtime mock
+ * (tests/cuda/cudart_mock.c). Each kind lives in its own file (launch_host_<kind>.c) of the
+ * ct_launch_host test library: every op x dtype instance of the element code is a great deal
+ * of code, and one translation unit for all of it took minutes to compile under the
+ * sanitizers. */
 #ifndef CT_TESTS_LAUNCH_HOST_H
 #define CT_TESTS_LAUNCH_HOST_H
 
-#include "base/error_impl.h"
+#include <stdint.h>
+
 #include "ctensor/backend.h"
-#include "dtype/convert/elem_impl.h"
-#include "kernels/binary_plan.h"
-#include "kernels/binary_plan2.h" /* the kernel rows after DIV_FLOOR */
-#include "launch_host_reduce.h"
 
-static int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);
-#include "launch_host_ternary.h"
+/* The launches run so far, by kind. */
+extern long launches_binary, launches_copy, launches_unary, launches_ternary, launches_reduce;
 
-static long launches_binary, launches_copy;
+/* The slot itself: checks the launch's geometry, then runs it by kind. Returns CT_OK, or an
+ * error naming what the launch got wrong (CT_ERR_RUNTIME) or what has no element code
+ * (CT_ERR_NOT_IMPLEMENTED). */
+ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l);
 
-/* The byte offset of element i of a launch's operand k. */
-static int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i) {
-    int64_t off = 0;
-    for (int d = 0; d < l->ndim; d++) {
-        off += (i % l->shape[d]) * l->strides[k][d];
-        i /= l->shape[d];
-    }
-    return off;
-}
-
-/* What every launch must look like (backend.h's contract). */
-static ct_status check_geometry(const ct_kernel_launch *l) {
-    if (l->ndim < 0 || l->ndim > CT_LAUNCH_MAX_DIMS)
-        return ct_set_error(CT_ERR_RUNTIME, "test launch: bad ndim %d", (int)l->ndim);
-    int64_t n = 1;
-    for (int d = 0; d < l->ndim; d++) {
-        if (l->shape[d] < 2)
-            return ct_set_error(CT_ERR_RUNTIME, "test launch: dim %d of size %lld", d,
-                                (long long)l->shape[d]);
-        n *= l->shape[d];
-        for (int k = 0; k < l->noperands; k++)
-            if (l->strides[k][d] < 0)
-                return ct_set_error(CT_ERR_RUNTIME, "test launch: negative stride");
-    }
-    if (n != l->numel || l->numel < 1)
-        return ct_set_error(CT_ERR_RUNTIME, "test launch: numel %lld for a shape of %lld",
-                            (long long)l->numel, (long long)n);
-    for (int k = 0; k < l->noperands; k++)
-        if (l->data[k] == NULL && !(l->kind == CT_LAUNCH_TERNARY && k > 0 &&
-                                    ((l->ter_by_value >> (k - 1)) & 1u)))
-            return ct_set_error(CT_ERR_RUNTIME, "test launch: NULL operand %d", k);
-    return CT_OK;
-}
-
-#include "launch_host_unary.h"
-
-static __attribute__((unused)) ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
-    (void)ctx;
-    (void)index;
-    ct_status st = check_geometry(l);
-    if (st != CT_OK)
-        return st;
-    if (l->kind == CT_LAUNCH_REDUCE)
-        return host_launch_reduce(l);
-    if (l->kind == CT_LAUNCH_COPY) {
-        launches_copy++;
-        if (l->noperands != 2 || l->compute != l->dtype[0] || l->math != l->dtype[0])
-            return ct_set_error(CT_ERR_RUNTIME, "test launch: bad COPY launch");
-        for (int64_t i = 0; i < l->numel; i++)
-            ct_cvt_elem(l->dtype[0], l->data[0] + offset_of(l, 0, i), l->dtype[1],
-                        l->data[1] + offset_of(l, 1, i));
-        return CT_OK;
-    }
-    if (l->kind == CT_LAUNCH_UNARY)
-        return host_launch_unary(l);
-    if (l->kind == CT_LAUNCH_TERNARY)
-        return host_launch_ternary(l);
-    launches_binary++;
-    ct_kplan p;
-    if (!ct_kplan_init_all(&p, l))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "test launch: no kernel for %s", l->name);
-    for (int64_t i = 0; i < l->numel; i++) {
-        char *o = l->data[0] + offset_of(l, 0, i);
-        const char *a = l->data[1] + offset_of(l, 1, i), *b = l->data[2] + offset_of(l, 2, i);
-        int code = CT_KP_OK;
-        switch (p.math) {
-#define CASE(E, S, T)                                                                              \
-    case CT_##E:                                                                                   \
-        code = CT_KELEM_ANY(S, &p, o, a, b);                                                       \
-        break;
-            CT_KPLAN_MATH_ROWS(CASE)
-#undef CASE
-        default:
-            return ct_set_error(CT_ERR_RUNTIME, "test launch: math dtype %d", p.math);
-        }
-        if (code == CT_KP_ZERO_DIVISION)
-            return ct_set_error(CT_ERR_RUNTIME, "ZeroDivisionError");
-    }
-    return CT_OK;
-}
+/* The executor's own parts, one per launch kind, each called by host_launch after the
+ * geometry check. */
+ct_status host_launch_binary(const ct_kernel_launch *l);
+struct ct_kplan;
+/* The binary rows from EQ on (src/kernels/binary_plan2.h), for host_launch_binary. */
+ct_status host_launch_binary2(const ct_kernel_launch *l, const struct ct_kplan *p);
+ct_status host_launch_unary(const ct_kernel_launch *l);
+ct_status host_launch_ternary(const ct_kernel_launch *l);
+ct_status host_launch_reduce(const ct_kernel_launch *l);
+/* The byte offset of element i (in row-major order over the launch's shape, innermost dim
+ * first) of operand k. */
+int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);
 
 #endif /* CT_TESTS_LAUNCH_HOST_H */

@@ -1,12 +1,11 @@
 /* The UNARY kind of launch_host.h's host-executed launch slot: each element through
  * ct_uelem_<math> of src/kernels/unary_plan.h, the code src/cuda/kernels_unary.cu runs on
- * the GPU. Included by launch_host.h (after offset_of). */
-#ifndef CT_TESTS_LAUNCH_HOST_UNARY_H
-#define CT_TESTS_LAUNCH_HOST_UNARY_H
-
+ * the GPU. host_launch has checked the geometry. */
+#include "base/error_impl.h"
 #include "kernels/unary_plan.h"
+#include "launch_host.h"
 
-static long launches_unary;
+long launches_unary;
 
 /* The message of a device without the kernel (as src/cuda/launch.c words it). */
 static ct_status host_unary_refuse(const ct_kernel_launch *l) {
@@ -15,7 +14,7 @@ static ct_status host_unary_refuse(const ct_kernel_launch *l) {
                         ct_dtype_cpp_name(l->compute));
 }
 
-static ct_status host_launch_unary(const ct_kernel_launch *l) {
+ct_status host_launch_unary(const ct_kernel_launch *l) {
     launches_unary++;
     ct_uplan p;
     if (!ct_uplan_init(&p, l))
@@ -40,5 +39,3 @@ static ct_status host_launch_unary(const ct_kernel_launch *l) {
     }
     return CT_OK;
 }
-
-#endif /* CT_TESTS_LAUNCH_HOST_UNARY_H */

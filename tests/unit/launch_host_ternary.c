@@ -1,15 +1,13 @@
 /* The TERNARY kind of the host-executed launch slot (launch_host.h): each element computed
  * by ct_telem of src/kernels/ternary_plan.h, the code the CUDA kernels
- * (src/cuda/kernels_ternary.cu) compile. Included by launch_host.h, which provides
- * offset_of and has checked the geometry. */
-#ifndef CT_TESTS_LAUNCH_HOST_TERNARY_H
-#define CT_TESTS_LAUNCH_HOST_TERNARY_H
-
+ * (src/cuda/kernels_ternary.cu) compile. host_launch has checked the geometry. */
+#include "base/error_impl.h"
 #include "kernels/ternary_plan.h"
+#include "launch_host.h"
 
-static long launches_ternary;
+long launches_ternary;
 
-static ct_status host_launch_ternary(const ct_kernel_launch *l) {
+ct_status host_launch_ternary(const ct_kernel_launch *l) {
     launches_ternary++;
     ct_tplan p;
     if (!ct_tplan_init(&p, l))
@@ -28,5 +26,3 @@ static ct_status host_launch_ternary(const ct_kernel_launch *l) {
     }
     return CT_OK;
 }
-
-#endif /* CT_TESTS_LAUNCH_HOST_TERNARY_H */

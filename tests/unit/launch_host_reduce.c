@@ -1,21 +1,17 @@
 /* REDUCE launches (ctensor/backend.h) executed on the host with the element code the GPU
  * kernels compile (src/kernels/reduce_elem.h), after checking the launch's contract: two
- * operands, the output's stride 0 exactly along the reduced dims. Included by
- * launch_host.h. Each output's elements are read in chunks of 5 whose results are combined
+ * operands, the output's stride 0 exactly along the reduced dims. Each output's elements are read in chunks of 5 whose results are combined
  * pairwise (a tree, as the GPU's blocks combine), so ct_rcombine is exercised as well as
  * ct_rstep. */
-#ifndef CT_TESTS_LAUNCH_HOST_REDUCE_H
-#define CT_TESTS_LAUNCH_HOST_REDUCE_H
-
 #include <stdlib.h>
 
 #include "base/error_impl.h"
-#include "ctensor/backend.h"
 #include "kernels/reduce_elem.h"
+#include "launch_host.h"
 
-static long launches_reduce;
+long launches_reduce;
 
-static ct_status host_launch_reduce(const ct_kernel_launch *l) {
+ct_status host_launch_reduce(const ct_kernel_launch *l) {
     launches_reduce++;
     ct_rplan p;
     if (l->noperands != 2 || !ct_rplan_init(&p, l))
@@ -66,5 +62,3 @@ static ct_status host_launch_reduce(const ct_kernel_launch *l) {
     free(part);
     return CT_OK;
 }
-
-#endif /* CT_TESTS_LAUNCH_HOST_REDUCE_H */
