@@ -171,6 +171,12 @@ CT_API ct_status ct_current_accelerator(ct_device_type *out);
  *  backend is registered. Errors: CT_ERR_MISUSE for an invalid type or NULL out. */
 CT_API ct_status ct_device_count(ct_device_type type, int32_t *out);
 
+/** Whether memory of a device type can be read and written by the host directly: cpu yes,
+ *  meta no (it has no memory), a registered backend when it sets CT_BACKEND_HOST_ACCESSIBLE
+ *  (backend.h), an unregistered type no. Lets a layer built on the public API (the global
+ *  tensors' MPI transfers) decide whether to stage through host memory. No error set. */
+CT_API bool ct_device_type_host_accessible(ct_device_type type);
+
 /** The calling thread's current device of a type (torch.cuda.current_device()): cpu and
  *  meta give the device without index.
  *  Errors (CT_ERR_RUNTIME): "No backend is registered for device type <name>";

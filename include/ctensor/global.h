@@ -23,9 +23,13 @@
  * Objects: ct_global is immutable metadata plus its local component, reference counted;
  * functions returning one through an out-parameter give a NEW reference (possibly to an
  * input itself, see ct_global_to_global). Local components live on the placement's local
- * device (ct_placement_local_device); data moves through MPI on host memory, so the device's
- * backend must be host accessible (cpu, or a backend with CT_BACKEND_HOST_ACCESSIBLE):
- * CT_ERR_NOT_IMPLEMENTED otherwise.
+ * device (ct_placement_local_device: cpu, or cuda:(local rank % device count) for a "cuda"
+ * placement; a non-member's empty component is on the cpu). Data moves through MPI on host
+ * memory: a device whose memory is not host accessible (ct_device_type_host_accessible, a
+ * GPU) is staged through it, each member copying its component to the cpu, converting there
+ * exactly as a cpu placement of the same ranks would, and copying its result back to its
+ * device; so every conversion, sbp layout and error is the cpu one. The element-wise ops and
+ * reductions run the local op on each member's device.
  *
  * Reductions (partial_sum -> broadcast/split): MPI_SUM for integer, float32/64 and complex
  * dtypes (integers wrap as C unsigned arithmetic does); logical or for bool (what PyTorch's

@@ -85,7 +85,9 @@ CT_API bool ct_placement_equal(const ct_placement *a, const ct_placement *b);
 CT_API uint64_t ct_placement_hash(const ct_placement *placement);
 
 /** The device this rank's local component of a tensor on `placement` lives on: cpu, or
- *  the accelerator with index = local rank. */
+ *  the accelerator with index = local rank % device count (OneFlow's cuda:local_rank when
+ *  each process has its own device; the local rank is the rank within its node, from
+ *  MPI_COMM_TYPE_SHARED). Without any device of the type the index is the local rank. */
 CT_API ct_status ct_placement_local_device(const ct_placement *placement, ct_device *out);
 
 /** OneFlow's repr, `<module>.placement(type="cuda", ranks=[[0, 1], [2, 3]])`, as a new

@@ -118,6 +118,10 @@ bool ct_device_impl_host_accessible(ct_device_type type) {
     return ct_device_impl_registry_find(type, &b) && (b.flags & CT_BACKEND_HOST_ACCESSIBLE) != 0;
 }
 
+bool ct_device_type_host_accessible(ct_device_type type) {
+    return ct_device_impl_host_accessible(type);
+}
+
 void ct_device_impl_registry_release(ct_device_type type) {
     if (builtin(type) != NULL) /* never reserved */
         return;

@@ -501,15 +501,110 @@ static ct_status boxing_generic(const ct_global *x, const ct_placement *pout, co
     return ct_dist_impl_global_make(x->dtype, x->sizes, x->ndim, pout, sbp, res, out);
 }
 
+/* The conversion on memory MPI can read: the fast paths, else the generic one. */
+static ct_status boxing_direct(const ct_global *x, const ct_placement *placement,
+                               const ct_sbp *sbp, ct_global **out) {
+    bool done = false;
+    ct_status st = ct_dist_impl_boxing_fast(x, placement, sbp, out, &done);
+    if (st != CT_OK || done)
+        return st;
+    return boxing_generic(x, placement, sbp, out);
+}
+
+/* Note [Boxing through host memory]: MPI (and the shared windows) move host memory, so when
+ * the input's or the output's device memory is not host accessible (a GPU), the conversion
+ * runs on host copies: each member copies its component to the cpu, the cpu placement with
+ * the same ranks and hierarchy does the boxing (any transition, any placement change), and
+ * each output member copies its part to its device. One wrapper for every transition: the
+ * SBP layouts, partial-sum rules and errors are exactly the cpu ones. A staging copy can
+ * fail on one rank only, so all ranks agree after each step. */
+static bool needs_staging(ct_device_type type) {
+    return type != CT_DEVICE_CPU && !ct_device_type_host_accessible(type);
+}
+
+/* A contiguous copy of `t` on `device` (never `t`'s memory). */
+static ct_status copy_to(const ct_tensor *t, ct_device device, ct_tensor **out) {
+    return ct_tensor_to(t, CT_DTYPE_UNDEFINED, &device, true, CT_MEMFMT_CONTIGUOUS, out);
+}
+
+/* `x` with its components copied to the cpu, on the cpu placement `hin` (non-members: the
+ * usual empty component). */
+static ct_status stage_in(const ct_global *x, const ct_placement *hin, ct_global **out) {
+    ct_tensor *local = NULL;
+    ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+    ct_status st = ct_dist_impl_placement_my_pid(x->placement) >= 0
+                       ? copy_to(x->local, cpu, &local)
+                       : ct_dist_impl_global_empty_local(x->dtype, x->ndim, &local);
+    if (st != CT_OK)
+        return st;
+    return ct_dist_impl_global_make(x->dtype, x->sizes, x->ndim, hin, x->sbp, local, out);
+}
+
+/* The host result `y` moved to the devices of `placement` (same ranks and hierarchy). */
+static ct_status stage_out(const ct_global *y, const ct_placement *placement, ct_global **out) {
+    ct_tensor *local = NULL;
+    ct_status st;
+    if (ct_dist_impl_placement_my_pid(placement) >= 0) {
+        ct_device dev;
+        st = ct_placement_local_device(placement, &dev);
+        if (st == CT_OK)
+            st = copy_to(y->local, dev, &local);
+    } else {
+        st = ct_dist_impl_global_empty_local(y->dtype, y->ndim, &local);
+    }
+    if (st != CT_OK)
+        return st;
+    return ct_dist_impl_global_make(y->dtype, y->sizes, y->ndim, placement, y->sbp, local, out);
+}
+
+static ct_status boxing_staged(const ct_global *x, const ct_placement *placement,
+                               const ct_sbp *sbp, ct_global **out) {
+    MPI_Comm world = MPI_COMM_NULL;
+    ct_status st = ct_dist_impl_world(&world);
+    if (st != CT_OK)
+        return st;
+    bool in = needs_staging(x->placement->type), outs = needs_staging(placement->type);
+    ct_placement *hin = NULL, *hout = NULL;
+    ct_global *xh = NULL, *yh = NULL;
+    st = ct_dist_impl_placement_retype(x->placement, in ? CT_DEVICE_CPU : x->placement->type,
+                                       &hin);
+    if (st == CT_OK)
+        st = ct_dist_impl_placement_retype(placement, outs ? CT_DEVICE_CPU : placement->type,
+                                           &hout);
+    if (st == CT_OK)
+        st = in ? stage_in(x, hin, &xh) : (xh = ct_global_retain((ct_global *)x), CT_OK);
+    st = ct_dist_impl_all_ready(st, world, "boxing");
+    if (st == CT_OK) {
+        /* A change of device type alone (to("cpu"), to("cuda")): the staged copy is the
+         * host result. */
+        if (ct_placement_equal(hin, hout) && ct_nd_sbp_equal(x->sbp, sbp, hout->ndim))
+            yh = ct_global_retain(xh);
+        else
+            st = boxing_direct(xh, hout, sbp, &yh);
+    }
+    if (st == CT_OK && outs)
+        st = stage_out(yh, placement, out);
+    else if (st == CT_OK)
+        *out = ct_global_retain(yh);
+    st = ct_dist_impl_all_ready(st, world, "boxing");
+    if (st != CT_OK) {
+        ct_global_release(*out);
+        *out = NULL;
+    }
+    ct_global_release(yh);
+    ct_global_release(xh);
+    ct_placement_release(hout);
+    ct_placement_release(hin);
+    return st;
+}
+
 ct_status ct_dist_impl_boxing(const ct_global *x, const ct_placement *placement, const ct_sbp *sbp,
                               ct_global **out) {
     if (out != NULL)
         *out = NULL;
     if (x == NULL || placement == NULL || sbp == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "boxing: NULL argument");
-    bool done = false;
-    ct_status st = ct_dist_impl_boxing_fast(x, placement, sbp, out, &done);
-    if (st != CT_OK || done)
-        return st;
-    return boxing_generic(x, placement, sbp, out);
+    if (needs_staging(x->placement->type) || needs_staging(placement->type))
+        return boxing_staged(x, placement, sbp, out);
+    return boxing_direct(x, placement, sbp, out);
 }

@@ -110,6 +110,10 @@ struct ct_placement {
     uint64_t hash;
 };
 
+/** The same ranks and hierarchy on device type `type` (a new reference; `placement` itself
+ *  when it already has that type), e.g. the cpu placement that boxing stages through. */
+ct_status ct_dist_impl_placement_retype(const ct_placement *placement, ct_device_type type,
+                                        ct_placement **out);
 /** Row-major coordinates of parallel id `pid` in the hierarchy (coords[0..ndim)). */
 void ct_dist_impl_placement_coords(const ct_placement *placement, int64_t pid, int64_t *coords);
 /** The parallel id of the given coordinates. */

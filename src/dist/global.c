@@ -399,6 +399,32 @@ static ct_status sync_broadcast(ct_tensor *local, bool shares_input, const ct_pl
     return CT_OK;
 }
 
+/* sync_broadcast on a component MPI cannot read (Note [Boxing through host memory] in
+ * boxing.c): the broadcasts run on a host copy, which is then written back. The members
+ * agree on their copies first, so that none waits in a broadcast for a member that failed. */
+static ct_status sync_broadcast_staged(ct_tensor *local, bool shares_input, const ct_placement *p,
+                                       const ct_sbp *sbp, int64_t pid) {
+    bool any = false;
+    for (int64_t k = 0; k < p->ndim; k++)
+        any |= sbp[k].kind == CT_SBP_BROADCAST && p->hierarchy[k] > 1;
+    if (!any)
+        return CT_OK;
+    MPI_Comm comm = MPI_COMM_NULL;
+    ct_status st = ct_dist_impl_comm_for_placement(p, &comm);
+    if (st != CT_OK)
+        return st;
+    ct_device cpu = {CT_DEVICE_CPU, CT_DEVICE_NO_INDEX};
+    ct_tensor *host = NULL;
+    st = ct_tensor_to(local, CT_DTYPE_UNDEFINED, &cpu, true, CT_MEMFMT_CONTIGUOUS, &host);
+    st = ct_dist_impl_all_ready(st, comm, "to_global");
+    if (st == CT_OK)
+        st = sync_broadcast(host, shares_input, p, sbp, pid);
+    if (st == CT_OK)
+        st = ct_tensor_copy_(local, host);
+    ct_tensor_release(host);
+    return st;
+}
+
 static ct_status from_local(const ct_tensor *local, const ct_placement *placement,
                             const ct_sbp *sbp, int64_t n_sbp, unsigned flags, ct_global **out,
                             bool *agreed) {
@@ -452,7 +478,9 @@ static ct_status from_local(const ct_tensor *local, const ct_placement *placemen
     if (pid >= 0) {
         bool shares = !(flags & CT_GLOBAL_COPY) && ct_tensor_numel(prepared) > 0 &&
                       ct_tensor_storage(prepared) == ct_tensor_storage(local);
-        st = sync_broadcast(prepared, shares, placement, sbp, pid);
+        st = ct_device_type_host_accessible(placement->type)
+                 ? sync_broadcast(prepared, shares, placement, sbp, pid)
+                 : sync_broadcast_staged(prepared, shares, placement, sbp, pid);
         if (st != CT_OK)
             goto fail;
     } else {

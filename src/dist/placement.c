@@ -242,7 +242,28 @@ ct_status ct_placement_local_device(const ct_placement *placement, ct_device *ou
     ct_status st = ct_dist_local_rank(&local);
     if (st != CT_OK)
         return st;
+    /* OneFlow's rule: the rank's device is cuda:(local rank % device count), so that more
+     * processes than devices on a node share them. Without devices the index stays the local
+     * rank, and the first allocation on it reports the missing backend or device. */
+    int32_t count = 0;
+    if (ct_device_count(placement->type, &count) == CT_OK && count > 0)
+        local %= count;
     return ct_device_make(placement->type, local, out);
+}
+
+ct_status ct_dist_impl_placement_retype(const ct_placement *placement, ct_device_type type,
+                                        ct_placement **out) {
+    if (placement->type == type) {
+        *out = ct_placement_retain((ct_placement *)placement);
+        return CT_OK;
+    }
+    int64_t *ranks = ct_dist_impl_alloc(sizeof(int64_t) * (size_t)placement->n);
+    if (!ranks) {
+        *out = NULL;
+        return ct_set_error(CT_ERR_NOMEM, "out of memory creating a placement");
+    }
+    memcpy(ranks, placement->ranks, sizeof(int64_t) * (size_t)placement->n);
+    return placement_build(type, ranks, placement->n, placement->hierarchy, placement->ndim, out);
 }
 
 /* ---- format ---------------------------------------------------------------------------- */
