@@ -73,38 +73,41 @@ SHORTCUT(cdouble, CT_COMPLEX128)
 
 /* A device for a global tensor, OneFlow's rule: only a device type as a string ("cpu",
  * "cuda", "gpu"), no index and no device object; it names the placement's device type.
- * 0: the placement's own type (nothing moves), -1 with an exception. Another type would
- * be the placement with its type replaced: without the CUDA backend that is the CPU-only
- * build's AssertionError, with it not implemented yet. */
-static int global_device(PyObject *self, PyObject *device) {
+ * Returns a new reference: `self` for the placement's own type (nothing moves, no
+ * collective), else the tensor on the placement of that type (ct_global_to_device_type,
+ * collective); NULL with an exception. "cuda" without any cuda backend is the CPU-only
+ * build's AssertionError. */
+static PyObject *global_device(PyObject *self, PyObject *device) {
     const char *text = PyUnicode_Check(device) ? PyUnicode_AsUTF8(device) : NULL;
     if (text == NULL && PyErr_Occurred())
-        return -1;
+        return NULL;
     const char *type = text != NULL && strcmp(text, "gpu") == 0 ? "cuda" : text;
     if (type == NULL || (strcmp(type, "cpu") != 0 && strcmp(type, "cuda") != 0)) {
         PyObject *repr = text != NULL ? NULL : PyObject_Repr(device);
         if (text == NULL && repr == NULL)
-            return -1;
+            return NULL;
         PyErr_Format(PyExc_RuntimeError,
                      "Only string device without device id (eg. \"cpu\" or \"cuda\") is "
                      "expected for global tensor, but got %s",
                      text != NULL ? text : PyUnicode_AsUTF8(repr));
         Py_XDECREF(repr);
-        return -1;
+        return NULL;
     }
     if (strcmp(type, ct_placement_type_name(ct_global_placement(G(self)))) == 0)
-        return 0;
+        return Py_NewRef(self);
     if (strcmp(type, "cuda") == 0 && !ct_backend_is_registered(CT_DEVICE_CUDA)) {
         PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
-        return -1;
+        return NULL;
     }
-    not_implemented("to() to another device type");
-    return -1;
+    ct_global *r = NULL;
+    ct_status st = ct_global_to_device_type(
+        G(self), strcmp(type, "cuda") == 0 ? CT_DEVICE_CUDA : CT_DEVICE_CPU, &r);
+    return ctp_global_result(self, st, r);
 }
 
 /* to(dtype), to(dtype=...), to(other) with another tensor's dtype, to(device[, dtype]) and
- * to(device=...) with a device type string (global_device); copy= and non_blocking= change
- * nothing here. */
+ * to(device=...) with a device type string (global_device, first); copy= and non_blocking=
+ * change nothing here. */
 static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *target = NULL, *dtype_kw = NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
@@ -117,13 +120,13 @@ static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         !ctp_dtype_check(PyTuple_GET_ITEM(args, 0)) &&
         !PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &ctp_tensor_type)) {
         /* to(device, dtype=None, ...) */
-        if (global_device(self, PyTuple_GET_ITEM(args, 0)) < 0)
+        PyObject *moved = global_device(self, PyTuple_GET_ITEM(args, 0));
+        if (moved == NULL)
             return NULL;
         args = PyTuple_GetSlice(args, 1, n);
-        if (args == NULL)
-            return NULL;
-        PyObject *r = to_call(self, args, kwargs);
-        Py_DECREF(args);
+        PyObject *r = args != NULL ? to_call(moved, args, kwargs) : NULL;
+        Py_XDECREF(args);
+        Py_DECREF(moved);
         return r;
     }
     if (n > 1)
@@ -133,6 +136,7 @@ static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
                             n);
     if (n == 1)
         target = PyTuple_GET_ITEM(args, 0);
+    PyObject *device_kw = NULL;
     if (kwargs != NULL) {
         PyObject *key, *value;
         Py_ssize_t pos = 0;
@@ -144,10 +148,9 @@ static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
                       PyUnicode_CompareWithASCIIString(key, "non_blocking") == 0 ||
                       PyUnicode_CompareWithASCIIString(key, "memory_format") == 0))
                 continue;
-            else if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "device") == 0) {
-                if (value != Py_None && global_device(self, value) < 0)
-                    return NULL;
-            } else
+            else if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "device") == 0)
+                device_kw = value;
+            else
                 return PyErr_Format(PyExc_TypeError, "to() got an unexpected keyword argument '%S'",
                                     key);
         }
@@ -156,6 +159,17 @@ static PyObject *to_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         return PyErr_Format(PyExc_TypeError, "to() got multiple values for argument 'dtype'");
     if (target == NULL)
         target = dtype_kw;
+    if (device_kw != NULL && device_kw != Py_None) {
+        /* the device first, then the dtype on the moved tensor */
+        PyObject *moved = global_device(self, device_kw);
+        if (moved == NULL)
+            return NULL;
+        PyObject *rest = target != NULL ? PyTuple_Pack(1, target) : PyTuple_New(0);
+        PyObject *r = rest != NULL ? to_call(moved, rest, NULL) : NULL;
+        Py_XDECREF(rest);
+        Py_DECREF(moved);
+        return r;
+    }
     if (target == NULL || target == Py_None)
         return Py_NewRef(self);
     if (ctp_dtype_check(target))
@@ -186,9 +200,36 @@ static PyObject *g_cpu(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:cpu", kwlist, &format))
         return ctp_dist_failed("to", mark);
     PyObject *cpu = PyUnicode_FromString("cpu");
-    int r = cpu != NULL ? global_device(self, cpu) : -1;
+    PyObject *r = cpu != NULL ? global_device(self, cpu) : NULL;
     Py_XDECREF(cpu);
-    return r == 0 ? Py_NewRef(self) : ctp_dist_failed("to", mark);
+    return r != NULL ? r : ctp_dist_failed("to", mark);
+}
+
+/* cuda(): to("cuda") (OneFlow): the tensor on the cuda placement of the same ranks and sbp.
+ * A device index is refused as to("cuda:0") is. */
+static PyObject *g_cuda(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char k_d[] = "device", k_nb[] = "non_blocking", k_f[] = "memory_format";
+    static char *kwlist[] = {k_d, k_nb, k_f, NULL};
+    PyObject *device = Py_None, *non_blocking = NULL, *format = NULL;
+    uint64_t mark = ctp_dist_mark();
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO$O:cuda", kwlist, &device, &non_blocking,
+                                     &format))
+        return ctp_dist_failed("to", mark);
+    PyObject *name = device == Py_None ? PyUnicode_FromString("cuda") : NULL;
+    PyObject *r = NULL;
+    if (device != Py_None) {
+        PyObject *repr = PyObject_Str(device);
+        if (repr != NULL)
+            PyErr_Format(PyExc_RuntimeError,
+                         "Only string device without device id (eg. \"cpu\" or \"cuda\") is "
+                         "expected for global tensor, but got %U",
+                         repr);
+        Py_XDECREF(repr);
+    } else if (name != NULL) {
+        r = global_device(self, name);
+    }
+    Py_XDECREF(name);
+    return r != NULL ? r : ctp_dist_failed("to", mark);
 }
 
 static PyObject *g_type_as(PyObject *self, PyObject *other) {
@@ -695,8 +736,12 @@ PyMethodDef ctp_global_tensor_methods[] = {
                                 "logical value in another dtype (the tensor itself when "
                                 "unchanged); a device is a "
                                 "device type string naming the placement's (OneFlow). Collective.")
-                            DEF(cpu, "cpu() -> GlobalTensor: to(\"cpu\"), the tensor itself on a "
-                                     "cpu placement.") DEF(
+                            DEF(cpu, "cpu() -> GlobalTensor: to(\"cpu\"): the tensor on the cpu "
+                                     "placement of the same ranks and sbp (itself when it is "
+                                     "there). Collective when it moves.")
+                                DEF(cuda, "cuda() -> GlobalTensor: to(\"cuda\"): the tensor on "
+                                          "the cuda placement of the same ranks and sbp. "
+                                          "Collective when it moves.") DEF(
                                 copy_, "copy_(src) -> self\n\nThe logical value of the global "
                                        "tensor src, in this "
                                        "tensor's placement, sbp and dtype. Collective.")

@@ -349,6 +349,17 @@ CT_API ct_status ct_global_cumulative(bool prod, const ct_global *x, int64_t dim
  *  invalid dtype 99". New reference in *out. */
 CT_API ct_status ct_global_to_dtype(const ct_global *x, ct_dtype dtype, ct_global **out);
 
+/** Tensor.to("cuda") / .cuda() / .cpu() of a global tensor (OneFlow's meaning: a device type
+ *  names the placement's type): the same logical value on the placement with x's ranks and
+ *  hierarchy on device type `type` (CT_DEVICE_CPU or CT_DEVICE_CUDA), with x's nd-sbp and,
+ *  for partial_sum, x's layout; each member's component moves to its device (staged through
+ *  host memory for a GPU, see the top of this file). The placement's own type returns `x`
+ *  itself (a new reference). Collective, as ct_global_to_global (whose errors apply, e.g. the
+ *  missing backend's on every rank). Another type: CT_ERR_RUNTIME "Expected one of cpu, cuda
+ *  device type at start of device string: xpu" on every rank; CT_ERR_MISUSE for an invalid
+ *  one. New reference in *out. */
+CT_API ct_status ct_global_to_device_type(const ct_global *x, ct_device_type type, ct_global **out);
+
 /* ---- matrix products (linalg.h) -------------------------------------------------------------
  * ct_tensor_matmul's / ct_tensor_mm's / ct_tensor_bmm's rules (shapes, the same dtype for both
  * operands, PyTorch 1.13's messages: "expected scalar type Float but found Double", "mat1 and

@@ -76,3 +76,33 @@ ct_status ct_global_to_dtype(const ct_global *x, ct_dtype dtype, ct_global **out
     };
     return ct_dist_impl_oneop_run(&op, x, out);
 }
+
+ct_status ct_global_to_device_type(const ct_global *x, ct_device_type type, ct_global **out) {
+    if (!out)
+        return ct_global_fail("to", ct_set_error(CT_ERR_MISUSE,
+                                                 "ct_global_to_device_type: out is NULL"));
+    *out = NULL;
+    if (!x)
+        return ct_global_fail("to", ct_set_error(CT_ERR_MISUSE,
+                                                 "ct_global_to_device_type: x is NULL"));
+    if (type != CT_DEVICE_CPU && type != CT_DEVICE_CUDA) {
+        const char *name = ct_device_type_is_valid(type) ? ct_device_type_name(type) : NULL;
+        if (name)
+            return ct_global_fail("to", ct_set_error(CT_ERR_RUNTIME,
+                                                     "Expected one of cpu, cuda device type at "
+                                                     "start of device string: %s",
+                                                     name));
+        return ct_global_fail("to", ct_set_error(CT_ERR_MISUSE,
+                                                 "ct_global_to_device_type: invalid device "
+                                                 "type %d",
+                                                 (int)type));
+    }
+    /* OneFlow's to("cuda") / cpu(): the same ranks, hierarchy and nd-sbp, another type. */
+    ct_placement *p = NULL;
+    ct_status st = ct_dist_impl_placement_retype(x->placement, type, &p);
+    if (st != CT_OK)
+        return ct_global_fail("to", st);
+    st = ct_global_to_global(x, p, NULL, 0, 0, out);
+    ct_placement_release(p);
+    return st;
+}

@@ -406,6 +406,48 @@ static void test_boxing(void **state) {
     CT_ASSERT_ALL(g_failures == 0);
 }
 
+/* to("cuda") / cpu() (ct_global_to_device_type): same ranks and nd-sbp (partial_sum layout
+ * included), another type; the own type is the tensor itself; other types fail everywhere. */
+static void test_to_device_type(void **state) {
+    (void)state;
+    SKIP_WITHOUT_DEVICES();
+    ct_placement *pc = pl_range("cpu", 0, g_world);
+    ct_tensor *ref = reference(9);
+    for (int i = 0; i < 4; i++) {
+        ct_sbp si = sbp_of(i), s0 = sS(0);
+        ct_global *a = NULL, *x = NULL, *y = NULL, *z = NULL, *w = NULL;
+        MUST(ct_global_from_tensor(ref, pc, &s0, 1, &a));
+        MUST(ct_global_to_global(a, NULL, &si, 1, 0, &x)); /* P: the spread layout */
+        MUST(ct_global_to_device_type(x, CT_DEVICE_CUDA, &y));
+        CHECK(ct_placement_device_type(ct_global_placement(y)) == CT_DEVICE_CUDA &&
+                  ct_placement_size(ct_global_placement(y)) == g_world,
+              "to cuda: placement");
+        check_twin(y, x, "to cuda");
+        MUST(ct_global_to_device_type(y, CT_DEVICE_CPU, &z));
+        CHECK(ct_placement_equal(ct_global_placement(z), pc), "to cpu: placement");
+        check_twin(z, x, "to cpu");
+        MUST(ct_global_to_device_type(y, CT_DEVICE_CUDA, &w));
+        CHECK(w == y, "to its own type is not the tensor itself");
+        ct_global_release(a);
+        ct_global_release(x);
+        ct_global_release(y);
+        ct_global_release(z);
+        ct_global_release(w);
+    }
+    ct_global *x = NULL, *y = NULL;
+    ct_sbp b = sB();
+    MUST(ct_global_from_tensor(ref, pc, &b, 1, &x));
+    ct_status st = ct_global_to_device_type(x, CT_DEVICE_XPU, &y);
+    CHECK(st == CT_ERR_RUNTIME && y == NULL &&
+              strcmp(ct_last_error(), "Expected one of cpu, cuda device type at start of device "
+                                      "string: xpu") == 0,
+          "to xpu: %d %s", (int)st, ct_last_error());
+    ct_global_release(x);
+    ct_tensor_release(ref);
+    ct_placement_release(pc);
+    CT_ASSERT_ALL(g_failures == 0);
+}
+
 /* add, comparisons, a unary op and reductions: the local ops run through the launch slot on
  * each rank's device; the sbp inference is the cpu's. */
 static void test_ops(void **state) {
@@ -530,6 +572,7 @@ int main(void) {
         cmocka_unit_test(test_placement_devices),
         cmocka_unit_test(test_from_local),
         cmocka_unit_test(test_boxing),
+        cmocka_unit_test(test_to_device_type),
         cmocka_unit_test(test_ops),
         cmocka_unit_test(test_errors),
     };
