@@ -1,5 +1,6 @@
 /* cast.c: a global tensor in another dtype (global.h, ct_global_to_dtype), run by the
- * collective script of oneop.c.
+ * collective script of oneop.c; and on another placement type (ct_global_to_device_type,
+ * a to_global).
  *
  * Signature, per hierarchy axis: split(d) and broadcast pass through (the cast is
  * element-wise); partial_sum stays partial_sum where the cast commutes with the sum of the

@@ -11,8 +11,10 @@
  *   global.c     ct_global object, accessors, to_local, from_local, from_tensor, to_global,
  *                to_logical
  *   factory.c    the global factories (empty, zeros, ones, full)
+ *   cast.c       to(dtype) and to(device type) of global tensors
  *   reduce.c     partial-sum reductions (MPI_SUM, logical or, ordered float32 sums)
- *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation
+ *   boxing.c     ct_global_to_global: P elimination, S/B redistribution, P creation; the
+ *                staging through host memory of devices the host cannot read
  *   boxing_fast.c  the collective fast paths of 1-D same-placement boxing
  *   shm.c        shared-memory windows of same-node communicators (S(d) -> B staging)
  *   shm_cow.c    same-node S(d) -> B results in one file every rank maps copy-on-write
