@@ -249,6 +249,11 @@ static void test_placement_devices(void **state) {
     MUST(ct_dist_local_rank(&local));
     CHECK(dev.type == CT_DEVICE_CUDA && dev.index == local % g_count, "local device cuda:%d",
           (int)dev.index);
+    CHECK(ct_device_type_host_accessible(CT_DEVICE_CPU) &&
+              !ct_device_type_host_accessible(CT_DEVICE_META) &&
+              !ct_device_type_host_accessible(CT_DEVICE_CUDA) &&
+              !ct_device_type_host_accessible(CT_DEVICE_XPU),
+          "ct_device_type_host_accessible");
     int64_t sizes[2] = {5, 6};
     ct_sbp s0 = sS(0), b = sB();
     ct_placement *pls[2] = {all, first};
