@@ -159,6 +159,20 @@ typedef struct ct_kernel_launch {
     unsigned char ter_scalar[3][16];
     /** TERNARY addcmul / addcdiv: `value` in the math dtype's own bytes (as alpha). */
     unsigned char ter_value[16];
+    /* ---- REDUCE with more than one number per accumulator (API version 3, appended):
+     * reduce_op CT_LAUNCH_RED_ARGMAX .. CT_LAUNCH_RED_LOGSUMEXP below, computed as
+     * src/kernels/reduce2_elem.h does; acc and divisor are unused. noperands is 2, or 3 for
+     * a second output: operand 2 has operand 0's shape and zero strides (its own byte
+     * strides). ARGMAX / ARGMIN: operand 0 the int64 indices, operand 2 the values in the
+     * input's dtype; the reduced dims come in their logical order, innermost first, so
+     * that an element's position among them (counted innermost fastest) is its index (the
+     * core never merges or reorders them otherwise). VAR: operand 0 the variance (or its
+     * square root), operand 2 the mean, both converted from double. NANMEAN, LOGSUMEXP:
+     * operand 0 only. ---- */
+    /** VAR: the correction subtracted from the count (unbiased=True is 1). */
+    double red_correction;
+    /** VAR: CT_LAUNCH_RED_SQRT for std. */
+    uint32_t red_flags;
 } ct_kernel_launch;
 
 /** REDUCE ops (ct_kernel_launch.reduce_op). Floats: NaN propagates through MAX and MIN;
@@ -172,8 +186,26 @@ enum {
     CT_LAUNCH_RED_ANY = 5,
     CT_LAUNCH_RED_NANSUM = 6,
     CT_LAUNCH_RED_COUNT_NONZERO = 7,
-    CT_LAUNCH_RED_NUM_OPS
+    CT_LAUNCH_RED_NUM_OPS /* the ops of one-number accumulators (src/kernels/reduce_elem.h) */
 };
+
+/** REDUCE ops whose accumulator carries more than one number (src/kernels/reduce2_elem.h;
+ *  the operands and fields at the end of ct_kernel_launch). ARGMAX / ARGMIN: the index of
+ *  the first NaN, else of the first largest (smallest) element, and that element; VAR:
+ *  sum((x - mean)^2) / max(0, N - red_correction) and the mean; NANMEAN: the mean of the
+ *  non-NaN elements (nan when there are none); LOGSUMEXP: log(sum(exp(x)))
+ *  computed stably (an infinite or NaN max is the result). */
+enum {
+    CT_LAUNCH_RED_ARGMAX = 8,
+    CT_LAUNCH_RED_ARGMIN = 9,
+    CT_LAUNCH_RED_VAR = 10,
+    CT_LAUNCH_RED_LOGSUMEXP = 11,
+    CT_LAUNCH_RED_NANMEAN = 12, /**< the mean of the non-NaN elements (VAR's accumulator) */
+    CT_LAUNCH_RED2_END
+};
+
+/** ct_kernel_launch.red_flags: VAR writes the square root (std). */
+#define CT_LAUNCH_RED_SQRT 1u
 
 /** The longest PrivateUse1 name ctensor accepts, in bytes. */
 #define CT_BACKEND_MAX_NAME 63

@@ -36,7 +36,9 @@
  * they had elements). Devices: cpu and host-accessible backends compute; meta tensors get
  * shape and dtype only; devices whose backend has a `launch` slot (cuda) compute through
  * REDUCE launches (backend.h), except complex sums and products (CT_ERR_NOT_IMPLEMENTED
- * "\"sum\" not implemented on cuda for 'ComplexFloat'"), nanmean and logsumexp; other
+ * "\"sum\" not implemented on cuda for 'ComplexFloat'"); so do max / min with a dim,
+ * argmax / argmin, nanmean, logsumexp and real var / std (complex var / std refuse:
+ * "\"var\" not implemented on cuda for 'ComplexFloat'"); other
  * devices: CT_ERR_NOT_IMPLEMENTED "sum: not implemented on cuda yet". out must be on the input's device (CT_ERR_RUNTIME). Sparse inputs:
  * CT_ERR_NOT_IMPLEMENTED. Global tensors: ct_global_reduce (global.h).
  *

@@ -51,6 +51,11 @@ int ct_cuda_impl_reduce_run(const ct_kernel_launch *l, int sm_count, ct_cuda_imp
 /* A TERNARY launch with its plan (numel > 0; kernels_ternary.cu). */
 int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p, int sm_count,
                              ct_cuda_impl_stream_t stream);
+/* A REDUCE launch of a multi-number accumulator op (reduce_op >= CT_LAUNCH_RED_ARGMAX;
+ * numel > 0; kernels_reduce2.cu), its plan checked by ct_r2plan_init
+ * (src/kernels/reduce2_elem.h); partials as ct_cuda_impl_reduce_run's. */
+int ct_cuda_impl_reduce2_run(const ct_kernel_launch *l, int sm_count,
+                             ct_cuda_impl_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include "kernels/binary_plan2.h"
 #include "kernels/unary_plan.h"
 #include "kernels/reduce_elem.h"
+#include "kernels/reduce2_elem.h"
 
 #define MAX_DEVICES 128
 
@@ -76,6 +77,8 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
         nops = 2;
     if (l->kind == CT_LAUNCH_TERNARY) /* 4, or 3 for the two-input rows */
         nops = l->noperands == 3 ? 3 : 4;
+    if (l->kind == CT_LAUNCH_REDUCE && l->reduce_op >= CT_LAUNCH_RED_ARGMAX) /* 2nd output */
+        nops = l->noperands == 3 ? 3 : 2;
     if (nops == 0 || l->noperands != nops)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid kind %d with %d operands",
                             (int)l->kind, (int)l->noperands);
@@ -139,7 +142,8 @@ static ct_status launch_body(int32_t index, void *arg) {
     CT_TRY(sm_count(index, &sms));
     ct_cuda_impl_stream_t stream = ct_cuda_impl_current_stream(index);
     if (l->kind == CT_LAUNCH_REDUCE) {
-        int err = ct_cuda_impl_reduce_run(l, sms, stream);
+        int err = l->reduce_op >= CT_LAUNCH_RED_ARGMAX ? ct_cuda_impl_reduce2_run(l, sms, stream)
+                                                       : ct_cuda_impl_reduce_run(l, sms, stream);
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
     }
     if (l->kind == CT_LAUNCH_COPY) {
@@ -208,7 +212,9 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
                                 ct_dtype_cpp_name(launch->compute));
     } else if (launch->kind == CT_LAUNCH_REDUCE) {
         ct_rplan rp;
-        if (!ct_rplan_init(&rp, launch))
+        ct_r2plan r2p;
+        if (launch->reduce_op >= CT_LAUNCH_RED_ARGMAX ? !ct_r2plan_init(&r2p, launch)
+                                                      : !ct_rplan_init(&rp, launch))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s_cuda\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "reduce",
                                 ct_dtype_cpp_name(launch->dtype[1]));

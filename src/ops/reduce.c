@@ -570,7 +570,8 @@ static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, co
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for '%s'", name,
                             ct_dtype_impl_msg_name(d));
     bool is_meta = in->device.type == CT_DEVICE_META;
-    if (!is_meta && !ct_device_impl_host_accessible(in->device.type))
+    bool on_launch = ct_reduce_impl_on_launch(in);
+    if (!is_meta && !ct_device_impl_host_accessible(in->device.type) && !on_launch)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
                             ct_device_type_name(in->device.type));
     ct_tensor *v = NULL, *ix = NULL, *src = NULL, *acc_v = NULL, *acc_i = NULL;
@@ -581,7 +582,9 @@ static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, co
     if (st == CT_OK)
         st = ct_tensor_empty(p.out_sizes, p.out_ndim, CT_INT64, &in->device, CT_LAYOUT_STRIDED,
                              CT_MEMFMT_CONTIGUOUS, &ix);
-    if (st == CT_OK && !is_meta && p.out_numel > 0) {
+    if (st == CT_OK && on_launch) {
+        st = ct_reduce_impl_launch_arg(is_max, name, in, &p, ix, v);
+    } else if (st == CT_OK && !is_meta && p.out_numel > 0) {
         ct_redt t;
         ct_dtype conv;
         if (d == CT_FLOAT32 || d == CT_FLOAT16 || d == CT_BFLOAT16) {

@@ -62,4 +62,23 @@ bool ct_reduce_impl_on_launch(const ct_tensor *in);
 ct_status ct_reduce_impl_launch(int32_t red_op, const char *name, const ct_tensor *in,
                                 const ct_reduce_plan *p, ct_tensor *res, ct_dtype acc, bool mean);
 
+/* ---- reductions with multi-number accumulators as REDUCE launches (reduce_launch2.c) --- */
+
+/* argmax / argmin (values NULL) or max / min with a dim: indices (int64) and values (the
+ * input's dtype) of the plan's output shape. The plan reduces something (count > 0). */
+ct_status ct_reduce_impl_launch_arg(bool is_max, const char *name, const ct_tensor *in,
+                                    const ct_reduce_plan *p, ct_tensor *indices,
+                                    ct_tensor *values);
+/* var (take_sqrt: std) of a real floating `in` into res, its mean into `mean` (may be NULL);
+ * an empty input gives nan. */
+ct_status ct_reduce_impl_launch_var(const char *name, const ct_tensor *in,
+                                    const ct_reduce_plan *p, double correction, bool take_sqrt,
+                                    ct_tensor *res, ct_tensor *mean);
+/* nanmean of a real floating `in` into res; no non-NaN element gives nan. */
+ct_status ct_reduce_impl_launch_nanmean(const char *name, const ct_tensor *in,
+                                        const ct_reduce_plan *p, ct_tensor *res);
+/* logsumexp of a real floating `in` into res; an empty input gives -inf. */
+ct_status ct_reduce_impl_launch_lse(const char *name, const ct_tensor *in,
+                                    const ct_reduce_plan *p, ct_tensor *res);
+
 #endif /* CT_OPS_REDUCE_IMPL_H */

@@ -153,8 +153,9 @@ static ct_status stat_into(stat_kind kind, const ct_tensor *in, const ct_reduce_
         if (kind == STAT_COUNT)
             return ct_reduce_impl_launch(CT_LAUNCH_RED_COUNT_NONZERO, name, in, p, r, CT_INT64,
                                          false);
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
-                            ct_device_type_name(in->device.type));
+        if (kind == STAT_NANMEAN)
+            return ct_reduce_impl_launch_nanmean(name, in, p, r);
+        return ct_reduce_impl_launch_lse(name, in, p, r);
     }
     ct_tensor *rows = NULL, *acc = NULL;
     CT_TRY(rows_of(in, p, rows_dtype(in->dtype, r->dtype), false, &rows));
@@ -322,6 +323,10 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
     CT_TRY(check_device(input, name));
     ct_reduce_plan p;
     CT_TRY(ct_reduce_impl_plan(input, dims, ndims, keepdim, &p));
+    bool on_launch = ct_reduce_impl_on_launch(input);
+    if (on_launch && cplx)
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented on %s for '%s'", name,
+                            ct_device_type_name(input->device.type), ct_dtype_impl_msg_name(ind));
     ct_dtype res = out != NULL ? out->dtype : real_of(ind);
     ct_tensor *r = NULL, *mr = NULL, *rows = NULL, *acc = NULL, *macc = NULL;
     ct_tensor_impl_saved keep; /* a failure after out's resize gives it its old geometry */
@@ -333,7 +338,10 @@ ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims,
         else
             st = ct_reduce_impl_output(input, &p, ind, NULL, &mr);
     }
-    bool compute = st == CT_OK && input->device.type != CT_DEVICE_META && p.out_numel > 0;
+    if (st == CT_OK && on_launch)
+        st = ct_reduce_impl_launch_var(name, input, &p, correction, take_sqrt, r, mr);
+    bool compute = st == CT_OK && !on_launch && input->device.type != CT_DEVICE_META &&
+                   p.out_numel > 0;
     if (compute)
         st = rows_of(input, &p, rows_dtype(ind, res), cplx, &rows);
     if (compute && st == CT_OK) {

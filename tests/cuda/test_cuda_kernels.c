@@ -14,6 +14,7 @@
 #include "launch_diff.h"
 #include "launch_diff_unary.h"
 #include "launch_diff_reduce.h"
+#include "launch_diff_reduce2.h"
 #include "launch_diff_ternary.h"
 
 static void test_binary(void **state) {
@@ -134,6 +135,43 @@ static void test_ternary(void **state) {
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
+/* max / min with a dim, argmax / argmin, var / std (+ _mean), nanmean, logsumexp (the
+ * multi-number accumulators, launch_diff_reduce2.h): every dtype x layout x dims; indices
+ * bit for bit, var / logsumexp within LR2_ULPS; then long rows through the split-row and
+ * final kernels (ties and a NaN far down the row check the first-occurrence rule). */
+static void test_reduce2(void **state) {
+    (void)state;
+    ld_failures = 0;
+    ld_checks = 0;
+    lr2_all();
+    printf("reduce2: %ld comparisons\n", ld_checks);
+    static const int64_t shapes[][2] = {{1, 3000000}, {3, 700000}, {700000, 3}, {2000, 2000}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        static const int64_t d0[] = {0}, d1[] = {1};
+        for (int sp = 0; sp < 2; sp++) {
+            ct_tensor *x = lr_values(CT_FLOAT32, shapes[k], 2, (unsigned)k, false, sp == 1);
+            ct_tensor *xd = ld_to_dev(x);
+            for (int mx = 0; mx < 2; mx++) {
+                lr2_arg_case("reduce2 big", mx == 1, false, x, xd, NULL, false, false);
+                lr2_arg_case("reduce2 big", mx == 1, true, x, xd, d0, false, false);
+                lr2_arg_case("reduce2 big", mx == 1, true, x, xd, d1, true, false);
+            }
+            lr2_var_case("reduce2 big", false, true, x, xd, d1, 1, 1.0, false,
+                         CT_DTYPE_UNDEFINED);
+            lr2_var_case("reduce2 big", true, false, x, xd, NULL, 0, 1.0, false,
+                         CT_DTYPE_UNDEFINED);
+            lr2_stat_case("reduce2 big", CT_REDUCE_LOGSUMEXP, x, xd, d0, 1, false,
+                          CT_DTYPE_UNDEFINED);
+            lr2_stat_case("reduce2 big", CT_REDUCE_NANMEAN, x, xd, NULL, 0, false,
+                          CT_DTYPE_UNDEFINED);
+            ct_tensor_release(x);
+            ct_tensor_release(xd);
+        }
+    }
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
 int main(void) {
     if (ct_cuda_init() != CT_OK) {
         fprintf(stderr, "ct_cuda_init: %s\n", ct_last_error());
@@ -155,6 +193,7 @@ int main(void) {
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_big),
         cmocka_unit_test(test_ternary),
+        cmocka_unit_test(test_reduce2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

@@ -389,6 +389,26 @@ static void test_reductions(void **state) {
     assert_int_equal(((const int16_t *)ct_tensor_data_ptr(c))[0], 1);
     ct_tensor_release(c);
     ct_tensor_release(r);
+    /* multi-number accumulators: ties give the first index; max(dim) gives both outputs */
+    ct_tensor *ix = NULL;
+    CHECK_OK(ct_max_dim(a, 0, false, &r, &ix));
+    c = to_cpu(ix);
+    for (int64_t j = 0; j < 7; j++)
+        assert_int_equal(((const int64_t *)ct_tensor_data_ptr(c))[j], 0);
+    ct_tensor_release(c);
+    c = to_cpu(r);
+    assert_int_equal(((const int16_t *)ct_tensor_data_ptr(c))[6], 1);
+    ct_tensor_release(c);
+    ct_tensor_release(r);
+    ct_tensor_release(ix);
+    ct_tensor *af = NULL;
+    CHECK_OK(ct_tensor_to_dtype(a, CT_FLOAT32, &af));
+    CHECK_OK(ct_std_var(af, &dim0, 1, 1.0, false, false, NULL, &r, NULL));
+    c = to_cpu(r);
+    assert_true(((const float *)ct_tensor_data_ptr(c))[3] == 0.0f);
+    ct_tensor_release(c);
+    ct_tensor_release(r);
+    ct_tensor_release(af);
     ct_tensor_release(a);
     int64_t empty[] = {3, 0};
     CHECK_OK(ct_tensor_ones(empty, 2, CT_FLOAT32, &dev, CT_LAYOUT_STRIDED, &a));

@@ -1380,3 +1380,88 @@ def test_unary_exp_matches_torch_and_methods():
     check_same(xc.sigmoid(), x.sigmoid(), ulps=1, what="x.sigmoid()")
     check_same(~ctensor.tensor([True, False]).cuda(), ~ctensor.tensor([True, False]),
                what="~bool")
+
+
+# ---- max / min with a dim, argmax / argmin, var / std, nanmean, logsumexp -----------------------
+
+def check_multi(fn, tfn, x, label, ulps=0):
+    """fn on cuda (x's layout made there) against the cpu: every result of a tuple, indices
+    bit for bit; the errors alike; and against torch on cuda (ulps for float statistics)."""
+    want = outcome(lambda: fn(x))
+    got = outcome(lambda: fn(x.cuda() if x.dim() == 0 else cuda_view(x)))
+    assert got[0] == want[0], f"{label}: cuda {got} cpu {want}"
+    if got[0] == "err":
+        assert got[1] is want[1] and got[2] == want[2], f"{label}: {got} vs {want}"
+        return
+    g = got[1] if isinstance(got[1], tuple) else (got[1],)
+    w = want[1] if isinstance(want[1], tuple) else (want[1],)
+    for a, b in zip(g, w):
+        on_cuda(a)
+        check_same(a, b, ulps=ulps if a.dtype != ctensor.int64 else 0,
+                   what=f"{label} cuda vs cpu")
+    if TORCH_CUDA and tfn is not None:
+        t = outcome(lambda: tfn(as_torch(x).cuda()))
+        if t[0] == "ok":
+            tt = t[1] if isinstance(t[1], tuple) else (t[1],)
+            for a, b in zip(g, tt):
+                check_same(a, b, ulps=max(ulps, 4) if a.dtype != ctensor.int64 else 0,
+                           what=f"{label} vs torch")
+
+
+@pytest.mark.parametrize("op", ["max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("name", REAL)
+def test_arg_reductions_every_dtype(name, op):
+    for lay, x in red_layouts(name, op):
+        for dim in (None, 0, 1, -1):
+            if (x.dim() == 0 and dim not in (None, 0, -1)) or (op in ("max", "min") and
+                                                               dim is None):
+                continue
+            for keepdim in (False, True):
+                kw = {"dim": dim, "keepdim": keepdim} if dim is not None else {}
+                check_multi(lambda t: tuple(getattr(t, op)(**kw)) if op in ("max", "min")
+                            else getattr(t, op)(**kw),
+                            lambda t: tuple(getattr(t, op)(**kw)) if op in ("max", "min")
+                            else getattr(t, op)(**kw),
+                            x, f"{op}({name} {lay}, {kw})")
+
+
+@pytest.mark.parametrize("name", sorted(FLOATS))
+def test_arg_reductions_nan_first_occurrence(name):
+    x = make(name, (6, 9), f"a{name}")   # NaN, infinities, ties
+    for op in ("max", "min", "argmax", "argmin"):
+        for dim in (0, 1):
+            check_multi(lambda t: tuple(getattr(t, op)(dim)) if op in ("max", "min")
+                        else getattr(t, op)(dim), None, x, f"{op}({name} specials, {dim})")
+
+
+@pytest.mark.parametrize("name", sorted(FLOATS))
+def test_var_std_logsumexp_nanmean(name):
+    ulps = 8
+    for lay, x in red_layouts(name, "var"):
+        for dim in (None, 0, -1):
+            if x.dim() == 0 and dim not in (None, 0, -1):
+                continue
+            kw = {} if dim is None else {"dim": dim}
+            for fn in ("var", "std", "var_mean", "std_mean"):
+                for corr in (1, 0):
+                    check_multi(lambda t: getattr(ctensor, fn)(t, dim, correction=corr),
+                                None, x, f"{fn}({name} {lay}, {dim}, {corr})", ulps=ulps)
+            if dim is not None:
+                check_multi(lambda t: ctensor.logsumexp(t, dim), None, x,
+                            f"logsumexp({name} {lay}, {dim})",
+                            ulps=64 if name == "float64" else ulps)
+            check_multi(lambda t: ctensor.nanmean(t, **kw), None, x,
+                        f"nanmean({name} {lay}, {kw})", ulps=ulps)
+
+
+def test_reduce2_large_float32():
+    """Long rows through the split-row kernels: the first maximum of many ties, var within
+    rounding."""
+    x = ctensor.rand(7, 10**6)
+    x[3, 500000] = 2.0
+    x[3, 900000] = 2.0
+    xd = x.cuda()
+    assert int(ctensor.argmax(xd)) == int(ctensor.argmax(x)) == 3 * 10**6 + 500000
+    check_same(ctensor.argmin(xd, 1), ctensor.argmin(x, 1), what="argmin rows")
+    check_same(ctensor.var(xd, 1), ctensor.var(x, 1), ulps=8, what="var rows")
+    check_same(ctensor.logsumexp(xd, 0), ctensor.logsumexp(x, 0), ulps=8, what="lse")

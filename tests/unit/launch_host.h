@@ -32,6 +32,10 @@ ct_status host_launch_binary2(const ct_kernel_launch *l, const struct ct_kplan *
 ct_status host_launch_unary(const ct_kernel_launch *l);
 ct_status host_launch_ternary(const ct_kernel_launch *l);
 ct_status host_launch_reduce(const ct_kernel_launch *l);
+/* CT_LAUNCH_RED_ARGMAX and later ops (launch_host_reduce2.c; reached through
+ * host_launch_reduce), counted in launches_reduce2. */
+extern long launches_reduce2;
+ct_status host_launch_reduce2(const ct_kernel_launch *l);
 /* The byte offset of element i (in row-major order over the launch's shape, innermost dim
  * first) of operand k. */
 int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);

@@ -12,6 +12,8 @@
 long launches_reduce;
 
 ct_status host_launch_reduce(const ct_kernel_launch *l) {
+    if (l->reduce_op >= CT_LAUNCH_RED_ARGMAX) /* multi-number accumulators */
+        return host_launch_reduce2(l);
     launches_reduce++;
     ct_rplan p;
     if (l->noperands != 2 || !ct_rplan_init(&p, l))

@@ -9,7 +9,7 @@
 #include "ctensor/ctensor.h"
 /* launch_diff.h's element-wise checks are test_launch_dispatch's, unused here */
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "launch_diff_reduce.h"
+#include "launch_diff_reduce2.h"
 #include "launch_host.h"
 
 static int setup(void **state) {
@@ -112,9 +112,9 @@ static void test_reduce_refusals(void **state) {
     int64_t s[] = {4};
     ct_tensor *a = NULL, *r = NULL, *c = NULL;
     assert_int_equal(ct_tensor_ones(s, 1, CT_FLOAT32, &ld_device, CT_LAYOUT_STRIDED, &a), CT_OK);
-    assert_status_msg(ct_reduce(CT_REDUCE_LOGSUMEXP, a, NULL, 0, false, CT_DTYPE_UNDEFINED, &r),
-                      CT_ERR_NOT_IMPLEMENTED, "logsumexp: not implemented on xpu yet");
     assert_int_equal(ct_tensor_to_dtype(a, CT_COMPLEX64, &c), CT_OK);
+    assert_status_msg(ct_std_var(c, NULL, 0, 1.0, false, true, NULL, &r, NULL),
+                      CT_ERR_NOT_IMPLEMENTED, "\"std\" not implemented on xpu for 'ComplexFloat'");
     assert_status_msg(ct_sum(c, NULL, 0, false, CT_DTYPE_UNDEFINED, &r), CT_ERR_NOT_IMPLEMENTED,
                       "\"sum\" not implemented on xpu for 'ComplexFloat'");
     ct_tensor_release(c);
@@ -132,12 +132,27 @@ static void test_reduce_refusals(void **state) {
     assert_int_equal(setup(NULL), 0);
 }
 
+/* max / min with a dim, argmax / argmin, var / std (and _mean), nanmean, logsumexp
+ * (launch_diff_reduce2.h): every dtype x layout x dims against the cpu; the launches of the
+ * multi-number accumulators really ran. */
+static void test_reduce2_all(void **state) {
+    (void)state;
+    long before = launches_reduce2;
+    ld_failures = 0;
+    ld_checks = 0;
+    lr2_all();
+    printf("reduce2: %ld comparisons, %ld launches\n", ld_checks, launches_reduce2 - before);
+    assert_int_equal(ld_failures, 0);
+    assert_true(launches_reduce2 - before > 1000);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduce_launch_fields),
         cmocka_unit_test(test_reduce_refusals),
         cmocka_unit_test(test_reduce_all),
         cmocka_unit_test(test_reduce_random),
+        cmocka_unit_test(test_reduce2_all),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
