@@ -32,6 +32,9 @@ ct_status host_launch_binary2(const ct_kernel_launch *l, const struct ct_kplan *
 ct_status host_launch_unary(const ct_kernel_launch *l);
 ct_status host_launch_ternary(const ct_kernel_launch *l);
 ct_status host_launch_reduce(const ct_kernel_launch *l);
+/* SCAN (launch_host_scan.c, src/kernels/scan_elem.h); launches_scan counts them */
+extern long launches_scan;
+ct_status host_launch_scan(const ct_kernel_launch *l);
 /* The byte offset of element i (in row-major order over the launch's shape, innermost dim
  * first) of operand k. */
 int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);
