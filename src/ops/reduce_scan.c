@@ -2,7 +2,9 @@
  * to the result dtype (its rounding is part of the result, as in PyTorch), then copied into a
  * contiguous buffer of the accumulation type (double, int64 or complex double: torch's CPU
  * accumulation types for float32, integers and complex), scanned in place along the dim
- * (src/kernels/reduce_stats.h) and copied into the output with one rounding per element. */
+ * (src/kernels/reduce_stats.h) and copied into the output with one rounding per element. On a
+ * device whose memory host code cannot touch, the same buffer lives on the device and the
+ * scan is one SCAN launch (backend.h; scan_elem.h's steps, the cpu's). */
 #include <string.h>
 
 #include "base/alloc_impl.h"
