@@ -70,14 +70,18 @@ typedef enum ct_launch_kind {
     /** an op of ternary.def (up to four operands). */
     CT_LAUNCH_TERNARY = 3,
     /** a reduction over the dims where the output's stride is 0. */
-    CT_LAUNCH_REDUCE = 4
+    CT_LAUNCH_REDUCE = 4,
+    /** cumsum / cumprod: an in-place scan of a dense buffer (fields `scan_*` below). */
+    CT_LAUNCH_SCAN = 5
 } ct_launch_kind;
 
 /** Launch flags. */
 enum {
     /** BINARY: b is one element broadcast over everything; float16 / bfloat16 mul and div
      *  then read it in float32 from its own dtype instead of rounding it first. */
-    CT_LAUNCH_B_IS_SCALAR = 1u << 0
+    CT_LAUNCH_B_IS_SCALAR = 1u << 0,
+    /** UNARY ROUND: round(decimals=) with `decimals` (API version 3, appended). */
+    CT_LAUNCH_ROUND_DECIMALS = 1u << 1
 };
 
 /** One element-wise operation on memory of one device, laid out by ctensor's iterator:
@@ -173,7 +177,47 @@ typedef struct ct_kernel_launch {
     double red_correction;
     /** VAR: CT_LAUNCH_RED_SQRT for std. */
     uint32_t red_flags;
+    /* ---- BINARY classifications and isclose, UNARY round(decimals=) (API version 3,
+     * appended). A BINARY launch of the EQ row with `cmpop` != 0 is one of these instead of
+     * eq: the classifications (isnan .. isreal) read operand 1 only (operand 2 is the same
+     * tensor); isclose compares operands 1 and 2 with cmp_rtol, cmp_atol, cmp_equal_nan as
+     * the cpu does (each step rounded to float16 / bfloat16 where that is `compute`). The
+     * result is 0/1 converted to dtype[0]. ---- */
+    /** BINARY: 0 (the binop itself) or CT_LAUNCH_CMP_*. */
+    int32_t cmpop;
+    double cmp_rtol, cmp_atol; /**< isclose's tolerances (>= 0) */
+    bool cmp_equal_nan;        /**< isclose: NaN equals NaN */
+    /** UNARY ROUND with CT_LAUNCH_ROUND_DECIMALS: the decimals (not 0; float computation
+     *  dtypes only). */
+    int64_t decimals;
+    /* ---- SCAN (API version 3, appended): cumsum / cumprod. One operand (noperands 1): a
+     * dense, C-contiguous buffer of dtype[0] (the accumulation dtype: CT_INT64, wrapping;
+     * CT_FLOAT64; CT_COMPLEX128 sums) seen as scan_outer x scan_len x scan_inner elements,
+     * scanned in place along the middle dim: x[o, 0, i] = identity (+ or *) x[o, 0, i] (a
+     * sum's +0.0 turns -0.0 into +0.0, as PyTorch), then x[o, r, i] = x[o, r - 1, i] (+ or *)
+     * x[o, r, i] for r = 1 .. scan_len - 1, in that order (the cpu's order: the same bits).
+     * ndim is 1, shape[0] = numel = the product, strides[0][0] the itemsize (ndim 0 for
+     * one element). The core
+     * converts the input into the buffer and the buffer into the output with COPY launches,
+     * as the cpu does with its own buffer; scan_len >= 1 (a 0-dim input is a copy). ---- */
+    int32_t scan_op; /**< CT_LAUNCH_SCAN_SUM or CT_LAUNCH_SCAN_PROD */
+    int64_t scan_outer, scan_len, scan_inner;
 } ct_kernel_launch;
+
+/** SCAN ops (ct_kernel_launch.scan_op). */
+enum { CT_LAUNCH_SCAN_SUM = 0, CT_LAUNCH_SCAN_PROD = 1 };
+
+/** BINARY classifications and isclose (ct_kernel_launch.cmpop). isposinf / isneginf are
+ *  never launched for complex inputs (the core refuses them first). */
+enum {
+    CT_LAUNCH_CMP_ISNAN = 1,
+    CT_LAUNCH_CMP_ISINF = 2,
+    CT_LAUNCH_CMP_ISFINITE = 3,
+    CT_LAUNCH_CMP_ISPOSINF = 4,
+    CT_LAUNCH_CMP_ISNEGINF = 5,
+    CT_LAUNCH_CMP_ISREAL = 6,
+    CT_LAUNCH_CMP_ISCLOSE = 7
+};
 
 /** REDUCE ops (ct_kernel_launch.reduce_op). Floats: NaN propagates through MAX and MIN;
  *  NANSUM skips NaN; ALL, ANY and COUNT_NONZERO test x != 0 (NaN is nonzero). */

@@ -12,6 +12,7 @@
 #include "cuda/cuda_impl.h"
 #include "kernels/binary_plan.h"
 #include "kernels/ternary_plan.h"
+#include "kernels/scan_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +57,10 @@ int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p, int s
  * (src/kernels/reduce2_elem.h); partials as ct_cuda_impl_reduce_run's. */
 int ct_cuda_impl_reduce2_run(const ct_kernel_launch *l, int sm_count,
                              ct_cuda_impl_stream_t stream);
+/* A SCAN launch (cumsum, cumprod) of scan_elem.h type `type` (ct_scan_plan_type; numel > 0;
+ * kernels_scan.cu). */
+int ct_cuda_impl_scan_run(const ct_kernel_launch *l, int type, int sm_count,
+                          ct_cuda_impl_stream_t stream);
 
 #ifdef __cplusplus
 }

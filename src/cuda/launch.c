@@ -79,6 +79,8 @@ static ct_status check_launch(int32_t index, const ct_kernel_launch *l) {
         nops = l->noperands == 3 ? 3 : 4;
     if (l->kind == CT_LAUNCH_REDUCE && l->reduce_op >= CT_LAUNCH_RED_ARGMAX) /* 2nd output */
         nops = l->noperands == 3 ? 3 : 2;
+    if (l->kind == CT_LAUNCH_SCAN) /* the buffer scanned in place */
+        nops = 1;
     if (nops == 0 || l->noperands != nops)
         return ct_set_error(CT_ERR_MISUSE, "cuda launch: invalid kind %d with %d operands",
                             (int)l->kind, (int)l->noperands);
@@ -158,6 +160,10 @@ static ct_status launch_body(int32_t index, void *arg) {
         int err = ct_cuda_impl_ternary_run(l, a->tplan, sms, stream);
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
     }
+    if (l->kind == CT_LAUNCH_SCAN) {
+        int err = ct_cuda_impl_scan_run(l, ct_scan_plan_type(l), sms, stream);
+        return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
+    }
     int *flag = NULL;
     CT_TRY(zero_flag(index, &flag));
     int err = a->plan->op >= CT_KP_EQ ? ct_cuda_impl_binary2_run(l, a->plan, flag, sms, stream)
@@ -218,6 +224,11 @@ ct_status ct_cuda_impl_launch(void *ctx, int32_t index, const ct_kernel_launch *
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s_cuda\" not implemented for '%s'",
                                 launch->name != NULL ? launch->name : "reduce",
                                 ct_dtype_cpp_name(launch->dtype[1]));
+    } else if (launch->kind == CT_LAUNCH_SCAN) {
+        if (ct_scan_plan_type(launch) < 0)
+            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+                                launch->name != NULL ? launch->name : "scan",
+                                ct_dtype_cpp_name(launch->dtype[0]));
     } else if ((launch->dtype[0] == CT_FLOAT4_E2M1FN_X2) !=
                (launch->dtype[1] == CT_FLOAT4_E2M1FN_X2)) {
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,

@@ -47,6 +47,8 @@ typedef struct ct_kplan {
         unsigned char bytes[16];  /* alpha in the math dtype */
         double align_;            /* (aligned for the element loads) */
     } alpha;
+    double rtol, atol;            /* isclose (binary_plan2.h) */
+    int32_t equal_nan;
 } ct_kplan;
 
 /* Kernel error codes (binary.h's CT_KERNEL_ZERO_DIVISION). */

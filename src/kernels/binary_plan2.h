@@ -21,7 +21,7 @@ enum {
     CT_KB_COUNT
 };
 
-/* The plan ops of this header (after binary_plan.h's); EQ..LXOR give a 0/1 bool result. */
+/* The plan ops of this header (after binary_plan.h's); EQ..ISCLOSE give a 0/1 bool result. */
 enum {
     CT_KP_EQ = 32,
     CT_KP_NE,
@@ -31,7 +31,15 @@ enum {
     CT_KP_GE,
     CT_KP_LAND,
     CT_KP_LOR,
-    CT_KP_LXOR, /* the last bool-result op */
+    CT_KP_LXOR,
+    /* the classifications (read x only) and isclose: EQ launches with a cmpop (backend.h) */
+    CT_KP_ISNAN,
+    CT_KP_ISINF,
+    CT_KP_ISFINITE,
+    CT_KP_ISPOSINF,
+    CT_KP_ISNEGINF,
+    CT_KP_ISREAL,
+    CT_KP_ISCLOSE, /* the last bool-result op */
     CT_KP_MAX,
     CT_KP_MIN,
     CT_KP_FMAX,
@@ -89,6 +97,18 @@ static inline bool ct_kplan2_has(int op, ct_dtype math) {
     case CT_KP_LSH:
     case CT_KP_RSH:
         return ext_int;
+    /* compare.c's tables: every dtype classifies (complex has no isposinf / isneginf);
+     * isclose computes in a float or complex dtype (integers in the default dtype) */
+    case CT_KP_ISNAN:
+    case CT_KP_ISINF:
+    case CT_KP_ISFINITE:
+    case CT_KP_ISREAL:
+        return true;
+    case CT_KP_ISPOSINF:
+    case CT_KP_ISNEGINF:
+        return !cx;
+    case CT_KP_ISCLOSE:
+        return flt || cx;
     default:
         return false;
     }
@@ -113,7 +133,13 @@ static inline bool ct_kplan_init_all(ct_kplan *p, const ct_kernel_launch *l) {
             l->dtype[k] == CT_FLOAT4_E2M1FN_X2)
             return false;
     int op;
-    if (binop >= CT_KB_EQ && binop <= CT_KB_GE)
+    if (l->cmpop != 0 && binop != CT_KB_EQ)
+        return false;
+    if (l->cmpop != 0)
+        op = l->cmpop >= CT_LAUNCH_CMP_ISNAN && l->cmpop <= CT_LAUNCH_CMP_ISCLOSE
+                 ? CT_KP_ISNAN + (l->cmpop - CT_LAUNCH_CMP_ISNAN)
+                 : -1;
+    else if (binop >= CT_KB_EQ && binop <= CT_KB_GE)
         op = CT_KP_EQ + (binop - CT_KB_EQ);
     else if (binop >= CT_KB_LOGICAL_AND && binop <= CT_KB_LOGICAL_XOR)
         op = CT_KP_LAND + (binop - CT_KB_LOGICAL_AND);
@@ -130,7 +156,14 @@ static inline bool ct_kplan_init_all(ct_kplan *p, const ct_kernel_launch *l) {
         return false;
     if (!ct_kplan2_has(op, math))
         return false;
-    bool bool_result = op <= CT_KP_LXOR;
+    bool bool_result = op <= CT_KP_ISCLOSE;
+    if (op == CT_KP_ISCLOSE) {
+        if (!(l->cmp_rtol >= 0) || !(l->cmp_atol >= 0))
+            return false;
+        p->rtol = l->cmp_rtol;
+        p->atol = l->cmp_atol;
+        p->equal_nan = l->cmp_equal_nan;
+    }
     /* newest PyTorch's is_scalar(2) read of b in float32 (binary_kernel.c): the rows before
      * pow, except the comparisons (compare.c has none) */
     bool b_opmath = (l->flags & CT_LAUNCH_B_IS_SCALAR) && reduced && !bool_result &&
@@ -167,6 +200,31 @@ static inline bool ct_kplan_init_all(ct_kplan *p, const ct_kernel_launch *l) {
         CT_KE2_CASE(GE, ge, S)
 #define CT_KE2_LOGICAL(S)                                                                          \
     CT_KE2_CASE(LAND, land, S) CT_KE2_CASE(LOR, lor, S) CT_KE2_CASE(LXOR, lxor, S)
+/* the classifications: CLASS4 every dtype, CLASS6 the real ones */
+#define CT_KE2_CLASS4(S)                                                                           \
+    CT_KE2_CASE(ISNAN, isnan, S) CT_KE2_CASE(ISINF, isinf, S) CT_KE2_CASE(ISFINITE, isfinite, S)  \
+        CT_KE2_CASE(ISREAL, isreal, S)
+#define CT_KE2_CLASS6(S)                                                                           \
+    CT_KE2_CLASS4(S) CT_KE2_CASE(ISPOSINF, isposinf, S) CT_KE2_CASE(ISNEGINF, isneginf, S)
+/* isclose as compare.c's close_loop_of: float32 math rounds every step to float16 or
+ * bfloat16 when that is the computation dtype; the tolerances in the math's real type */
+#define CT_KE2_CLOSE_F32(S)                                                                        \
+    case CT_KP_ISCLOSE:                                                                            \
+        c = p->compute == CT_FLOAT16                                                               \
+                ? ct_kisclose_rf16(x, y, (float)p->rtol, (float)p->atol, p->equal_nan)             \
+            : p->compute == CT_BFLOAT16                                                            \
+                ? ct_kisclose_rbf16(x, y, (float)p->rtol, (float)p->atol, p->equal_nan)            \
+                : ct_kisclose_f32(x, y, (float)p->rtol, (float)p->atol, p->equal_nan);             \
+        break;
+#define CT_KE2_CLOSE(S, R)                                                                         \
+    case CT_KP_ISCLOSE:                                                                            \
+        c = ct_kisclose_##S(x, y, (R)p->rtol, (R)p->atol, p->equal_nan);                           \
+        break;
+#define CT_KE2_CMP_INT(S) CT_KE2_CMP_ALL(S) CT_KE2_CLASS6(S)
+#define CT_KE2_CMP_F32(S) CT_KE2_CMP_ALL(S) CT_KE2_CLASS6(S) CT_KE2_CLOSE_F32(S)
+#define CT_KE2_CMP_F64(S) CT_KE2_CMP_ALL(S) CT_KE2_CLASS6(S) CT_KE2_CLOSE(S, double)
+#define CT_KE2_CMP_C64(S) CT_KE2_CMP_EQ(S) CT_KE2_CLASS4(S) CT_KE2_CLOSE(S, float)
+#define CT_KE2_CMP_C128(S) CT_KE2_CMP_EQ(S) CT_KE2_CLASS4(S) CT_KE2_CLOSE(S, double)
 #define CT_KE2_MINMAX(S)                                                                           \
     CT_KE2_RCASE(MAX, max, S) CT_KE2_RCASE(MIN, min, S) CT_KE2_RCASE(FMAX, fmax, S)               \
         CT_KE2_RCASE(FMIN, fmin, S)
@@ -225,7 +283,7 @@ static inline bool ct_kplan_init_all(ct_kplan *p, const ct_kernel_launch *l) {
         T x, y;                                                                                    \
         CT_KPLAN_LOAD(p, CT_##E, p->dt_a, p->via_a, a, x);                                         \
         CT_KPLAN_LOAD(p, CT_##E, p->dt_b, p->via_b, b, y);                                         \
-        if (p->op <= CT_KP_LXOR) {                                                                 \
+        if (p->op <= CT_KP_ISCLOSE) {                                                              \
             uint8_t c = ct_kcmp2_##S(p, x, y);                                                     \
             if (p->dt_out == CT_BOOL)                                                              \
                 *(uint8_t *)o = c;                                                                 \
@@ -246,19 +304,19 @@ static inline bool ct_kplan_init_all(ct_kplan *p, const ct_kernel_launch *l) {
 #define CT_KE2_V_UWIDE(S) CT_KE2_MINMAX(S)
 #define CT_KE2_V_FLOAT(S) CT_KE2_MINMAX(S) CT_KE2_FLOAT_EXT(S)
 
-CT_KELEM2(BOOL, b8, uint8_t, CT_KE2_CMP_ALL, CT_KE2_V_B8)
-CT_KELEM2(UINT8, u8, uint8_t, CT_KE2_CMP_ALL, CT_KE2_V_INT)
-CT_KELEM2(INT8, i8, int8_t, CT_KE2_CMP_ALL, CT_KE2_V_INT)
-CT_KELEM2(UINT16, u16, uint16_t, CT_KE2_CMP_ALL, CT_KE2_V_UWIDE)
-CT_KELEM2(INT16, i16, int16_t, CT_KE2_CMP_ALL, CT_KE2_V_INT)
-CT_KELEM2(UINT32, u32, uint32_t, CT_KE2_CMP_ALL, CT_KE2_V_UWIDE)
-CT_KELEM2(INT32, i32, int32_t, CT_KE2_CMP_ALL, CT_KE2_V_INT)
-CT_KELEM2(UINT64, u64, uint64_t, CT_KE2_CMP_ALL, CT_KE2_V_UWIDE)
-CT_KELEM2(INT64, i64, int64_t, CT_KE2_CMP_ALL, CT_KE2_V_INT)
-CT_KELEM2(FLOAT32, f32, float, CT_KE2_CMP_ALL, CT_KE2_V_FLOAT)
-CT_KELEM2(FLOAT64, f64, double, CT_KE2_CMP_ALL, CT_KE2_V_FLOAT)
-CT_KELEM2(COMPLEX64, c64, ct_complex64, CT_KE2_CMP_EQ, CT_KE2_NONE)
-CT_KELEM2(COMPLEX128, c128, ct_complex128, CT_KE2_CMP_EQ, CT_KE2_NONE)
+CT_KELEM2(BOOL, b8, uint8_t, CT_KE2_CMP_INT, CT_KE2_V_B8)
+CT_KELEM2(UINT8, u8, uint8_t, CT_KE2_CMP_INT, CT_KE2_V_INT)
+CT_KELEM2(INT8, i8, int8_t, CT_KE2_CMP_INT, CT_KE2_V_INT)
+CT_KELEM2(UINT16, u16, uint16_t, CT_KE2_CMP_INT, CT_KE2_V_UWIDE)
+CT_KELEM2(INT16, i16, int16_t, CT_KE2_CMP_INT, CT_KE2_V_INT)
+CT_KELEM2(UINT32, u32, uint32_t, CT_KE2_CMP_INT, CT_KE2_V_UWIDE)
+CT_KELEM2(INT32, i32, int32_t, CT_KE2_CMP_INT, CT_KE2_V_INT)
+CT_KELEM2(UINT64, u64, uint64_t, CT_KE2_CMP_INT, CT_KE2_V_UWIDE)
+CT_KELEM2(INT64, i64, int64_t, CT_KE2_CMP_INT, CT_KE2_V_INT)
+CT_KELEM2(FLOAT32, f32, float, CT_KE2_CMP_F32, CT_KE2_V_FLOAT)
+CT_KELEM2(FLOAT64, f64, double, CT_KE2_CMP_F64, CT_KE2_V_FLOAT)
+CT_KELEM2(COMPLEX64, c64, ct_complex64, CT_KE2_CMP_C64, CT_KE2_NONE)
+CT_KELEM2(COMPLEX128, c128, ct_complex128, CT_KE2_CMP_C128, CT_KE2_NONE)
 
 /* One element of any plan op: binary_plan.h's ct_kelem_<S> below CT_KP_EQ, else ct_kelem2. */
 #define CT_KELEM_ANY(S, p, o, a, b)                                                                \

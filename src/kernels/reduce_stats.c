@@ -7,6 +7,7 @@
 #include "base/alloc_impl.h"
 #include "base/parallel.h"
 #include "ctensor/cpu.h"
+#include "kernels/scan_elem.h"
 
 /* NaN-propagating max / min of doubles */
 static inline double max_nan(double a, double v) { return (v > a || v != v) ? v : a; }
@@ -148,12 +149,10 @@ typedef struct scan_ctx {
     int64_t R, I;
 } scan_ctx;
 
-static inline int64_t wrap_add(int64_t a, int64_t b) {
-    return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-static inline int64_t wrap_mul(int64_t a, int64_t b) {
-    return (int64_t)((uint64_t)a * (uint64_t)b);
-}
+_Static_assert((int)CT_SCAN_F64 == (int)CT_SCAN_ELEM_F64 &&
+                   (int)CT_SCAN_I64 == (int)CT_SCAN_ELEM_I64 &&
+                   (int)CT_SCAN_C128 == (int)CT_SCAN_ELEM_C128,
+               "scan_elem.h numbers the accumulation types as ct_scan_type");
 
 /* Columns [begin, end) of the O x I columns: each is scanned along R with stride I; a run of
  * columns of one o goes row by row, so the inner loop is contiguous in i. */
@@ -163,43 +162,29 @@ static void scan_body(void *ctx, int64_t begin, int64_t end) {
     while (begin < end) {
         int64_t o = begin / I, i0 = begin % I;
         int64_t i1 = (o + 1) * I < end ? I : end - o * I;
+        int64_t isz = k->t == CT_SCAN_C128 ? 16 : 8;
+        for (int64_t i = i0; i < i1; i++) /* the accumulator starts at the identity */
+            ct_scan_first((int)k->t, k->prod, k->x + (o * R * I + i) * isz);
         for (int64_t r = 1; r < R; r++) {
             int64_t base = (o * R + r) * I, prev = base - I;
+            /* the element steps are scan_elem.h's, shared with the device scans */
             switch (k->t) {
             case CT_SCAN_F64: {
                 double *x = (double *)(void *)k->x;
-                if (k->prod)
-                    for (int64_t i = i0; i < i1; i++)
-                        x[base + i] *= x[prev + i];
-                else
-                    for (int64_t i = i0; i < i1; i++)
-                        x[base + i] += x[prev + i];
+                for (int64_t i = i0; i < i1; i++)
+                    x[base + i] = ct_scan_f64(k->prod, x[prev + i], x[base + i]);
                 break;
             }
             case CT_SCAN_I64: {
                 int64_t *x = (int64_t *)(void *)k->x;
-                if (k->prod)
-                    for (int64_t i = i0; i < i1; i++)
-                        x[base + i] = wrap_mul(x[prev + i], x[base + i]);
-                else
-                    for (int64_t i = i0; i < i1; i++)
-                        x[base + i] = wrap_add(x[prev + i], x[base + i]);
+                for (int64_t i = i0; i < i1; i++)
+                    x[base + i] = ct_scan_i64(k->prod, x[prev + i], x[base + i]);
                 break;
             }
             default: {
                 double *x = (double *)(void *)k->x;
-                for (int64_t i = i0; i < i1; i++) {
-                    double *a = x + 2 * (prev + i), *b = x + 2 * (base + i);
-                    if (k->prod) {
-                        double re = a[0] * b[0] - a[1] * b[1];
-                        double im = a[0] * b[1] + a[1] * b[0];
-                        b[0] = re;
-                        b[1] = im;
-                    } else {
-                        b[0] += a[0];
-                        b[1] += a[1];
-                    }
-                }
+                for (int64_t i = i0; i < i1; i++)
+                    ct_scan_c128(k->prod, x + 2 * (prev + i), x + 2 * (base + i));
                 break;
             }
             }
@@ -209,7 +194,7 @@ static void scan_body(void *ctx, int64_t begin, int64_t end) {
 }
 
 void ct_reduce_impl_scan(bool prod, ct_scan_type t, void *x, int64_t O, int64_t R, int64_t I) {
-    if (O <= 0 || R <= 1 || I <= 0)
+    if (O <= 0 || R < 1 || I <= 0)
         return;
     scan_ctx k = {.prod = prod, .t = t, .x = x, .R = R, .I = I};
     int64_t grain = R >= 65536 ? 1 : 65536 / R;

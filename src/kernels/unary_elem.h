@@ -58,6 +58,21 @@ CT_UN_INT(i64, int64_t, uint64_t, 1)
     CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }
 CT_UN_FLOAT(f32, float, f)
 CT_UN_FLOAT(f64, double, )
+
+/* round(decimals=d): PyTorch's steps, each in the scalar type: m = 10^|d| (computed by the
+ * caller in the math dtype), x * m rounded to an integer then / m, or x / m rounded then * m
+ * for d < 0. float16 / bfloat16 compute in float32 and round after every step (`narrow`: 0
+ * none, 1 float16, 2 bfloat16), as unary_kernel.c's round_block does with this function. */
+CT_HD float ct_un_narrow_f32(float v, int narrow) {
+    return narrow == 1 ? ct_kround_rf16(v) : narrow == 2 ? ct_kround_rbf16(v) : v;
+}
+CT_HD float ct_un_round_dec_f32(float x, float m, int div, int narrow) {
+    return div ? ct_un_narrow_f32(nearbyintf(ct_un_narrow_f32(x / m, narrow)) * m, narrow)
+               : ct_un_narrow_f32(nearbyintf(ct_un_narrow_f32(x * m, narrow)) / m, narrow);
+}
+CT_HD double ct_un_round_dec_f64(double x, double m, int div) {
+    return div ? nearbyint(x / m) * m : nearbyint(x * m) / m;
+}
 /* The transcendental functions: float64 libm; float32 through it, rounded once (within
  * 0.5 ulp + 2^-29: glibc's own float32 tanhf and atanhf are 2-ulp functions). These are the
  * baseline level's loops and the tails of the SLEEF loops. */

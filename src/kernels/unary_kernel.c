@@ -12,6 +12,7 @@
 #include "dtype/table_impl.h"
 #include "dtype/convert/codec_impl.h"
 #include "kernels/unary.h"
+#include "kernels/unary_elem.h"
 
 #define BLOCK 512
 #define MAX_ITEM 16
@@ -190,29 +191,20 @@ ct_status ct_unary_impl_kernel_init_round(ct_unary_kernel *k, int64_t decimals,
     return CT_OK;
 }
 
-/* A float32 value rounded to the computation dtype (PyTorch's round(decimals) computes each
- * step in the scalar type: float16 and bfloat16 round after every operation). */
-static float narrow(ct_dtype compute, float v) {
-    if (compute == CT_BFLOAT16)
-        return ct_cvt_bf16_to_f32(ct_cvt_f32_to_bf16(v));
-    if (compute == CT_FLOAT16)
-        return ct_cvt_f16_to_f32(ct_cvt_f32_to_f16(v));
-    return v;
-}
-
 static void round_block(const ct_unary_kernel *k, void *o, const void *i, int64_t n) {
     if (k->in_math == CT_FLOAT32) {
-        ct_dtype c = k->compute;
-        float m = narrow(c, (float)k->round_m), *y = o;
+        /* PyTorch's round(decimals) computes each step in the scalar type: float16 and
+         * bfloat16 round after every operation (ct_un_round_dec_f32, shared with the GPU) */
+        int nw = k->compute == CT_FLOAT16 ? 1 : k->compute == CT_BFLOAT16 ? 2 : 0;
+        float m = ct_un_narrow_f32((float)k->round_m, nw), *y = o;
         const float *x = i;
         for (int64_t j = 0; j < n; j++)
-            y[j] = k->round_div ? narrow(c, nearbyintf(narrow(c, x[j] / m)) * m)
-                                : narrow(c, nearbyintf(narrow(c, x[j] * m)) / m);
+            y[j] = ct_un_round_dec_f32(x[j], m, k->round_div, nw);
     } else {
         double m = k->round_m, *y = o;
         const double *x = i;
         for (int64_t j = 0; j < n; j++)
-            y[j] = k->round_div ? nearbyint(x[j] / m) * m : nearbyint(x[j] * m) / m;
+            y[j] = ct_un_round_dec_f64(x[j], m, k->round_div);
     }
 }
 

@@ -39,6 +39,12 @@ typedef struct ct_uplan {
     int32_t dt_out, dt_in;       /* the operands' dtypes */
     bool via_in;                 /* the input is rounded to the computation dtype first */
     bool via_out;                /* the result is rounded to `result` before dt_out */
+    /* round(decimals=) (CT_LAUNCH_ROUND_DECIMALS): 10^|decimals| in the math dtype (rounded
+     * to float16 / bfloat16 for those), divide first for negative decimals, the rounding of
+     * every step (ct_un_round_dec_f32's `narrow`) */
+    bool round_dec, round_div;
+    int32_t round_narrow;
+    double round_m;
 } ct_uplan;
 
 /* The math dtype of a computation dtype (unary_kernel.c's math_of). */
@@ -96,6 +102,19 @@ static inline bool ct_uplan_init(ct_uplan *p, const ct_kernel_launch *l) {
     if ((int)compute < 0 || (int)compute >= CT_NUM_DTYPES || math != ct_uplan_math(compute) ||
         !ct_uplan_supported(l->unop, math))
         return false;
+    if (l->flags & CT_LAUNCH_ROUND_DECIMALS) {
+        /* unary_kernel.c's ct_unary_impl_kernel_init_round */
+        if (l->unop != CT_UP_ROUND || (math != CT_FLOAT32 && math != CT_FLOAT64) ||
+            l->decimals == 0)
+            return false;
+        int64_t d = l->decimals < 0 ? -l->decimals : l->decimals;
+        p->round_dec = true;
+        p->round_div = l->decimals < 0;
+        p->round_narrow = compute == CT_FLOAT16 ? 1 : compute == CT_BFLOAT16 ? 2 : 0;
+        p->round_m = math == CT_FLOAT32
+                         ? (double)ct_un_narrow_f32(powf(10.0f, (float)d), p->round_narrow)
+                         : pow(10.0, (double)d);
+    }
     p->op = l->unop;
     p->math = math;
     p->compute = compute;
@@ -140,6 +159,15 @@ static inline bool ct_uplan_init(ct_uplan *p, const ct_kernel_launch *l) {
             ct_cvt_elem((ct_dtype)(p)->dt_out, (out), M, &(r));                                    \
         }                                                                                          \
     } while (0)
+
+/* round, or round(decimals=) as the plan says */
+CT_HD float ct_up_round_f32(const ct_uplan *p, float x) {
+    return p->round_dec ? ct_un_round_dec_f32(x, (float)p->round_m, p->round_div, p->round_narrow)
+                        : ct_un_round_f32(x);
+}
+CT_HD double ct_up_round_f64(const ct_uplan *p, double x) {
+    return p->round_dec ? ct_un_round_dec_f64(x, p->round_m, p->round_div) : ct_un_round_f64(x);
+}
 
 /* ---- complex elements (see the top) -------------------------------------------------------- */
 #define CT_UP_COMPLEX(S, T, R, F)                                                                  \
@@ -224,7 +252,9 @@ CT_UELEM_INT(INT64, i64, int64_t)
     CT_UCASE(CEIL, ct_un_ceil_##S)                                                                 \
     CT_UCASE(TRUNC, ct_un_trunc_##S)                                                               \
     CT_UCASE(FRAC, ct_un_frac_##S)                                                                 \
-    CT_UCASE(ROUND, ct_un_round_##S)                                                               \
+    case CT_UP_ROUND:                                                                              \
+        r = ct_up_round_##S(p, x);                                                                 \
+        break;                                                                                     \
     CT_UCASE(RECIPROCAL, ct_un_reciprocal_##S)                                                     \
     CT_UCASE(EXP, ct_un_exp_##S)                                                                   \
     CT_UCASE(EXPM1, ct_un_expm1_##S)                                                               \

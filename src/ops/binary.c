@@ -16,6 +16,8 @@
 #include "base/alloc_impl.h"
 #include "base/error_impl.h"
 #include "ctensor/ops.h"
+#include "ctensor/reduce.h"
+#include "device/device_impl.h"
 #include "dtype/table_impl.h"
 #include "iter/iter.h"
 #include "kernels/binary.h"
@@ -239,12 +241,6 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
         p->cmp.rtol = p->rtol;
         p->cmp.atol = p->atol;
         p->cmp.equal_nan = p->equal_nan;
-        /* the launch backends (cuda) have the comparisons and logical ops
-         * (src/kernels/binary_plan2.h), not yet the classifications and isclose */
-        if (p->spec->cmp >= CT_CMP_ISNAN && p->spec->cmp <= CT_CMP_ISCLOSE &&
-            ct_iter_needs_launch(it))
-            return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
-                                p->spec->cfg.name, ct_device_type_name(it->device.type));
         return CT_OK;
     }
     ct_scalar alpha = p->alpha;
@@ -315,6 +311,15 @@ static ct_status run_launch(const ct_iter *it, const binop_spec *spec, const pre
         l->compute = p->cmp.compute;
         l->math = p->cmp.math;
         l->has_alpha = false;
+        /* the classifications and isclose: an EQ launch saying which (backend.h) */
+        _Static_assert(CT_CMP_ISCLOSE - CT_CMP_ISNAN ==
+                           CT_LAUNCH_CMP_ISCLOSE - CT_LAUNCH_CMP_ISNAN,
+                       "ct_cmp's classifications are in the launch's order");
+        if (spec->cmp >= CT_CMP_ISNAN && spec->cmp <= CT_CMP_ISCLOSE)
+            l->cmpop = CT_LAUNCH_CMP_ISNAN + (int32_t)(spec->cmp - CT_CMP_ISNAN);
+        l->cmp_rtol = p->rtol;
+        l->cmp_atol = p->atol;
+        l->cmp_equal_nan = p->equal_nan;
     } else {
         l->compute = p->kernel.compute;
         l->math = p->kernel.math;
@@ -928,6 +933,17 @@ static ct_status all_true(const ct_tensor *t, bool *out) {
     if (t->device.type == CT_DEVICE_META)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED,
                             "Could not run this operation with arguments from the 'Meta' backend");
+    if (!ct_device_impl_host_accessible(t->device.type)) {
+        /* (a device tensor: all() there, one element read back) */
+        ct_tensor *r = NULL;
+        ct_scalar v;
+        CT_TRY(ct_reduce(CT_REDUCE_ALL, t, NULL, 0, false, CT_DTYPE_UNDEFINED, &r));
+        ct_status st = ct_tensor_item(r, &v);
+        ct_tensor_release(r);
+        if (st == CT_OK)
+            *out = v.v.b;
+        return st;
+    }
     const unsigned char *p = ct_tensor_data_ptr(t);
     for (int64_t i = 0; i < t->numel; i++)
         if (p[i] == 0) {

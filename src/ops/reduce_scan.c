@@ -2,10 +2,14 @@
  * to the result dtype (its rounding is part of the result, as in PyTorch), then copied into a
  * contiguous buffer of the accumulation type (double, int64 or complex double: torch's CPU
  * accumulation types for float32, integers and complex), scanned in place along the dim
- * (src/kernels/reduce_stats.h) and copied into the output with one rounding per element. */
+ * (src/kernels/reduce_stats.h) and copied into the output with one rounding per element. On a
+ * device whose memory host code cannot touch, the same buffer lives on the device and the
+ * scan is one SCAN launch (backend.h; scan_elem.h's steps, the cpu's). */
 #include <string.h>
 
+#include "base/alloc_impl.h"
 #include "base/error_impl.h"
+#include "ctensor/backend.h"
 #include "ctensor/reduce.h"
 #include "device/device_impl.h"
 #include "dtype/table_impl.h"
@@ -18,6 +22,35 @@
 static bool scan_kernel(ct_dtype d) {
     return (ct_reduce_impl_has_kernel(d) && d != CT_FLOAT16 && d != CT_BOOL) || d == CT_COMPLEX64 ||
            d == CT_COMPLEX128;
+}
+
+/* The in-place scan of the dense O x R x I buffer on its device: one SCAN launch
+ * (ctensor/backend.h), the steps of ct_reduce_impl_scan in the same order. */
+static ct_status scan_launch(bool prod, ct_scan_type t, ct_tensor *buf, int64_t O, int64_t R,
+                             int64_t I) {
+    if (R < 1 || O == 0 || I == 0)
+        return CT_OK;
+    ct_kernel_launch *l = ct_alloc(sizeof *l, 64); /* about 4 KB: not on the stack */
+    if (l == NULL)
+        return CT_ERR_NOMEM;
+    memset(l, 0, sizeof *l);
+    l->kind = CT_LAUNCH_SCAN;
+    l->name = prod ? "cumprod" : "cumsum";
+    l->noperands = 1;
+    l->dtype[0] = l->compute = l->math = buf->dtype;
+    l->data[0] = ct_tensor_data_ptr(buf);
+    l->numel = O * R * I;
+    l->ndim = l->numel > 1 ? 1 : 0; /* (one element: no dims, as backend.h's loops) */
+    l->shape[0] = l->numel;
+    l->strides[0][0] = (int64_t)ct_dtype_table[buf->dtype].itemsize;
+    l->scan_op = prod ? CT_LAUNCH_SCAN_PROD : CT_LAUNCH_SCAN_SUM;
+    l->scan_outer = O;
+    l->scan_len = R;
+    l->scan_inner = I;
+    (void)t; /* (the buffer's dtype says it) */
+    ct_status st = ct_device_impl_launch(buf->device, l);
+    ct_free(l, sizeof *l, 64);
+    return st;
 }
 
 static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype dtype,
@@ -50,7 +83,10 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
     if ((!scan_kernel(res) || !in_ok) && in->ndim > 0 && in->numel > 0)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kname,
                             ct_dtype_impl_msg_name(in_ok ? res : in->dtype));
-    if (in->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(in->device.type))
+    /* memory host code cannot touch: the scan is a SCAN launch (scan_launch) */
+    bool on_launch = ct_reduce_impl_on_launch(in);
+    if (in->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(in->device.type) &&
+        !on_launch)
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
                             prod ? "cumprod" : "cumsum", ct_device_type_name(in->device.type));
     /* the output has the input's shape: a plan without reduced dims gives it */
@@ -64,7 +100,8 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
     if (in->device.type != CT_DEVICE_META && in->numel > 0) {
         ct_scan_type t;
         ct_dtype acc;
-        if (!scan_kernel(res) || !in_ok) { /* a 0-dim input without a kernel: a copy */
+        /* a 0-dim input is a copy (torch's fill_: -0.0 stays -0.0), with or without a kernel */
+        if (in->ndim == 0 || !scan_kernel(res) || !in_ok) {
             st = ct_tensor_copy_(r, in);
             goto done;
         }
@@ -72,7 +109,7 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
         int64_t inner = 1;
         for (int64_t k = d0 + 1; k < in->ndim; k++)
             inner *= in->sizes[k];
-        if (res == CT_FLOAT32 && in->dtype == CT_FLOAT32 && inner == 1 &&
+        if (!on_launch && res == CT_FLOAT32 && in->dtype == CT_FLOAT32 && inner == 1 &&
             ct_tensor_is_contiguous(in, CT_MEMFMT_CONTIGUOUS) &&
             ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS) &&
             (r == in || r->storage != in->storage)) {
@@ -111,8 +148,12 @@ static ct_status scan_impl(bool prod, const ct_tensor *in, int64_t dim, ct_dtype
                 else
                     I *= in->sizes[k];
             }
-            ct_reduce_impl_scan(prod, t, ct_tensor_data_ptr(buf), O, R, I);
-            st = ct_tensor_copy_(r, buf);
+            if (on_launch)
+                st = scan_launch(prod, t, buf, O, R, I);
+            else
+                ct_reduce_impl_scan(prod, t, ct_tensor_data_ptr(buf), O, R, I);
+            if (st == CT_OK)
+                st = ct_tensor_copy_(r, buf);
         }
     }
 done:

@@ -113,10 +113,6 @@ static ct_status prepare(void *ctx, const ct_iter *it) {
     else
         CT_TRY(ct_unary_impl_kernel_init(&p->kernel, (ct_unary_kop)p->op, it->common_dtype,
                                          it->dtype[0], it->dtype[1]));
-    /* round(decimals=) has no launch form (its steps round through the computation dtype) */
-    if (p->round_decimals && ct_iter_needs_launch(it))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet",
-                            it->config->name, ct_device_type_name(it->device.type));
     return CT_OK;
 }
 
@@ -148,6 +144,10 @@ static ct_status run_launch(const ct_iter *it, const prepared *p) {
     l->name = SPECS[p->op].cfg.name;
     l->compute = p->kernel.compute;
     l->math = launch_math(p->kernel.compute);
+    if (p->round_decimals) {
+        l->flags |= CT_LAUNCH_ROUND_DECIMALS;
+        l->decimals = p->decimals;
+    }
     ct_status st = ct_iter_launch(it, l);
     ct_free(l, sizeof *l, 64);
     return st;

@@ -16,6 +16,8 @@
 #include "launch_diff_reduce.h"
 #include "launch_diff_reduce2.h"
 #include "launch_diff_ternary.h"
+#include "launch_diff_classify.h"
+#include "launch_diff_scan.h"
 
 static void test_binary(void **state) {
     (void)state;
@@ -172,6 +174,32 @@ static void test_reduce2(void **state) {
     assert_int_equal(ct_cuda_synchronize(0), CT_OK);
 }
 
+/* isnan .. isreal, isclose / allclose / equal, round(decimals=) (launch_diff_classify.h):
+ * every dtype and layout, bit for bit. */
+static void test_classify(void **state) {
+    (void)state;
+    ld_failures = 0;
+    long before = ld_checks;
+    ldc_all();
+    ldc_errors();
+    printf("classify / isclose / round(decimals): %ld comparisons\n", ld_checks - before);
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
+/* cumsum / cumprod (launch_diff_scan.h): every dtype, layout and dim, bit for bit (the
+ * cpu's order), and long lines. */
+static void test_scan(void **state) {
+    (void)state;
+    ld_failures = 0;
+    long before = ld_checks;
+    lds_all();
+    lds_big(64 * 4000);
+    printf("cumsum / cumprod: %ld comparisons\n", ld_checks - before);
+    assert_int_equal(ld_failures, 0);
+    assert_int_equal(ct_cuda_synchronize(0), CT_OK);
+}
+
 int main(void) {
     if (ct_cuda_init() != CT_OK) {
         fprintf(stderr, "ct_cuda_init: %s\n", ct_last_error());
@@ -194,6 +222,8 @@ int main(void) {
         cmocka_unit_test(test_reduce_big),
         cmocka_unit_test(test_ternary),
         cmocka_unit_test(test_reduce2),
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_scan),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     /* hand the allocator's cached blocks back, so that compute-sanitizer's leak check

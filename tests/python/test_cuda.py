@@ -1465,3 +1465,115 @@ def test_reduce2_large_float32():
     check_same(ctensor.argmin(xd, 1), ctensor.argmin(x, 1), what="argmin rows")
     check_same(ctensor.var(xd, 1), ctensor.var(x, 1), ulps=8, what="var rows")
     check_same(ctensor.logsumexp(xd, 0), ctensor.logsumexp(x, 0), ulps=8, what="lse")
+
+
+# ---- classifications, isclose / allclose / equal, round(decimals=), cumsum / cumprod ---------
+
+CLASSIFY = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"]
+
+
+def same_outcome(label, got, want):
+    assert got[0] == want[0], f"{label}: cuda {got} cpu {want}"
+    if got[0] == "err":
+        assert got[1] is want[1] and got[2] == want[2], f"{label}: {got} vs {want}"
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_classify_every_dtype(name):
+    x = make(name, (3, 7), f"cls{name}")
+    xt = make(name, (7, 3), f"cls{name}t").t()
+    for xin, layout in ((x, "contiguous"), (xt, "transposed")):
+        for op in CLASSIFY:
+            label = f"{op}({name}) {layout}"
+            got = outcome(lambda: ct(op)(xin.cuda()))
+            want = outcome(lambda: ct(op)(xin))
+            if not same_outcome(label, got, want):
+                continue
+            on_cuda(got[1])
+            check_same(got[1], want[1], what=label)
+            if TORCH_CUDA:
+                check_same(got[1], th(op)(as_torch(xin).cuda()), what=f"{label} vs torch")
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_isclose_allclose_equal_every_dtype(name):
+    a = make(name, (4, 9), f"close{name}")
+    b = make(name, (4, 9), f"close{name}b")
+    for rtol, atol, equal_nan in ((1e-5, 1e-8, False), (0.5, 2.0, True), (0.0, 0.0, True)):
+        for x, y, what in ((a, b, "a, b"), (a, a, "a, a")):
+            label = f"isclose({name}: {what}, {rtol}, {atol}, {equal_nan})"
+            got = outcome(lambda: ctensor.isclose(x.cuda(), y.cuda(), rtol, atol, equal_nan))
+            want = outcome(lambda: ctensor.isclose(x, y, rtol, atol, equal_nan))
+            if same_outcome(label, got, want):
+                on_cuda(got[1])
+                check_same(got[1], want[1], what=label)
+            got = outcome(lambda: ctensor.allclose(x.cuda(), y.cuda(), rtol, atol, equal_nan))
+            want = outcome(lambda: ctensor.allclose(x, y, rtol, atol, equal_nan))
+            if same_outcome("all" + label, got, want):
+                assert got[1] == want[1], "all" + label
+    assert ctensor.equal(a.cuda(), a.cuda()) == ctensor.equal(a, a)
+    assert ctensor.equal(a.cuda(), b.cuda()) == ctensor.equal(a, b)
+
+
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("decimals", [1, 3, -1, -2])
+def test_round_decimals(name, decimals):
+    x = make(name, (5, 6), f"round{name}{decimals}")
+    label = f"round({name}, decimals={decimals})"
+    got = outcome(lambda: ctensor.round(x.cuda(), decimals=decimals))
+    want = outcome(lambda: ctensor.round(x, decimals=decimals))
+    if not same_outcome(label, got, want):
+        return
+    on_cuda(got[1])
+    check_same(got[1], want[1], what=label)
+    y = x.cuda()
+    y.t().round_(decimals=decimals)
+    check_same(y, want[1], what=f"{label} in place on a transposed view")
+    if TORCH_CUDA:
+        check_same(got[1], torch.round(as_torch(x).cuda(), decimals=decimals),
+                   what=f"{label} vs torch")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_cumsum_cumprod_every_dtype(op, name):
+    x = make(name, (3, 4, 5), f"{op}{name}", small=True)
+    xt = make(name, (5, 3), f"{op}{name}t", small=True).t()
+    for xin, layout in ((x, "contiguous"), (xt, "transposed")):
+        for dim in range(-1, xin.dim()):
+            for dtype in (None, ctensor.float64, ctensor.int64):
+                label = f"{op}({name}) {layout} dim={dim} dtype={dtype}"
+                got = outcome(lambda: ct(op)(xin.cuda(), dim, dtype=dtype))
+                want = outcome(lambda: ct(op)(xin, dim, dtype=dtype))
+                if not same_outcome(label, got, want):
+                    continue
+                on_cuda(got[1])
+                check_same(got[1], want[1], what=label)
+                if TORCH_CUDA and dtype is None and name not in HALF | COMPLEX:
+                    tr = outcome(lambda: th(op)(as_torch(xin).cuda(), dim))
+                    if tr[0] == "ok":
+                        check_same(got[1], tr[1], ulps=4, what=f"{label} vs torch")
+    # in place, out= into a transposed float64 tensor
+    y = x.cuda()
+    r = outcome(lambda: getattr(y, op + "_")(1))
+    w = outcome(lambda: getattr(x.clone(), op + "_")(1))
+    if same_outcome(f"{op}_({name})", r, w):
+        check_same(y, w[1], what=f"{op}_({name})")
+    o = ctensor.zeros((5, 3), dtype=ctensor.float64, device="cuda").t()
+    oc = ctensor.zeros((5, 3), dtype=ctensor.float64).t()
+    g = outcome(lambda: ct(op)(xt.cuda(), 0, out=o))
+    w = outcome(lambda: ct(op)(xt, 0, out=oc))
+    if same_outcome(f"{op}({name}, out=)", g, w):
+        check_same(o, oc, what=f"{op}({name}, out= transposed)")
+
+
+def test_cumsum_long_rows_and_columns():
+    x = make("float32", (3, 5000), "cumsum-long", small=True)
+    for dim in (0, 1):
+        check_same(ctensor.cumsum(x.cuda(), dim), ctensor.cumsum(x, dim),
+                   what=f"cumsum long dim={dim}")
+        check_same(ctensor.cumprod(x.cuda(), dim), ctensor.cumprod(x, dim),
+                   what=f"cumprod long dim={dim}")

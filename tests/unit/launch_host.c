@@ -67,6 +67,8 @@ ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
         return host_launch_reduce(l);
     case CT_LAUNCH_BINARY:
         return host_launch_binary(l);
+    case CT_LAUNCH_SCAN:
+        return host_launch_scan(l);
     default:
         return ct_set_error(CT_ERR_RUNTIME, "test launch: unknown kind %d", (int)l->kind);
     }

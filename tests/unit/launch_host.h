@@ -36,6 +36,9 @@ ct_status host_launch_reduce(const ct_kernel_launch *l);
  * host_launch_reduce), counted in launches_reduce2. */
 extern long launches_reduce2;
 ct_status host_launch_reduce2(const ct_kernel_launch *l);
+/* SCAN (launch_host_scan.c, src/kernels/scan_elem.h); launches_scan counts them */
+extern long launches_scan;
+ct_status host_launch_scan(const ct_kernel_launch *l);
 /* The byte offset of element i (in row-major order over the launch's shape, innermost dim
  * first) of operand k. */
 int64_t offset_of(const ct_kernel_launch *l, int k, int64_t i);

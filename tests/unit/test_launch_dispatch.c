@@ -145,11 +145,15 @@ static void test_launch_fields(void **state) {
     assert_int_equal(last->dtype[0], CT_FLOAT32);
     ct_tensor_release(r);
     r = NULL;
-    /* the classifications have no launch kernels yet: refused before anything runs */
+    /* a classification is an EQ launch saying which (test_launch_classify checks values) */
     last = NULL;
-    assert_status_msg(ct_isnan(a, &r), CT_ERR_NOT_IMPLEMENTED, "isnan: not implemented on xpu yet");
-    assert_null(r);
-    assert_null(last);
+    assert_int_equal(ct_isnan(a, &r), CT_OK);
+    assert_non_null(last);
+    assert_int_equal(last->binop, 5); /* EQ */
+    assert_int_equal(last->cmpop, CT_LAUNCH_CMP_ISNAN);
+    assert_int_equal(last->dtype[0], CT_BOOL);
+    ct_tensor_release(r);
+    r = NULL;
     /* a 0-dim cpu operand arrives as device memory, one element, with the scalar flag */
     ct_tensor *z = NULL;
     assert_int_equal(ct_tensor_scalar_tensor(ct_scalar_float(3), CT_FLOAT64, &ld_cpu, &z), CT_OK);
@@ -268,8 +272,8 @@ static void test_unary_fields(void **state) {
     assert_int_equal(ct_unary_(CT_UNOP_NEG, t), CT_OK);
     assert_int_equal(last->unop, CT_UNOP_NEG);
     assert_ptr_equal(last->data[0], last->data[1]);
-    /* complex: abs runs (real result), exp is refused by the device, round(decimals) by
-     * the core, nothing launched for an empty tensor */
+    /* complex: abs runs (real result), exp is refused by the device; round(decimals)
+     * launches; nothing launched for an empty tensor */
     assert_int_equal(ct_tensor_ones(s, 2, CT_COMPLEX64, &ld_device, CT_LAYOUT_STRIDED, &c), CT_OK);
     assert_int_equal(ct_unary(CT_UNOP_ABS, c, &r), CT_OK);
     assert_int_equal(last->dtype[0], CT_FLOAT32);
@@ -280,9 +284,12 @@ static void test_unary_fields(void **state) {
     assert_status_msg(ct_unary(CT_UNOP_EXP, c, &r), CT_ERR_NOT_IMPLEMENTED,
                       "\"exp\" not implemented for 'ComplexFloat'");
     assert_null(r);
-    assert_status_msg(ct_round_decimals(h, 2, &r), CT_ERR_NOT_IMPLEMENTED,
-                      "round: not implemented on xpu yet");
-    assert_null(r);
+    /* round(decimals=): a UNARY ROUND launch with the decimals */
+    assert_int_equal(ct_round_decimals(h, 2, &r), CT_OK);
+    assert_true(last->flags & CT_LAUNCH_ROUND_DECIMALS);
+    assert_int_equal(last->decimals, 2);
+    ct_tensor_release(r);
+    r = NULL;
     ct_tensor_release(t);
     ct_tensor_release(c);
     ct_tensor_release(i);
