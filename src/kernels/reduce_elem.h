@@ -1,6 +1,6 @@
 /* One step of a REDUCE launch (ctensor/backend.h): how an element is read into an
  * accumulator, how accumulators combine, and how one becomes an output element. Compiled as
- * C (the host-executed launches of tests/unit/launch_host_reduce.h) and under nvcc (the GPU
+ * C (the host-executed launches of tests/unit/launch_host_reduce.c) and under nvcc (the GPU
  * kernels of src/cuda/kernels_reduce.cu), so what CI checks on the host is the code the GPU
  * runs (Note [One definition per element] in src/kernels/binary_elem.h).
  *

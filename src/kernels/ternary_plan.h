@@ -8,7 +8,7 @@
  * the computation dtype). ct_tplan_init makes the same decisions from a launch, and
  * ct_telem computes one element with them, from the element functions of ternary_elem.h and
  * the conversions of elem_impl.h. Compiled as C (the host-executed launches of
- * tests/unit/launch_host_ternary.h) and under nvcc (src/cuda/kernels_ternary.cu), so that
+ * tests/unit/launch_host_ternary.c) and under nvcc (src/cuda/kernels_ternary.cu), so that
  * what CI checks on the host is the code the GPU runs (Note [One definition per element] in
  * binary_elem.h). */
 #ifndef CT_KERNELS_TERNARY_PLAN_H

@@ -2,7 +2,7 @@
  * (unary_kernel.c) computes it: the input converted to the math dtype (through the
  * computation dtype first where unary_kernel.c does so), the element function of
  * unary_elem.h, the result rounded once to the result dtype and converted to the output's.
- * Compiled as C (the host-executed launches of tests/unit/launch_host_unary.h) and under
+ * Compiled as C (the host-executed launches of tests/unit/launch_host_unary.c) and under
  * nvcc (src/cuda/kernels_unary.cu), so that what CI checks on the host is the code the GPU
  * runs (Note [One definition per element] in binary_elem.h).
  *
