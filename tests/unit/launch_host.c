@@ -73,3 +73,14 @@ ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
         return ct_set_error(CT_ERR_RUNTIME, "test launch: unknown kind %d", (int)l->kind);
     }
 }
+
+ct_status host_launch_register_xpu(ct_status (*launch)(void *ctx, int32_t index,
+                                                       const ct_kernel_launch *l)) {
+    ct_backend b;
+    ct_status st = ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b);
+    if (st != CT_OK)
+        return st;
+    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    b.launch = launch;
+    return ct_backend_register(&b);
+}

@@ -23,6 +23,13 @@ extern long launches_binary, launches_copy, launches_unary, launches_ternary, la
  * (CT_ERR_NOT_IMPLEMENTED). */
 ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l);
 
+/* Registers a host-emulated backend for the xpu device type with 2 devices whose memory
+ * counts as not host accessible (so that the core must launch) and whose launch slot is
+ * `launch` (host_launch, or a wrapper that records the launches first): the device of the
+ * launch tests. Returns ct_backend_register's status. */
+ct_status host_launch_register_xpu(ct_status (*launch)(void *ctx, int32_t index,
+                                                       const ct_kernel_launch *l));
+
 /* The executor's own parts, one per launch kind, each called by host_launch after the
  * geometry check. */
 ct_status host_launch_binary(const ct_kernel_launch *l);

@@ -25,12 +25,7 @@ static ct_status record_launch(void *ctx, int32_t index, const ct_kernel_launch 
 
 static int setup(void **state) {
     (void)state;
-    ct_backend b;
-    if (ct_backend_host_emulated(CT_DEVICE_XPU, 2, &b) != CT_OK)
-        return -1;
-    b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
-    b.launch = record_launch;
-    if (ct_backend_register(&b) != CT_OK)
+    if (host_launch_register_xpu(record_launch) != CT_OK)
         return -1;
     ld_device = (ct_device){CT_DEVICE_XPU, 0};
     return 0;
