@@ -11,6 +11,7 @@
 #include "iter/reduce_plan.h"
 #include "kernels/sort.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 /* The dtypes of torch 1.13's CPU kernels: the sorts take every real dtype, topk and kthvalue
@@ -47,10 +48,7 @@ static ct_status sort_check(sort_kind kind, const char *name, const ct_tensor *i
     if (!sort_dtype_ok(kind, in->dtype))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                             sort_kernel_names[kind], ct_dtype_impl_msg_name(in->dtype));
-    if (in->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(in->device.type))
-        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on %s yet", name,
-                            ct_device_type_name(in->device.type));
-    return CT_OK;
+    return CT_OK; /* accelerators stage through host memory before this */
 }
 
 static ct_status check_out_dtype(const ct_tensor *out, ct_dtype want) {
@@ -121,6 +119,43 @@ done:
     return st;
 }
 
+static ct_status sort_along(sort_kind kind, const char *name, const ct_tensor *in, int64_t dim,
+                            int64_t k, bool desc, ct_tensor *ov, ct_tensor *oi,
+                            ct_tensor **values, ct_tensor **indices);
+
+/* sort_along on an accelerator: through host memory (Note [Staging through host memory]). */
+static ct_status sort_along_staged(sort_kind kind, const char *name, const ct_tensor *in,
+                                   int64_t dim, int64_t k, bool desc, ct_tensor *ov,
+                                   ct_tensor *oi, ct_tensor **values, ct_tensor **indices) {
+    ct_stage s;
+    ct_stage_init(&s, name);
+    int a = ct_stage_add(&s, in, 0);
+    int b = ct_stage_add(&s, ov, CT_STAGE_WRITTEN);
+    int c = ct_stage_add(&s, oi, CT_STAGE_WRITTEN);
+    ct_tensor *hv = NULL, *hi = NULL, *v = NULL, *ix = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = sort_along(kind, name, ct_stage_host(&s, a), dim, k, desc, ct_stage_host(&s, b),
+                        ct_stage_host(&s, c), &hv, &hi);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hv, &v);
+    else
+        ct_tensor_release(hv);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hi, &ix);
+    else
+        ct_tensor_release(hi);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(v);
+        ct_tensor_release(ix);
+        return st;
+    }
+    *values = v;
+    *indices = ix;
+    return CT_OK;
+}
+
 /* The shared driver: checks, the dim, the outputs (kout along the dim; < 0: the dim's size),
  * then sort_compute. *d0 / *n: the wrapped dim and its size. */
 static ct_status sort_along(sort_kind kind, const char *name, const ct_tensor *in, int64_t dim,
@@ -128,6 +163,8 @@ static ct_status sort_along(sort_kind kind, const char *name, const ct_tensor *i
                             ct_tensor **values, ct_tensor **indices) {
     if (in == NULL || values == NULL || indices == NULL || ((ov == NULL) != (oi == NULL)))
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", name);
+    if (ct_stage_wanted(in) || ct_stage_wanted(ov) || ct_stage_wanted(oi))
+        return sort_along_staged(kind, name, in, dim, k, desc, ov, oi, values, indices);
     CT_TRY(sort_check(kind, name, in));
     ct_reduce_plan p; /* for the dim check and its message */
     CT_TRY(ct_reduce_impl_plan(in, &dim, 1, true, &p));
@@ -272,6 +309,37 @@ static ct_status first_of(const ct_tensor *t, int64_t m, ct_tensor **out) {
     return st;
 }
 
+/* unique on an accelerator: through host memory (Note [Staging through host memory]). */
+static ct_status unique_staged(const ct_tensor *input, bool sorted, ct_tensor **output,
+                               ct_tensor **inverse, ct_tensor **counts) {
+    ct_stage s;
+    ct_stage_init(&s, "unique");
+    int a = ct_stage_add(&s, input, 0);
+    ct_tensor *h[3] = {NULL, NULL, NULL}, *d[3] = {NULL, NULL, NULL};
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = ct_unique(ct_stage_host(&s, a), sorted, &h[0], inverse != NULL ? &h[1] : NULL,
+                       counts != NULL ? &h[2] : NULL);
+    for (int i = 0; i < 3; i++) {
+        if (st == CT_OK)
+            st = ct_stage_result(&s, h[i], &d[i]);
+        else
+            ct_tensor_release(h[i]);
+    }
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        for (int i = 0; i < 3; i++)
+            ct_tensor_release(d[i]);
+        return st;
+    }
+    *output = d[0];
+    if (inverse != NULL)
+        *inverse = d[1];
+    if (counts != NULL)
+        *counts = d[2];
+    return CT_OK;
+}
+
 ct_status ct_unique(const ct_tensor *input, bool sorted, ct_tensor **output, ct_tensor **inverse,
                     ct_tensor **counts) {
     (void)sorted; /* always sorted: one of the orders PyTorch allows for sorted=False */
@@ -282,6 +350,8 @@ ct_status ct_unique(const ct_tensor *input, bool sorted, ct_tensor **output, ct_
         *inverse = NULL;
     if (counts != NULL)
         *counts = NULL;
+    if (ct_stage_wanted(input))
+        return unique_staged(input, sorted, output, inverse, counts);
     CT_TRY(sort_check(SORT_UNIQUE, "unique", input));
     if (input->device.type == CT_DEVICE_META) /* the result's size depends on the data */
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "unique: not implemented on meta tensors");
