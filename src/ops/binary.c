@@ -23,6 +23,7 @@
 #include "kernels/binary.h"
 #include "kernels/compare.h"
 #include "ops/dispatch.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 /* Elements per thread chunk (ct_iter_run); also the fast path's upper bound. */
@@ -382,10 +383,37 @@ static ct_status run_iter_ex(const binop_spec *spec, ct_tensor *out, bool inplac
     return CT_OK;
 }
 
+/* run_iter_ex through host memory (Note [Staging through host memory]): for what a device
+ * has no kernel for (complex pow, a backend's missing dtype). Devices were checked by the
+ * attempt on the device, so a cpu operand here is one that may join (a 0-dim tensor). */
+static ct_status run_iter_staged(const binop_spec *spec, ct_tensor *out, bool inplace,
+                                 const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                                 ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, spec->cfg.name);
+    int ka = ct_stage_add(&s, a, CT_STAGE_ANY_DEVICE | (out == a ? CT_STAGE_WRITTEN : 0u));
+    int kb = ct_stage_add(&s, b, CT_STAGE_ANY_DEVICE);
+    int ko = out == a ? ka : ct_stage_add(&s, out, CT_STAGE_ANY_DEVICE | CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = run_iter_ex(spec, ct_stage_host(&s, ko), inplace, ct_stage_host(&s, ka),
+                         ct_stage_host(&s, kb), alpha, result != NULL ? &h : NULL, NULL);
+    if (st == CT_OK && result != NULL)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    return ct_stage_end(&s, st);
+}
+
 static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
                           const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
                           ct_tensor **result) {
-    return run_iter_ex(spec, out, inplace, a, b, alpha, result, NULL);
+    ct_status st = run_iter_ex(spec, out, inplace, a, b, alpha, result, NULL);
+    if (st == CT_ERR_NOT_IMPLEMENTED &&
+        (ct_stage_wanted(a) || ct_stage_wanted(b) || ct_stage_wanted(out)))
+        st = run_iter_staged(spec, out, inplace, a, b, alpha, result);
+    return st;
 }
 
 /* ---- the fast path ------------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include "iter/reduce_plan.h"
 #include "kernels/reduce.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 static const char *const NAMES[CT_NUM_REDUCE_OPS] = {
@@ -448,7 +449,7 @@ static ct_status compute(ct_reduce_op op, const ct_tensor *in, const ct_reduce_p
     return st;
 }
 
-static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,
+static ct_status reduce_once(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,
                              int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
                              ct_tensor **result) {
     if ((unsigned)op >= CT_NUM_REDUCE_OPS)
@@ -514,6 +515,37 @@ static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t
                      op == CT_REDUCE_MEAN);
     }
     return ct_reduce_impl_finish(st, out, &keep, r, result);
+}
+
+/* reduce_once through host memory (Note [Staging through host memory]): for what a device
+ * has no kernel for (complex sums, products and statistics, a backend without launches). */
+static ct_status reduce_staged(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,
+                               int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
+                               ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, NAMES[op]);
+    int ki = ct_stage_add(&s, in, 0);
+    int ko = ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = reduce_once(op, ct_stage_host(&s, ki), dims, ndims, keepdim, dtype,
+                         ct_stage_host(&s, ko), result != NULL ? &h : NULL);
+    if (st == CT_OK && result != NULL)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    return ct_stage_end(&s, st);
+}
+
+static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,
+                             int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
+                             ct_tensor **result) {
+    ct_status st = reduce_once(op, in, dims, ndims, keepdim, dtype, out, result);
+    if (st == CT_ERR_NOT_IMPLEMENTED && (unsigned)op < CT_NUM_REDUCE_OPS &&
+        (ct_stage_wanted(in) || ct_stage_wanted(out)))
+        st = reduce_staged(op, in, dims, ndims, keepdim, dtype, out, result);
+    return st;
 }
 
 ct_status ct_reduce(ct_reduce_op op, const ct_tensor *input, const int64_t *dims, int64_t ndims,

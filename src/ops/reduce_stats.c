@@ -22,6 +22,7 @@
 #include "kernels/reduce.h"
 #include "kernels/reduce_stats.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 static bool is_float(ct_dtype d) { return ct_dtype_is_floating_point(d); }
@@ -299,9 +300,9 @@ static ct_status var_rows(const ct_tensor *rows, int64_t O, int64_t R, double co
     return rc == 0 ? CT_OK : nomem("var");
 }
 
-ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims, double correction,
-                     bool keepdim, bool take_sqrt, ct_tensor *out, ct_tensor **result,
-                     ct_tensor **mean) {
+static ct_status std_var_once(const ct_tensor *input, const int64_t *dims, int64_t ndims,
+                              double correction, bool keepdim, bool take_sqrt, ct_tensor *out,
+                              ct_tensor **result, ct_tensor **mean) {
     const char *name = take_sqrt ? "std" : "var";
     if (result == NULL || input == NULL || (ndims > 0 && dims == NULL))
         return ct_set_error(CT_ERR_MISUSE, "%s: NULL argument", name);
@@ -431,8 +432,8 @@ static ct_status norm_rows(const ct_tensor *rows, int64_t O, int64_t R, double p
     return rc == 0 ? CT_OK : nomem("norm");
 }
 
-ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t ndims,
-                  bool keepdim, ct_dtype dtype, ct_tensor *out, ct_tensor **result) {
+static ct_status norm_once(const ct_tensor *input, double p, const int64_t *dims, int64_t ndims,
+                           bool keepdim, ct_dtype dtype, ct_tensor *out, ct_tensor **result) {
     if (result == NULL || input == NULL || (ndims > 0 && dims == NULL))
         return ct_set_error(CT_ERR_MISUSE, "norm: NULL argument");
     *result = NULL;
@@ -518,6 +519,83 @@ ct_status ct_norm_str(const ct_tensor *input, const char *p, const int64_t *dims
     }
     return ct_set_error(CT_ERR_RUNTIME, "only valid string values are 'fro' and 'nuc', found %s",
                         p);
+}
+
+/* std / var (and _mean) and norm through host memory (Note [Staging through host memory])
+ * when the device has no kernel for them (complex inputs, a backend without launches). */
+static ct_status std_var_staged(const ct_tensor *input, const int64_t *dims, int64_t ndims,
+                                double correction, bool keepdim, bool take_sqrt, ct_tensor *out,
+                                ct_tensor **result, ct_tensor **mean) {
+    ct_stage s;
+    ct_stage_init(&s, take_sqrt ? "std" : "var");
+    int ki = ct_stage_add(&s, input, 0);
+    int ko = ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL, *hm = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = std_var_once(ct_stage_host(&s, ki), dims, ndims, correction, keepdim, take_sqrt,
+                          ct_stage_host(&s, ko), &h, mean != NULL ? &hm : NULL);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    if (st == CT_OK && mean != NULL)
+        st = ct_stage_result(&s, hm, mean);
+    else
+        ct_tensor_release(hm);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(*result);
+        *result = NULL;
+        if (mean != NULL) {
+            ct_tensor_release(*mean);
+            *mean = NULL;
+        }
+    }
+    return st;
+}
+
+ct_status ct_std_var(const ct_tensor *input, const int64_t *dims, int64_t ndims, double correction,
+                     bool keepdim, bool take_sqrt, ct_tensor *out, ct_tensor **result,
+                     ct_tensor **mean) {
+    ct_status st =
+        std_var_once(input, dims, ndims, correction, keepdim, take_sqrt, out, result, mean);
+    if (st == CT_ERR_NOT_IMPLEMENTED && (ct_stage_wanted(input) || ct_stage_wanted(out)))
+        st = std_var_staged(input, dims, ndims, correction, keepdim, take_sqrt, out, result,
+                            mean);
+    return st;
+}
+
+static ct_status norm_staged(const ct_tensor *input, double p, const int64_t *dims,
+                             int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
+                             ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, "norm");
+    int ki = ct_stage_add(&s, input, 0);
+    int ko = ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = norm_once(ct_stage_host(&s, ki), p, dims, ndims, keepdim, dtype,
+                       ct_stage_host(&s, ko), &h);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(*result);
+        *result = NULL;
+    }
+    return st;
+}
+
+ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t ndims,
+                  bool keepdim, ct_dtype dtype, ct_tensor *out, ct_tensor **result) {
+    ct_status st = norm_once(input, p, dims, ndims, keepdim, dtype, out, result);
+    if (st == CT_ERR_NOT_IMPLEMENTED && (ct_stage_wanted(input) || ct_stage_wanted(out)))
+        st = norm_staged(input, p, dims, ndims, keepdim, dtype, out, result);
+    return st;
 }
 
 /* ---- aminmax ----------------------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include "iter/iter.h"
 #include "kernels/unary.h"
 #include "ops/dispatch.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 #define GRAIN 16384
@@ -157,8 +158,8 @@ static int kernel_loop(void *ctx, char *const *data, const int64_t *strides, int
     return ct_unary_impl_kernel_run(ctx, data[0], data[1], strides[0], strides[1], n);
 }
 
-static ct_status run(ct_unop op, bool round_decimals, int64_t decimals, const ct_tensor *t,
-                     ct_tensor *out, bool inplace, ct_tensor **result) {
+static ct_status run_once(ct_unop op, bool round_decimals, int64_t decimals,
+                          const ct_tensor *t, ct_tensor *out, bool inplace, ct_tensor **result) {
     if (t->layout != CT_LAYOUT_STRIDED || (out != NULL && out->layout != CT_LAYOUT_STRIDED)) {
         /* the layer of that layout runs it (the sparse one fills the slot before it makes its
          * first tensor); round(decimals=) has no sparse kernel in PyTorch */
@@ -196,6 +197,35 @@ static ct_status run(ct_unop op, bool round_decimals, int64_t decimals, const ct
         *result = ct_iter_take_output(&it);
     ct_iter_release(&it);
     return CT_OK;
+}
+
+/* run_once through host memory (Note [Staging through host memory]): for what a device has
+ * no kernel for (most complex functions, a backend's missing dtype). */
+static ct_status run_staged(ct_unop op, bool round_decimals, int64_t decimals,
+                            const ct_tensor *t, ct_tensor *out, bool inplace,
+                            ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, SPECS[op].cfg.name);
+    int kt = ct_stage_add(&s, t, out == t ? CT_STAGE_WRITTEN : 0u);
+    int ko = out == t ? kt : ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = run_once(op, round_decimals, decimals, ct_stage_host(&s, kt), ct_stage_host(&s, ko),
+                      inplace, result != NULL ? &h : NULL);
+    if (st == CT_OK && result != NULL)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    return ct_stage_end(&s, st);
+}
+
+static ct_status run(ct_unop op, bool round_decimals, int64_t decimals, const ct_tensor *t,
+                     ct_tensor *out, bool inplace, ct_tensor **result) {
+    ct_status st = run_once(op, round_decimals, decimals, t, out, inplace, result);
+    if (st == CT_ERR_NOT_IMPLEMENTED && (ct_stage_wanted(t) || ct_stage_wanted(out)))
+        st = run_staged(op, round_decimals, decimals, t, out, inplace, result);
+    return st;
 }
 
 static ct_status check_op(ct_unop op, const void *t, const void *out, const char *fn) {

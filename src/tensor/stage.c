@@ -1,7 +1,9 @@
 /* Note [Staging through host memory] (stage.h): mirrors, results and write-back. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "ctensor/reorder.h"
+#include "ctensor/warning.h"
 
 #include "base/error_impl.h"
 #include "tensor/stage.h"
@@ -121,6 +123,31 @@ static ct_status mirror_groups(ct_stage *s) {
     return CT_OK;
 }
 
+/* Ops warned about so far (their name literals), so each warns once per process, as
+ * PyTorch's cpu fallback for MPS does: the results are right, but a program that cares for
+ * speed should know its data makes the round trip. Full: no more warnings. */
+#define WARNED_MAX 256
+static _Atomic(const char *) warned[WARNED_MAX];
+
+static void warn_once(const ct_stage *s) {
+    for (int i = 0; i < WARNED_MAX; i++) {
+        const char *seen = atomic_load_explicit(&warned[i], memory_order_acquire);
+        if (seen == NULL) {
+            const char *expected = NULL;
+            if (atomic_compare_exchange_strong(&warned[i], &expected, s->fn))
+                break;
+            seen = expected;
+        }
+        if (seen == s->fn || strcmp(seen, s->fn) == 0)
+            return;
+        if (i == WARNED_MAX - 1)
+            return;
+    }
+    ct_warn("The operator '%s' is not currently supported on the %s device and will fall back "
+            "to run on the CPU. This may have performance implications.",
+            s->fn, ct_device_type_name(s->device.type));
+}
+
 static ct_status make_hosts(ct_stage *s) {
     for (int k = 0; k < s->nargs; k++) {
         ct_stage_arg *a = &s->args[k];
@@ -153,6 +180,8 @@ ct_status ct_stage_begin(ct_stage *s) {
         st = make_hosts(s);
     if (st != CT_OK)
         release_all(s);
+    else if (s->ngroups > 0)
+        warn_once(s);
     return st;
 }
 

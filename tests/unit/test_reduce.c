@@ -305,7 +305,7 @@ static void test_devices(void **state) {
                "mean(): could not infer output dtype. Input dtype must be either a floating "
                "point or complex dtype. Got: Int");
     ct_tensor_release(m);
-    /* a device without host access and without a reduction launch */
+    /* a device without host access and without a reduction launch: through host memory */
     ct_backend b;
     OK(ct_backend_host_emulated(CT_DEVICE_XPU, 1, &b));
     b.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
@@ -313,9 +313,15 @@ static void test_devices(void **state) {
     ct_device xpu = {CT_DEVICE_XPU, 0};
     ct_tensor *t = NULL;
     OK(ct_tensor_empty(SHAPE(3), CT_FLOAT32, &xpu, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS, &t));
-    EXPECT_ERR(ct_sum(t, NULL, 0, false, U, &r), CT_ERR_NOT_IMPLEMENTED,
-               "sum: not implemented on xpu yet");
-    assert_null(r);
+    OK(ct_tensor_fill_(t, ct_scalar_float(1.5))); /* then summed through host memory */
+    OK(ct_sum(t, NULL, 0, false, U, &r));
+    assert_int_equal(ct_tensor_device(r).type, CT_DEVICE_XPU);
+    ct_tensor *rh = NULL;
+    OK(ct_tensor_to_device(r, CPU, &rh));
+    assert_true(item_f64(rh) == 4.5);
+    ct_tensor_release(rh);
+    ct_tensor_release(r);
+    r = NULL;
     ct_tensor_release(t);
     OK(ct_backend_unregister(CT_DEVICE_XPU));
     /* a host-emulated (host-accessible) device computes */
