@@ -11,6 +11,7 @@
  * it has live allocations), so a test sees the slot as it would be without CUDA; and
  * restore_cuda_backend() puts it back (the tests' conftest calls it after every test).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "ctensor_py.h"
@@ -48,17 +49,69 @@ static int type_of_name(PyObject *obj, ct_device_type *out, int *unknown) {
     return -1;
 }
 
-/* register_emulated_backend(type_name, device_count) */
+/* Note [An accelerator the host cannot read]: with host_accessible=False the emulated
+ * backend keeps its memory but hands out addresses with bit 62 set (non-canonical on x86-64
+ * and AArch64, so any host access faults), its slots clearing the bit again, and it has no
+ * launch slot: every op must then reach the memory through the copy slots, as with a real
+ * GPU (ops without kernels run through host memory). One such backend at a time. */
+#define OPAQUE_BIT ((uintptr_t)1 << 62)
+static ct_backend opaque_base;
+
+static void *opaque_addr(void *p) { return p ? (void *)((uintptr_t)p ^ OPAQUE_BIT) : p; }
+static const void *opaque_caddr(const void *p) {
+    return p ? (const void *)((uintptr_t)p ^ OPAQUE_BIT) : p;
+}
+static ct_status opaque_allocate(void *ctx, int32_t index, size_t size, size_t align,
+                                 void **out) {
+    ct_status st = opaque_base.allocate(ctx, index, size, align, out);
+    if (st == CT_OK)
+        *out = opaque_addr(*out);
+    return st;
+}
+static void opaque_free(void *ctx, int32_t index, void *ptr, size_t size, size_t align) {
+    opaque_base.free(ctx, index, opaque_addr(ptr), size, align);
+}
+static ct_status opaque_h2d(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
+    return opaque_base.copy_h2d(ctx, index, opaque_addr(dst), src, n);
+}
+static ct_status opaque_d2h(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
+    return opaque_base.copy_d2h(ctx, index, dst, opaque_caddr(src), n);
+}
+static ct_status opaque_d2d(void *ctx, int32_t di, void *dst, int32_t si, const void *src,
+                            size_t n) {
+    return opaque_base.copy_d2d(ctx, di, opaque_addr(dst), si, opaque_caddr(src), n);
+}
+static ct_status opaque_fill(void *ctx, int32_t index, void *dst, size_t n, const void *pattern,
+                             size_t pattern_size) {
+    return opaque_base.fill(ctx, index, opaque_addr(dst), n, pattern, pattern_size);
+}
+
+static void make_opaque(ct_backend *b) {
+    opaque_base = *b;
+    b->flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    b->allocate = opaque_allocate;
+    b->free = opaque_free;
+    b->copy_h2d = opaque_h2d;
+    b->copy_d2h = opaque_d2h;
+    b->copy_d2d = opaque_base.copy_d2d != NULL ? opaque_d2d : NULL;
+    b->fill = opaque_base.fill != NULL ? opaque_fill : NULL;
+    b->launch = NULL;
+}
+
+/* register_emulated_backend(type_name, device_count, host_accessible=True) */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static const char *const names[] = {"type_name", "device_count"};
+    static const char *const names[] = {"type_name", "device_count", "host_accessible"};
     PyObject *a[CTP_MAX_PARAMS];
     ct_device_type type;
     int unknown;
     int64_t count;
     ct_backend b;
     (void)self;
-    if (ctp_parse_python_call("register_emulated_backend", names, 2, 2, 0, args, kwargs, a) < 0 ||
+    if (ctp_parse_python_call("register_emulated_backend", names, 3, 2, 0, args, kwargs, a) < 0 ||
         type_of_name(a[0], &type, &unknown) < 0)
+        return NULL;
+    int host_accessible = a[2] == NULL || a[2] == Py_None ? 1 : PyObject_IsTrue(a[2]);
+    if (host_accessible < 0)
         return NULL;
     if (!ctp_is_int_arg(a[1]))
         return PyErr_Format(PyExc_TypeError, "device_count must be int, not %s",
@@ -79,6 +132,8 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
         st = name != NULL ? ct_privateuse1_set_name(name) : CT_ERR_NOMEM;
         b.name = ct_privateuse1_name();
     }
+    if (st == CT_OK && !host_accessible)
+        make_opaque(&b);
     if (st == CT_OK)
         st = ct_backend_register(&b);
     if (st != CT_OK) {
@@ -134,9 +189,10 @@ static PyObject *py_default_device_depth(PyObject *self, PyObject *unused) {
 
 static PyMethodDef testing_functions[] = {
     {"register_emulated_backend", CTP_KW_FUNC(py_register), METH_VARARGS | METH_KEYWORDS,
-     "register_emulated_backend(type_name, device_count) -> None\n\n"
+     "register_emulated_backend(type_name, device_count, host_accessible=True) -> None\n\n"
      "Register the host-emulated accelerator under a device type ('cuda', 'xpu', ...), or\n"
-     "under PrivateUse1 with a new name ('npu')."},
+     "under PrivateUse1 with a new name ('npu'). host_accessible=False: its addresses fault\n"
+     "when the host reads them and it has no kernels, as a real GPU seen from the host."},
     {"unregister_backend", CTP_KW_FUNC(py_unregister), METH_VARARGS | METH_KEYWORDS,
      "unregister_backend(type_name) -> None\n\n"
      "Remove the backend of a device type; for PrivateUse1 also its name."},

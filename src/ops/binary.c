@@ -388,7 +388,7 @@ static ct_status run_iter_ex(const binop_spec *spec, ct_tensor *out, bool inplac
  * attempt on the device, so a cpu operand here is one that may join (a 0-dim tensor). */
 static ct_status run_iter_staged(const binop_spec *spec, ct_tensor *out, bool inplace,
                                  const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
-                                 ct_tensor **result) {
+                                 ct_tensor **result, const prepared *params) {
     ct_stage s;
     ct_stage_init(&s, spec->cfg.name);
     int ka = ct_stage_add(&s, a, CT_STAGE_ANY_DEVICE | (out == a ? CT_STAGE_WRITTEN : 0u));
@@ -398,7 +398,7 @@ static ct_status run_iter_staged(const binop_spec *spec, ct_tensor *out, bool in
     ct_status st = ct_stage_begin(&s);
     if (st == CT_OK)
         st = run_iter_ex(spec, ct_stage_host(&s, ko), inplace, ct_stage_host(&s, ka),
-                         ct_stage_host(&s, kb), alpha, result != NULL ? &h : NULL, NULL);
+                         ct_stage_host(&s, kb), alpha, result != NULL ? &h : NULL, params);
     if (st == CT_OK && result != NULL)
         st = ct_stage_result(&s, h, result);
     else
@@ -406,14 +406,21 @@ static ct_status run_iter_staged(const binop_spec *spec, ct_tensor *out, bool in
     return ct_stage_end(&s, st);
 }
 
+/* run_iter_ex, or through host memory where the device refuses */
+static ct_status run_iter_params(const binop_spec *spec, ct_tensor *out, bool inplace,
+                                 const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
+                                 ct_tensor **result, const prepared *params) {
+    ct_status st = run_iter_ex(spec, out, inplace, a, b, alpha, result, params);
+    if (st == CT_ERR_NOT_IMPLEMENTED &&
+        (ct_stage_wanted(a) || ct_stage_wanted(b) || ct_stage_wanted(out)))
+        st = run_iter_staged(spec, out, inplace, a, b, alpha, result, params);
+    return st;
+}
+
 static ct_status run_iter(const binop_spec *spec, ct_tensor *out, bool inplace,
                           const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
                           ct_tensor **result) {
-    ct_status st = run_iter_ex(spec, out, inplace, a, b, alpha, result, NULL);
-    if (st == CT_ERR_NOT_IMPLEMENTED &&
-        (ct_stage_wanted(a) || ct_stage_wanted(b) || ct_stage_wanted(out)))
-        st = run_iter_staged(spec, out, inplace, a, b, alpha, result);
-    return st;
+    return run_iter_params(spec, out, inplace, a, b, alpha, result, NULL);
 }
 
 /* ---- the fast path ------------------------------------------------------------------------- */
@@ -953,7 +960,7 @@ ct_status ct_isclose(const ct_tensor *a, const ct_tensor *b, double rtol, double
     params.rtol = rtol;
     params.atol = atol;
     params.equal_nan = equal_nan;
-    return run_iter_ex(&ISCLOSE_SPEC, NULL, false, a, b, ONE, out, &params);
+    return run_iter_params(&ISCLOSE_SPEC, NULL, false, a, b, ONE, out, &params);
 }
 
 /* Whether every byte of a new bool tensor is true (its memory is dense from its data). */

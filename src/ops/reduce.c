@@ -690,7 +690,36 @@ static ct_status arg_entry(bool is_max, bool with_values, const ct_tensor *in, c
         *values = NULL;
     if (indices != NULL)
         *indices = NULL;
-    return arg_impl(is_max, with_values, in, dim, keepdim, values, indices);
+    ct_status st = arg_impl(is_max, with_values, in, dim, keepdim, values, indices);
+    if (st != CT_ERR_NOT_IMPLEMENTED || !ct_stage_wanted(in))
+        return st;
+    /* through host memory where the device has no kernel (Note [Staging through host memory]) */
+    ct_stage s;
+    ct_stage_init(&s, with_values ? (is_max ? "max" : "min") : (is_max ? "argmax" : "argmin"));
+    int ki = ct_stage_add(&s, in, 0);
+    ct_tensor *hv = NULL, *hi = NULL, *v = NULL, *ix = NULL;
+    st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = arg_impl(is_max, with_values, ct_stage_host(&s, ki), dim, keepdim,
+                      with_values ? &hv : NULL, &hi);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hv, &v);
+    else
+        ct_tensor_release(hv);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hi, &ix);
+    else
+        ct_tensor_release(hi);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(v);
+        ct_tensor_release(ix);
+        return st;
+    }
+    if (with_values)
+        *values = v;
+    *indices = ix;
+    return CT_OK;
 }
 
 ct_status ct_max_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,

@@ -16,6 +16,7 @@
 #include "iter/reduce_plan.h"
 #include "kernels/reduce_stats.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 /* The result dtypes with a scan kernel (torch 1.13's cumsum_out_cpu: no float16, no bool). */
@@ -167,11 +168,43 @@ done:
     return CT_OK;
 }
 
+/* scan_impl through host memory where the device has no kernel (Note [Staging through host
+ * memory]). */
+static ct_status scan_staged(bool prod, const ct_tensor *in, int64_t dim, ct_dtype dtype,
+                             ct_tensor *out, ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, prod ? "cumprod" : "cumsum");
+    int ki = ct_stage_add(&s, in, out == in ? CT_STAGE_WRITTEN : 0u);
+    int ko = out == in ? ki : ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = scan_impl(prod, ct_stage_host(&s, ki), dim, dtype, ct_stage_host(&s, ko), &h);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(*result);
+        *result = NULL;
+    }
+    return st;
+}
+
+static ct_status scan_any(bool prod, const ct_tensor *in, int64_t dim, ct_dtype dtype,
+                          ct_tensor *out, ct_tensor **result) {
+    ct_status st = scan_impl(prod, in, dim, dtype, out, result);
+    if (st == CT_ERR_NOT_IMPLEMENTED && (ct_stage_wanted(in) || ct_stage_wanted(out)))
+        st = scan_staged(prod, in, dim, dtype, out, result);
+    return st;
+}
+
 ct_status ct_cumulative(bool prod, const ct_tensor *input, int64_t dim, ct_dtype dtype,
                         ct_tensor *out, ct_tensor **result) {
     if (result != NULL)
         *result = NULL;
-    return scan_impl(prod, input, dim, dtype, out, result);
+    return scan_any(prod, input, dim, dtype, out, result);
 }
 
 ct_status ct_cumulative_(bool prod, ct_tensor *self, int64_t dim, ct_dtype dtype) {
@@ -183,7 +216,7 @@ ct_status ct_cumulative_(bool prod, ct_tensor *self, int64_t dim, ct_dtype dtype
                             "should match",
                             ct_reduce_impl_meta_name(self->dtype), ct_reduce_impl_meta_name(dtype));
     ct_tensor *r = NULL;
-    CT_TRY(scan_impl(prod, self, dim, dtype, self, &r));
+    CT_TRY(scan_any(prod, self, dim, dtype, self, &r));
     ct_tensor_release(r);
     return CT_OK;
 }

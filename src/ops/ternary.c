@@ -14,6 +14,7 @@
 #include "dtype/table_impl.h"
 #include "iter/iter.h"
 #include "kernels/ternary.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 #define GRAIN 32768
@@ -332,8 +333,9 @@ static ct_status run_built(ct_terop op, bool scalar, ct_tensor *out, bool inplac
     return CT_OK;
 }
 
-static ct_status run(ct_terop op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c,
-                     ct_scalar value, ct_tensor *out, bool inplace, ct_tensor **result) {
+static ct_status run_once(ct_terop op, const ct_tensor *a, const ct_tensor *b,
+                          const ct_tensor *c, ct_scalar value, ct_tensor *out, bool inplace,
+                          ct_tensor **result) {
     const ct_tensor *all[4] = {a, b, c, out};
     for (int k = 0; k < 4; k++)
         if (all[k] != NULL && all[k]->layout != CT_LAYOUT_STRIDED)
@@ -381,6 +383,39 @@ static ct_status run(ct_terop op, const ct_tensor *a, const ct_tensor *b, const 
         st = run_built(op, scalar, out, inplace, in, value, result);
     }
     ct_tensor_release(bound);
+    return st;
+}
+
+/* run_once through host memory (Note [Staging through host memory]) where the device has no
+ * kernel. Devices were checked by the attempt on the device, so a cpu operand here is one
+ * that may join (a 0-dim tensor, a wrapped number). */
+static ct_status run_staged(ct_terop op, const ct_tensor *a, const ct_tensor *b,
+                            const ct_tensor *c, ct_scalar value, ct_tensor *out, bool inplace,
+                            ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, SPECS[op].cfg[0].name);
+    int ka = ct_stage_add(&s, a, CT_STAGE_ANY_DEVICE | (out == a ? CT_STAGE_WRITTEN : 0u));
+    int kb = ct_stage_add(&s, b, CT_STAGE_ANY_DEVICE);
+    int kc = ct_stage_add(&s, c, CT_STAGE_ANY_DEVICE);
+    int ko = out == a ? ka : ct_stage_add(&s, out, CT_STAGE_ANY_DEVICE | CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = run_once(op, ct_stage_host(&s, ka), ct_stage_host(&s, kb), ct_stage_host(&s, kc),
+                      value, ct_stage_host(&s, ko), inplace, result != NULL ? &h : NULL);
+    if (st == CT_OK && result != NULL)
+        st = ct_stage_result(&s, h, result);
+    else
+        ct_tensor_release(h);
+    return ct_stage_end(&s, st);
+}
+
+static ct_status run(ct_terop op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c,
+                     ct_scalar value, ct_tensor *out, bool inplace, ct_tensor **result) {
+    ct_status st = run_once(op, a, b, c, value, out, inplace, result);
+    if (st == CT_ERR_NOT_IMPLEMENTED && (ct_stage_wanted(a) || ct_stage_wanted(b) ||
+                                         ct_stage_wanted(c) || ct_stage_wanted(out)))
+        st = run_staged(op, a, b, c, value, out, inplace, result);
     return st;
 }
 
