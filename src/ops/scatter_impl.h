@@ -57,7 +57,8 @@ bool ct_scatter_impl_has_op(ct_dtype dtype, ct_scatter_op op);
 /* Run the plan. Errors: the out-of-range message `err` names; CT_ERR_NOMEM. */
 ct_status ct_scatter_impl_run(const ct_scatter_plan *p);
 
-/* self is a strided cpu tensor (CT_ERR_NOT_IMPLEMENTED otherwise; `fn` names the op). */
+/* self is a strided cpu tensor (CT_ERR_NOT_IMPLEMENTED otherwise: meta, as accelerators'
+ * tensors were staged before; `fn` names the op). */
 ct_status ct_scatter_impl_check(const ct_tensor *t, const char *fn);
 /* dt is one of the dtypes of torch 1.13's scatter/gather kernels, else CT_ERR_NOT_IMPLEMENTED
  * "\"<kernel>\" not implemented for 'ComplexHalf'". */

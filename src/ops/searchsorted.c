@@ -14,6 +14,7 @@
 #include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
+/* Accelerators' tensors were staged before (search_staged): this refuses meta ones. */
 static ct_status check(const ct_tensor *t, const char *fn) {
     CT_TRY(ct_tensor_impl_check(t, fn));
     if (t->layout != CT_LAYOUT_STRIDED)

@@ -42,6 +42,7 @@ static void plan_free(ix_plan *p) {
 
 static bool is_mask(ct_dtype dt) { return dt == CT_BOOL || dt == CT_UINT8; }
 
+/* Accelerators' tensors were staged before (tensor/index_stage.h): this refuses meta ones. */
 static ct_status check_cpu(const ct_tensor *t, const char *fn) {
     CT_TRY(ct_tensor_impl_check(t, fn));
     if (t->device.type != CT_DEVICE_CPU)

@@ -1,7 +1,7 @@
 /* The ops of ctensor/index.h on an accelerator (tensor/index_stage.h), with PyTorch's device
  * rules: aten::index takes index tensors on the cpu or on self's device; index_put_ takes them
- * on any device (moved to self's), and a 0-dim value tensor on any device; the other ops want
- * all their tensors on one device. */
+ * on any device (moved to self's), a 0-dim value tensor on any device, and a one-element cpu
+ * value when it fills a mask; the other ops want all their tensors on one device. */
 #include <string.h>
 
 #include "base/error_impl.h"
@@ -90,12 +90,19 @@ ct_status ct_index_staged_put(ct_tensor *self, const ct_tensor *const *indices, 
     if (st == CT_OK && !ct_index_stage_wanted(self, v, il, n))
         st = ct_tensor_index_put_(self, il, n, v, accumulate);
     else if (st == CT_OK) {
+        /* PyTorch's canDispatchToMaskedFill takes a one-element cpu value of any shape */
+        size_t defined = 0, masks = 0;
+        for (size_t i = 0; i < n; i++) {
+            defined += il[i] != NULL;
+            masks += il[i] != NULL && (il[i]->dtype == CT_BOOL || il[i]->dtype == CT_UINT8);
+        }
+        bool fill = !accumulate && defined == 1 && masks == 1 && v->numel == 1;
         ct_stage s;
         ct_stage_init(&s, "index_put_");
         int a = ct_stage_add(&s, self, CT_STAGE_WRITTEN), k[CT_MAX_DIMS];
         for (size_t i = 0; i < n; i++)
             k[i] = ct_stage_add(&s, il[i], CT_STAGE_ANY_DEVICE);
-        int b = ct_stage_add(&s, v, v->ndim == 0 ? CT_STAGE_ANY_DEVICE : 0);
+        int b = ct_stage_add(&s, v, v->ndim == 0 || fill ? CT_STAGE_ANY_DEVICE : 0);
         st = ct_stage_begin(&s);
         if (st == CT_OK) {
             const ct_tensor *hl[CT_MAX_DIMS];

@@ -167,3 +167,15 @@ def test_searchsorted(dtype):
     same(ctensor.bucketize(vd, bd[0]), ctensor.bucketize(v, b[0]), "cuda:1")
     with pytest.raises(RuntimeError, match="cuda:1 and cpu"):
         ctensor.searchsorted(bd, v)
+
+
+def test_setitem_one_element_cpu_value():
+    c = base()
+    d = c.to("cuda")
+    m = c > 0
+    c[m] = ctensor.tensor([[2.5]])
+    d[m] = ctensor.tensor([[2.5]])  # setitem drops the leading 1s: a 0-dim cpu value
+    same(d, c)
+    d[m.cuda()] = ctensor.tensor([-1.0])
+    c[m] = ctensor.tensor([-1.0])
+    same(d, c)

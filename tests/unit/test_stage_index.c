@@ -106,6 +106,19 @@ static void test_index_put(void **state) {
             SAME_STATUS(ct_tensor_index_put_(cvt, (const ct_tensor *[]){mc}, 1, v0, acc),
                         ct_tensor_index_put_(gvt, (const ct_tensor *[]){mc}, 1, v0, acc));
             expect_same(gw, DEV0, cw);
+            /* a one-element cpu value filling a mask */
+            ct_tensor *v1 = NULL;
+            OK(ct_tensor_view(v0, SHAPE(1, 1), &v1));
+            if (!acc)
+                SAME_STATUS(ct_tensor_index_put_(cvt, (const ct_tensor *[]){NULL, mc}, 2, v1, 0),
+                            ct_tensor_index_put_(gvt, (const ct_tensor *[]){NULL, mc}, 2, v1, 0));
+            else /* accumulating is no fill: the value must be on self's device */
+                EXPECT_ERR(ct_tensor_index_put_(gvt, (const ct_tensor *[]){NULL, mc}, 2, v1, 1),
+                           CT_ERR_RUNTIME,
+                           "Expected all tensors to be on the same device, but found at least "
+                           "two devices, cuda:0 and cpu!");
+            expect_same(gw, DEV0, cw);
+            ct_tensor_release(v1);
             /* an index on another device is moved, as PyTorch does */
             ct_tensor *ig1 = on_dev(ic, DEV1);
             SAME_STATUS(ct_tensor_index_put_(cvt, (const ct_tensor *[]){NULL, ic}, 2, v0, acc),
