@@ -9,13 +9,24 @@
  * and NumPy. Negative indices count from the end.
  *
  * Ownership as in tensor.h: tensors handed back are NEW references; inputs are borrowed.
- * On failure out-parameters are NULL and nothing is left allocated. CPU tensors only.
+ * On failure out-parameters are NULL and nothing is left allocated.
+ *
+ * Devices: on an accelerator these ops run through host memory (the cpu's results and
+ * errors; in-place updates write the device tensor, views included). Index tensors of
+ * ct_tensor_index may be on the cpu or on self's device (CT_ERR_INDEX "indices should be
+ * either on cpu or on the same device as the indexed tensor (cuda:0)"); ct_tensor_index_put_
+ * takes indices on any device (moved to self's), a 0-dim value tensor on any device and a
+ * one-element cpu value where it fills a mask (PyTorch's canDispatchToMaskedFill); the
+ * other functions want all their tensors (out= included) on one device: CT_ERR_RUNTIME
+ * "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and
+ * cpu!" (the devices in argument order).
  * Errors (PyTorch's words): CT_ERR_INDEX "too many indices for tensor of dimension 1",
  * "index 5 is out of bounds for dimension 0 with size 3" (the dimension counts indexed dims
  * only), "The shape of the mask [3] at index 0 does not match the shape of the indexed
  * tensor [4] at index 0", "tensors used as indices must be long, byte or bool tensors",
  * "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]";
- * CT_ERR_NOT_IMPLEMENTED for non-CPU tensors; CT_ERR_NOMEM; CT_ERR_MISUSE for NULL handles.
+ * CT_ERR_NOT_IMPLEMENTED for meta or non-strided tensors; CT_ERR_NOMEM; CT_ERR_MISUSE for
+ * NULL handles.
  */
 #ifndef CTENSOR_INDEX_H
 #define CTENSOR_INDEX_H

@@ -18,8 +18,15 @@
  * "\"scatter_gather_tensor_cpu\" not implemented for 'ComplexHalf'" (torch's kernel names).
  *
  * Common errors: CT_ERR_INDEX "Dimension out of range (expected to be in range of [-2, 1],
- * but got 3)"; CT_ERR_NOT_IMPLEMENTED for tensors not on the cpu (meta included) or not
- * strided; CT_ERR_MISUSE for NULL handles; CT_ERR_NOMEM. */
+ * but got 3)"; CT_ERR_NOT_IMPLEMENTED for meta or non-strided tensors; CT_ERR_MISUSE for
+ * NULL handles; CT_ERR_NOMEM.
+ *
+ * Devices: on an accelerator these ops run through host memory (the cpu's results and
+ * errors; the `_` forms and out= write the device tensors, views included; on an error the
+ * device self is left unchanged). All tensors (self, index, src, out) must be on one device:
+ * CT_ERR_RUNTIME "Expected all tensors to be on the same device, but found at least two
+ * devices, cuda:0 and cpu!" (the devices in argument order); index_fill_'s 0-dim value tensor
+ * may be on any device. */
 #ifndef CTENSOR_SCATTER_H
 #define CTENSOR_SCATTER_H
 

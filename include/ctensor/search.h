@@ -8,9 +8,12 @@
  * value v, the first position whose boundary is >= v (right: > v), as PyTorch's loop does
  * (so NaN boundaries and values order as it orders them). Dtypes: integers, float16,
  * bfloat16, float32, float64; others CT_ERR_NOT_IMPLEMENTED "\"searchsorted_out_cpu\" not
- * implemented for 'Bool'" (an empty input is not searched and takes any dtype). Tensors not on
- * the cpu (meta included) or not strided: CT_ERR_NOT_IMPLEMENTED. CT_ERR_MISUSE for NULL
- * handles; CT_ERR_NOMEM. */
+ * implemented for 'Bool'" (an empty input is not searched and takes any dtype). Meta or
+ * non-strided tensors: CT_ERR_NOT_IMPLEMENTED. CT_ERR_MISUSE for NULL handles; CT_ERR_NOMEM.
+ * On an accelerator both run through host memory (the cpu's results and errors); all their
+ * tensors (sorter and out= included) must be on one device: CT_ERR_RUNTIME "Expected all
+ * tensors to be on the same device, but found at least two devices, cuda:0 and cpu!" (the
+ * devices in argument order). */
 #ifndef CTENSOR_SEARCH_H
 #define CTENSOR_SEARCH_H
 

@@ -98,6 +98,11 @@ static ct_status add_broadcast(const ct_tensor *self, int64_t d, const ct_tensor
 
 ct_status ct_index_add_(ct_tensor *self, int64_t dim, const ct_tensor *index,
                         const ct_tensor *source, ct_scalar alpha) {
+    if (ct_scatter_impl_stage_wanted(self, index, source, NULL))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_INDEX_ADD_, .dim = dim,
+                                      .scalar = alpha}, self, index,
+            source, NULL, NULL);
     CT_TRY(ct_scatter_impl_check(self, "index_add_"));
     CT_TRY(ct_scatter_impl_check(index, "index_add_"));
     CT_TRY(ct_scatter_impl_check(source, "index_add_"));
@@ -178,6 +183,11 @@ ct_status ct_index_add(const ct_tensor *self, int64_t dim, const ct_tensor *inde
         return ct_set_error(CT_ERR_MISUSE, "ct_index_add: result is NULL");
     *result = NULL;
     ct_tensor *r = NULL;
+    if (ct_scatter_impl_stage_wanted(self, index, source, out))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_INDEX_ADD, .dim = dim,
+                                      .scalar = alpha}, self, index,
+            source, out, result);
     CT_TRY(ct_scatter_impl_check(self, "index_add"));
     CT_TRY(ct_tensor_clone(self, CT_MEMFMT_CONTIGUOUS, &r));
     ct_status st = ct_index_add_(r, dim, index, source, alpha);
@@ -191,6 +201,11 @@ ct_status ct_index_add(const ct_tensor *self, int64_t dim, const ct_tensor *inde
 /* ---- index_fill -------------------------------------------------------------------------- */
 
 ct_status ct_index_fill_(ct_tensor *self, int64_t dim, const ct_tensor *index, ct_scalar value) {
+    if (ct_scatter_impl_stage_wanted(self, index, NULL, NULL))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_INDEX_FILL_, .dim = dim,
+                                      .scalar = value}, self, index,
+            NULL, NULL, NULL);
     CT_TRY(ct_scatter_impl_check(self, "index_fill_"));
     CT_TRY(ct_scatter_impl_check(index, "index_fill_"));
     if (index->dtype != CT_INT64)
@@ -231,6 +246,11 @@ ct_status ct_index_fill(const ct_tensor *self, int64_t dim, const ct_tensor *ind
         return ct_set_error(CT_ERR_MISUSE, "ct_index_fill: result is NULL");
     *result = NULL;
     ct_tensor *r = NULL;
+    if (ct_scatter_impl_stage_wanted(self, index, NULL, NULL))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_INDEX_FILL, .dim = dim,
+                                      .scalar = value}, self, index,
+            NULL, NULL, result);
     CT_TRY(ct_scatter_impl_check(self, "index_fill"));
     CT_TRY(ct_tensor_clone(self, CT_MEMFMT_PRESERVE, &r));
     ct_status st = ct_index_fill_(r, dim, index, value);
@@ -256,6 +276,10 @@ static void sliced(char *buf, size_t cap, const ct_tensor *t, int64_t d) {
 
 ct_status ct_index_copy_(ct_tensor *self, int64_t dim, const ct_tensor *index,
                          const ct_tensor *source) {
+    if (ct_scatter_impl_stage_wanted(self, index, source, NULL))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_INDEX_COPY_, .dim = dim}, self, index,
+            source, NULL, NULL);
     CT_TRY(ct_scatter_impl_check(self, "index_copy_"));
     CT_TRY(ct_scatter_impl_check(index, "index_copy_"));
     CT_TRY(ct_scatter_impl_check(source, "index_copy_"));
@@ -323,6 +347,10 @@ ct_status ct_index_copy(const ct_tensor *self, int64_t dim, const ct_tensor *ind
         return ct_set_error(CT_ERR_MISUSE, "ct_index_copy: result is NULL");
     *result = NULL;
     ct_tensor *r = NULL;
+    if (ct_scatter_impl_stage_wanted(self, index, source, out))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_INDEX_COPY, .dim = dim}, self, index,
+            source, out, result);
     CT_TRY(ct_scatter_impl_check(self, "index_copy"));
     CT_TRY(ct_tensor_clone(self, CT_MEMFMT_CONTIGUOUS, &r));
     ct_status st = ct_index_copy_(r, dim, index, source);

@@ -102,6 +102,10 @@ ct_status ct_gather(const ct_tensor *self, int64_t dim, const ct_tensor *index, 
     if (result == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_gather: result is NULL");
     *result = NULL;
+    if (ct_scatter_impl_stage_wanted(self, index, NULL, out))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_GATHER, .dim = dim}, self, index,
+            NULL, out, result);
     CT_TRY(ct_scatter_impl_check(self, "gather"));
     CT_TRY(ct_scatter_impl_check(index, "gather"));
     int64_t d;
@@ -257,6 +261,12 @@ ct_status ct_scatter_(ct_tensor *self, int64_t dim, const ct_tensor *index, cons
     if (reduce != CT_SCATTER_REDUCE_NONE && reduce != CT_SCATTER_REDUCE_SUM &&
         reduce != CT_SCATTER_REDUCE_PROD)
         return ct_set_error(CT_ERR_MISUSE, "ct_scatter_: reduce must be NONE, SUM or PROD");
+    if (ct_scatter_impl_stage_wanted(self, index, src, NULL))
+        return ct_scatter_impl_staged(&(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_SCATTER_,
+                                                                .dim = dim,
+                                                                .value = value,
+                                                                .reduce = reduce},
+                                      self, index, src, NULL, NULL);
     int64_t d;
     CT_TRY(scatter_checks(self, dim, index, src, &d));
     return scatter_run(self, d, index, src, value, op_of(reduce),
@@ -275,6 +285,12 @@ ct_status ct_scatter(const ct_tensor *self, int64_t dim, const ct_tensor *index,
     if (result == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_scatter: result is NULL");
     *result = NULL;
+    if (ct_scatter_impl_stage_wanted(self, index, src, out))
+        return ct_scatter_impl_staged(&(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_SCATTER,
+                                                                .dim = dim,
+                                                                .value = value,
+                                                                .reduce = reduce},
+                                      self, index, src, out, result);
     ct_tensor *r = NULL;
     CT_TRY(fresh_copy(self, &r));
     ct_status st = ct_scatter_(r, dim, index, src, value, reduce);
@@ -357,6 +373,13 @@ ct_status ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *inde
                              const ct_tensor *src, ct_scatter_mode reduce, bool include_self) {
     if (src == NULL || reduce == CT_SCATTER_REDUCE_NONE || reduce > CT_SCATTER_REDUCE_AMIN)
         return ct_set_error(CT_ERR_MISUSE, "ct_scatter_reduce_: NULL src or invalid reduce");
+    if (ct_scatter_impl_stage_wanted(self, index, src, NULL))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_SCATTER_REDUCE_,
+                                      .dim = dim,
+                                      .reduce = reduce,
+                                      .include_self = include_self},
+            self, index, src, NULL, NULL);
     int64_t d;
     CT_TRY(scatter_checks(self, dim, index, src, &d));
     if (index->numel == 0)
@@ -397,6 +420,13 @@ ct_status ct_scatter_reduce(const ct_tensor *self, int64_t dim, const ct_tensor 
     if (result == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_scatter_reduce: result is NULL");
     *result = NULL;
+    if (ct_scatter_impl_stage_wanted(self, index, src, out))
+        return ct_scatter_impl_staged(
+            &(ct_scatter_staged_args){.op = CT_SCATTER_STAGED_SCATTER_REDUCE,
+                                      .dim = dim,
+                                      .reduce = reduce,
+                                      .include_self = include_self},
+            self, index, src, out, result);
     ct_tensor *r = NULL;
     CT_TRY(fresh_copy(self, &r));
     ct_status st = ct_scatter_reduce_(r, dim, index, src, reduce, include_self);

@@ -57,7 +57,8 @@ bool ct_scatter_impl_has_op(ct_dtype dtype, ct_scatter_op op);
 /* Run the plan. Errors: the out-of-range message `err` names; CT_ERR_NOMEM. */
 ct_status ct_scatter_impl_run(const ct_scatter_plan *p);
 
-/* self is a strided cpu tensor (CT_ERR_NOT_IMPLEMENTED otherwise; `fn` names the op). */
+/* self is a strided cpu tensor (CT_ERR_NOT_IMPLEMENTED otherwise: meta, as accelerators'
+ * tensors were staged before; `fn` names the op). */
 ct_status ct_scatter_impl_check(const ct_tensor *t, const char *fn);
 /* dt is one of the dtypes of torch 1.13's scatter/gather kernels, else CT_ERR_NOT_IMPLEMENTED
  * "\"<kernel>\" not implemented for 'ComplexHalf'". */
@@ -67,5 +68,41 @@ void ct_scatter_impl_dims(const ct_tensor *t, int64_t *sizes, int64_t *strides);
 /* The out= step: out NULL: *result = r; else r is copied into out (dtype checked, resized)
  * and *result is a new reference to out. r is consumed either way. */
 ct_status ct_scatter_impl_finish(ct_tensor *r, ct_tensor *out, ct_tensor **result);
+
+/* ---- on an accelerator (src/ops/scatter_stage.c) -------------------------------------------
+ * Through host memory (Note [Staging through host memory] in tensor/stage.h): the public op
+ * runs on host mirrors of its tensors, which must all be on one device (PyTorch's device
+ * check), and writes self (the in-place forms) or out back. */
+typedef enum {
+    CT_SCATTER_STAGED_GATHER,
+    CT_SCATTER_STAGED_SCATTER_,
+    CT_SCATTER_STAGED_SCATTER,
+    CT_SCATTER_STAGED_SCATTER_REDUCE_,
+    CT_SCATTER_STAGED_SCATTER_REDUCE,
+    CT_SCATTER_STAGED_INDEX_ADD_,
+    CT_SCATTER_STAGED_INDEX_ADD,
+    CT_SCATTER_STAGED_INDEX_FILL_,
+    CT_SCATTER_STAGED_INDEX_FILL,
+    CT_SCATTER_STAGED_INDEX_COPY_,
+    CT_SCATTER_STAGED_INDEX_COPY,
+} ct_scatter_staged_op;
+
+/* The arguments of one op besides its tensors. */
+typedef struct ct_scatter_staged_args {
+    ct_scatter_staged_op op;
+    int64_t dim;
+    const ct_scalar *value; /* scatter's value (src NULL) */
+    ct_scatter_mode reduce;
+    bool include_self;
+    ct_scalar scalar; /* index_add's alpha, index_fill's value */
+} ct_scatter_staged_args;
+
+/* Any of the tensors (NULL allowed) on an accelerator? */
+bool ct_scatter_impl_stage_wanted(const ct_tensor *self, const ct_tensor *index,
+                                  const ct_tensor *src, const ct_tensor *out);
+/* The op on host mirrors; `result` NULL for the in-place forms. */
+ct_status ct_scatter_impl_staged(const ct_scatter_staged_args *a, const ct_tensor *self,
+                                 const ct_tensor *index, const ct_tensor *src, ct_tensor *out,
+                                 ct_tensor **result);
 
 #endif /* CT_OPS_SCATTER_IMPL_H */

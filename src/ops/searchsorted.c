@@ -11,8 +11,10 @@
 #include "ctensor/search.h"
 #include "dtype/table_impl.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
+/* Accelerators' tensors were staged before (search_staged): this refuses meta ones. */
 static ct_status check(const ct_tensor *t, const char *fn) {
     CT_TRY(ct_tensor_impl_check(t, fn));
     if (t->layout != CT_LAYOUT_STRIDED)
@@ -102,12 +104,40 @@ static ct_status as_contig(const ct_tensor *t, ct_dtype d, ct_tensor **out) {
 
 #define PRE "torch.searchsorted(): "
 
+/* On an accelerator: the cpu op on host mirrors of its tensors (Note [Staging through host
+ * memory] in tensor/stage.h), which must all be on one device, as PyTorch's device check
+ * wants. `boundaries` NULL: searchsorted, else bucketize. */
+static ct_status search_staged(const ct_tensor *bnd, const ct_tensor *input, bool out_int32,
+                               bool right, const char *side, const ct_tensor *sorter,
+                               const ct_tensor *boundaries, ct_tensor *out, ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, boundaries != NULL ? "bucketize" : "searchsorted");
+    /* in PyTorch's argument order, which its device error follows */
+    int kb = boundaries != NULL ? -1 : ct_stage_add(&s, bnd, 0);
+    int ki = ct_stage_add(&s, input, 0);
+    if (boundaries != NULL)
+        kb = ct_stage_add(&s, boundaries, 0);
+    int ks = ct_stage_add(&s, sorter, 0), ko = ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *h = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK && boundaries != NULL)
+        st = ct_bucketize(ct_stage_host(&s, ki), ct_stage_host(&s, kb), out_int32, right,
+                          ct_stage_host(&s, ko), &h);
+    else if (st == CT_OK)
+        st = ct_searchsorted(ct_stage_host(&s, kb), ct_stage_host(&s, ki), out_int32, right,
+                             side, ct_stage_host(&s, ks), ct_stage_host(&s, ko), &h);
+    return ct_stage_finish(&s, st, h, result);
+}
+
 ct_status ct_searchsorted(const ct_tensor *bnd, const ct_tensor *input, bool out_int32,
                           bool right, const char *side, const ct_tensor *sorter, ct_tensor *out,
                           ct_tensor **result) {
     if (result == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_searchsorted: result is NULL");
     *result = NULL;
+    if (ct_stage_wanted(bnd) || ct_stage_wanted(input) || ct_stage_wanted(sorter) ||
+        ct_stage_wanted(out))
+        return search_staged(bnd, input, out_int32, right, side, sorter, NULL, out, result);
     CT_TRY(check(bnd, "searchsorted"));
     CT_TRY(check(input, "searchsorted"));
     if (sorter != NULL)
@@ -236,6 +266,8 @@ ct_status ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries, bool
     if (result == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_bucketize: result is NULL");
     *result = NULL;
+    if (ct_stage_wanted(input) || ct_stage_wanted(boundaries) || ct_stage_wanted(out))
+        return search_staged(NULL, input, out_int32, right, NULL, NULL, boundaries, out, result);
     CT_TRY(check(boundaries, "bucketize"));
     if (boundaries->ndim != 1)
         return ct_set_error(CT_ERR_RUNTIME, "boundaries tensor must be 1 dimension, but got dim(%lld)",

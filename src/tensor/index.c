@@ -15,6 +15,8 @@
 #include "base/error_impl.h"
 #include "base/parallel.h"
 #include "ctensor/index.h"
+#include "tensor/index_stage.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 #define IX_GRAIN 32768
@@ -40,6 +42,7 @@ static void plan_free(ix_plan *p) {
 
 static bool is_mask(ct_dtype dt) { return dt == CT_BOOL || dt == CT_UINT8; }
 
+/* Accelerators' tensors were staged before (tensor/index_stage.h): this refuses meta ones. */
 static ct_status check_cpu(const ct_tensor *t, const char *fn) {
     CT_TRY(ct_tensor_impl_check(t, fn));
     if (t->device.type != CT_DEVICE_CPU)
@@ -374,6 +377,8 @@ ct_status ct_tensor_index(const ct_tensor *self, const ct_tensor *const *indices
     if (out == NULL || (indices == NULL && n > 0))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_index: NULL argument");
     *out = NULL;
+    if (ct_index_stage_wanted(self, NULL, indices, n))
+        return ct_index_staged_get(self, indices, n, out);
     CT_TRY(check_cpu(self, "ct_tensor_index"));
     if (mask_fast(self, indices, n))
         return mask_get(self, indices[0], out);
@@ -478,6 +483,8 @@ ct_status ct_tensor_index_put_(ct_tensor *self, const ct_tensor *const *indices,
                                const ct_tensor *values, bool accumulate) {
     if (indices == NULL && n > 0)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_index_put_: NULL argument");
+    if (self != NULL && values != NULL && ct_index_stage_wanted(self, values, indices, n))
+        return ct_index_staged_put(self, indices, n, values, accumulate);
     CT_TRY(check_cpu(self, "ct_tensor_index_put_"));
     CT_TRY(check_cpu(values, "ct_tensor_index_put_"));
     /* PyTorch's canDispatchToMaskedFill: one bool mask and a one-element value fill,
@@ -590,6 +597,8 @@ ct_status ct_tensor_nonzero(const ct_tensor *self, ct_tensor **out) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_nonzero: out is NULL");
     *out = NULL;
+    if (ct_stage_wanted(self))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_NONZERO, self, 0, NULL, NULL, out);
     CT_TRY(check_cpu(self, "ct_tensor_nonzero"));
     ct_tensor *b = NULL;
     CT_TRY(as_bool(self, &b));
@@ -631,6 +640,8 @@ ct_status ct_tensor_masked_select(const ct_tensor *self, const ct_tensor *mask, 
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_masked_select: out is NULL");
     *out = NULL;
+    if (ct_stage_wanted(self) || ct_stage_wanted(mask))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_MASKED_SELECT, self, 0, mask, NULL, out);
     CT_TRY(check_cpu(self, "ct_tensor_masked_select"));
     CT_TRY(check_cpu(mask, "ct_tensor_masked_select"));
     if (!is_mask(mask->dtype))
@@ -679,6 +690,8 @@ ct_status ct_tensor_index_select(const ct_tensor *self, int64_t dim, const ct_te
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_index_select: out is NULL");
     *out = NULL;
+    if (ct_stage_wanted(self) || ct_stage_wanted(index))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_INDEX_SELECT, self, dim, index, NULL, out);
     CT_TRY(check_cpu(self, "ct_tensor_index_select"));
     CT_TRY(check_cpu(index, "ct_tensor_index_select"));
     if (index->ndim > 1)
@@ -723,6 +736,8 @@ ct_status ct_tensor_take(const ct_tensor *self, const ct_tensor *index, ct_tenso
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_take: out is NULL");
     *out = NULL;
+    if (ct_stage_wanted(self) || ct_stage_wanted(index))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_TAKE, self, 0, index, NULL, out);
     CT_TRY(check_cpu(self, "ct_tensor_take"));
     CT_TRY(check_cpu(index, "ct_tensor_take"));
     if (index->dtype != CT_INT64)
@@ -776,6 +791,8 @@ static ct_status write_out(ct_status st, ct_tensor *r, ct_tensor *out) {
 ct_status ct_tensor_nonzero_out(const ct_tensor *self, ct_tensor *out) {
     if (self == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_nonzero_out: NULL argument");
+    if (ct_stage_wanted(self) || ct_stage_wanted(out))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_NONZERO, self, 0, NULL, out, NULL);
     if (out->dtype != CT_INT64) /* PyTorch's words, without the space */
         return ct_set_error(CT_ERR_RUNTIME,
                             "nonzero: Expected out tensor to have scalar type Long but got "
@@ -790,6 +807,8 @@ ct_status ct_tensor_index_select_out(const ct_tensor *self, int64_t dim, const c
                                      ct_tensor *out) {
     if (self == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_index_select_out: NULL argument");
+    if (ct_stage_wanted(self) || ct_stage_wanted(out) || ct_stage_wanted(index))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_INDEX_SELECT, self, dim, index, out, NULL);
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_index_select(self, dim, index, &r);
     if (st == CT_OK && out->dtype != self->dtype) {
@@ -803,6 +822,8 @@ ct_status ct_tensor_index_select_out(const ct_tensor *self, int64_t dim, const c
 ct_status ct_tensor_take_out(const ct_tensor *self, const ct_tensor *index, ct_tensor *out) {
     if (self == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_take_out: NULL argument");
+    if (ct_stage_wanted(self) || ct_stage_wanted(out) || ct_stage_wanted(index))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_TAKE, self, 0, index, out, NULL);
     if (out->dtype != self->dtype)
         return ct_set_error(CT_ERR_RUNTIME,
                             "take(): self and out expected to have the same dtype, but got "
@@ -817,6 +838,8 @@ ct_status ct_tensor_masked_select_out(const ct_tensor *self, const ct_tensor *ma
                                       ct_tensor *out) {
     if (self == NULL || out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_masked_select_out: NULL argument");
+    if (ct_stage_wanted(self) || ct_stage_wanted(out) || ct_stage_wanted(mask))
+        return ct_index_staged_op_run(CT_INDEX_STAGED_MASKED_SELECT, self, 0, mask, out, NULL);
     if (out->dtype != self->dtype)
         return ct_set_error(CT_ERR_RUNTIME,
                             "masked_select(): self and result must have the same scalar type");

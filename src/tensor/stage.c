@@ -61,11 +61,12 @@ static void release_all(ct_stage *s) {
 }
 
 static ct_status check_devices(ct_stage *s) {
-    for (int k = 0; k < s->nargs; k++) {
-        const ct_tensor *t = s->args[k].device;
-        if (ct_stage_wanted(t) && s->device.type == CT_DEVICE_UNDEFINED)
-            s->device = t->device;
-    }
+    int first = 0;
+    for (int k = s->nargs - 1; k >= 0; k--)
+        if (ct_stage_wanted(s->args[k].device)) {
+            s->device = s->args[k].device->device;
+            first = k;
+        }
     for (int k = 0; k < s->nargs; k++) {
         const ct_tensor *t = s->args[k].device;
         if (t == NULL || t->layout != CT_LAYOUT_STRIDED || ct_device_equal(t->device, s->device))
@@ -73,8 +74,9 @@ static ct_status check_devices(ct_stage *s) {
         if (t->device.type == CT_DEVICE_CPU && (s->args[k].flags & CT_STAGE_ANY_DEVICE))
             continue;
         char a[64], b[64];
-        CT_TRY(ct_device_str(s->device, a, sizeof a));
-        CT_TRY(ct_device_str(t->device, b, sizeof b));
+        /* PyTorch names the devices in the order of the arguments */
+        CT_TRY(ct_device_str(k < first ? t->device : s->device, a, sizeof a));
+        CT_TRY(ct_device_str(k < first ? s->device : t->device, b, sizeof b));
         return ct_set_error(CT_ERR_RUNTIME,
                             "Expected all tensors to be on the same device, but found at least "
                             "two devices, %s and %s!",
@@ -277,5 +279,21 @@ ct_status ct_stage_end(ct_stage *s, ct_status st) {
     if (st == CT_OK && s->ngroups > 0)
         st = write_back(s);
     release_all(s);
+    return st;
+}
+
+ct_status ct_stage_finish(ct_stage *s, ct_status st, ct_tensor *host, ct_tensor **out) {
+    ct_tensor *r = NULL;
+    if (st == CT_OK)
+        st = ct_stage_result(s, host, &r);
+    else
+        ct_tensor_release(host);
+    st = ct_stage_end(s, st);
+    if (st != CT_OK || out == NULL) {
+        ct_tensor_release(r);
+        r = NULL;
+    }
+    if (out != NULL)
+        *out = r;
     return st;
 }

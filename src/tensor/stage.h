@@ -30,7 +30,8 @@
 
 #include "ctensor/tensor.h"
 
-#define CT_STAGE_MAX_ARGS 12
+/* an index list (one tensor per dim) and a few more */
+#define CT_STAGE_MAX_ARGS (CT_MAX_DIMS + 4)
 
 enum {
     CT_STAGE_WRITTEN = 1u << 0,     /* the op writes the argument (in-place self, out=) */
@@ -88,5 +89,10 @@ ct_status ct_stage_result(ct_stage *s, ct_tensor *host, ct_tensor **out);
  * the op resized them, their geometry); releases the mirrors either way. Returns st, or the
  * error of the write-back. */
 ct_status ct_stage_end(ct_stage *s, ct_status st);
+
+/* The usual end of a staged op: ct_stage_result of `host` (the cpu op's one result, NULL for
+ * none; its reference is taken) into *out (when out is not NULL), then ct_stage_end. On error
+ * *out is NULL and nothing is left allocated. */
+ct_status ct_stage_finish(ct_stage *s, ct_status st, ct_tensor *host, ct_tensor **out);
 
 #endif /* CT_TENSOR_STAGE_H */
