@@ -399,11 +399,7 @@ static ct_status run_iter_staged(const binop_spec *spec, ct_tensor *out, bool in
     if (st == CT_OK)
         st = run_iter_ex(spec, ct_stage_host(&s, ko), inplace, ct_stage_host(&s, ka),
                          ct_stage_host(&s, kb), alpha, result != NULL ? &h : NULL, params);
-    if (st == CT_OK && result != NULL)
-        st = ct_stage_result(&s, h, result);
-    else
-        ct_tensor_release(h);
-    return ct_stage_end(&s, st);
+    return ct_stage_finish(&s, st, h, result);
 }
 
 /* run_iter_ex, or through host memory where the device refuses */

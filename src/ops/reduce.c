@@ -531,11 +531,7 @@ static ct_status reduce_staged(ct_reduce_op op, const ct_tensor *in, const int64
     if (st == CT_OK)
         st = reduce_once(op, ct_stage_host(&s, ki), dims, ndims, keepdim, dtype,
                          ct_stage_host(&s, ko), result != NULL ? &h : NULL);
-    if (st == CT_OK && result != NULL)
-        st = ct_stage_result(&s, h, result);
-    else
-        ct_tensor_release(h);
-    return ct_stage_end(&s, st);
+    return ct_stage_finish(&s, st, h, result);
 }
 
 static ct_status reduce_impl(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,

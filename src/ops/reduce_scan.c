@@ -180,16 +180,7 @@ static ct_status scan_staged(bool prod, const ct_tensor *in, int64_t dim, ct_dty
     ct_status st = ct_stage_begin(&s);
     if (st == CT_OK)
         st = scan_impl(prod, ct_stage_host(&s, ki), dim, dtype, ct_stage_host(&s, ko), &h);
-    if (st == CT_OK)
-        st = ct_stage_result(&s, h, result);
-    else
-        ct_tensor_release(h);
-    st = ct_stage_end(&s, st);
-    if (st != CT_OK) {
-        ct_tensor_release(*result);
-        *result = NULL;
-    }
-    return st;
+    return ct_stage_finish(&s, st, h, result);
 }
 
 static ct_status scan_any(bool prod, const ct_tensor *in, int64_t dim, ct_dtype dtype,

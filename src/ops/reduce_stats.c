@@ -578,16 +578,7 @@ static ct_status norm_staged(const ct_tensor *input, double p, const int64_t *di
     if (st == CT_OK)
         st = norm_once(ct_stage_host(&s, ki), p, dims, ndims, keepdim, dtype,
                        ct_stage_host(&s, ko), &h);
-    if (st == CT_OK)
-        st = ct_stage_result(&s, h, result);
-    else
-        ct_tensor_release(h);
-    st = ct_stage_end(&s, st);
-    if (st != CT_OK) {
-        ct_tensor_release(*result);
-        *result = NULL;
-    }
-    return st;
+    return ct_stage_finish(&s, st, h, result);
 }
 
 ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, int64_t ndims,

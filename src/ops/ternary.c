@@ -403,11 +403,7 @@ static ct_status run_staged(ct_terop op, const ct_tensor *a, const ct_tensor *b,
     if (st == CT_OK)
         st = run_once(op, ct_stage_host(&s, ka), ct_stage_host(&s, kb), ct_stage_host(&s, kc),
                       value, ct_stage_host(&s, ko), inplace, result != NULL ? &h : NULL);
-    if (st == CT_OK && result != NULL)
-        st = ct_stage_result(&s, h, result);
-    else
-        ct_tensor_release(h);
-    return ct_stage_end(&s, st);
+    return ct_stage_finish(&s, st, h, result);
 }
 
 static ct_status run(ct_terop op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c,

@@ -213,11 +213,7 @@ static ct_status run_staged(ct_unop op, bool round_decimals, int64_t decimals,
     if (st == CT_OK)
         st = run_once(op, round_decimals, decimals, ct_stage_host(&s, kt), ct_stage_host(&s, ko),
                       inplace, result != NULL ? &h : NULL);
-    if (st == CT_OK && result != NULL)
-        st = ct_stage_result(&s, h, result);
-    else
-        ct_tensor_release(h);
-    return ct_stage_end(&s, st);
+    return ct_stage_finish(&s, st, h, result);
 }
 
 static ct_status run(ct_unop op, bool round_decimals, int64_t decimals, const ct_tensor *t,
