@@ -6,9 +6,9 @@
  * copy, without reading values, so they work for every dtype (the shell dtypes
  * float8, float4_e2m1fn_x2 and uint16..uint64 included). Results have PyTorch's memory
  * format: flip keeps the input's (empty_like), roll follows cat, repeat/tile are contiguous. On
- * meta tensors only shapes are computed. flip runs on cpu and meta only (other devices:
- * CT_ERR_NOT_IMPLEMENTED "flip: not implemented on device privateuseone"); roll, repeat and tile go
- * through ct_tensor_copy_ and run wherever it does.
+ * meta tensors only shapes are computed. On other devices (cuda) flip, roll, repeat, tile,
+ * diag_embed, diag and diag_out run on the cpu through host memory (the tensors are copied to
+ * the host and the results back: correct, not fast); the view ops run on any device.
  *
  * Ownership as in tensor.h: tensors handed back are NEW references; on failure *out is NULL
  * and nothing is left allocated; an in-place op that fails leaves its tensor unchanged. A
@@ -30,7 +30,7 @@ CT_EXTERN_C_BEGIN
 /** torch.flip(t, dims): the elements reversed along each of `dims` (ndims may be 0: a copy).
  *  Same dtype and memory format as t (empty_like). New reference.
  *  Errors: CT_ERR_RUNTIME "dim 0 appears multiple times in the list of dims"; dim range
- *  errors; CT_ERR_NOT_IMPLEMENTED on devices other than cpu and meta; CT_ERR_NOMEM. */
+ *  errors; CT_ERR_NOMEM; the device's copy errors. */
 CT_API ct_status ct_tensor_flip(const ct_tensor *tensor, const int64_t *dims, int64_t ndims,
                                 ct_tensor **out);
 /** torch.fliplr: flip(dims=[1]). Errors: CT_ERR_RUNTIME "Input must be >= 2-d."; flip's. */
