@@ -19,8 +19,8 @@
 static bool same_device(ct_device a, ct_device b) { return a.type == b.type && a.index == b.index; }
 
 /* PyTorch wraps dim -2 first (a 1-D input fails there) unless t is empty (1.13 returns
- * before looking). Accelerator tensors get here only as the input of an out= on another
- * device, which tri_out refuses before touching data. */
+ * before looking). Accelerator tensors get here only as the input of an out= that is not
+ * staged with them (another device or layout), which tri_out refuses before touching data. */
 static ct_status check_input(const ct_tensor *t, const char *fn) {
     CT_TRY(ct_tensor_impl_check(t, fn));
     int64_t d;
@@ -191,6 +191,9 @@ static ct_status tri_out(const ct_tensor *t, int64_t k, bool lower, ct_tensor *o
         return ct_set_error(CT_ERR_RUNTIME,
                             "Expected out tensor to have device %s, but got %s instead", want, got);
     }
+    if (t->device.type != CT_DEVICE_CPU && t->device.type != CT_DEVICE_META) /* out not strided */
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on device %s", fn,
+                            ct_device_type_name(t->device.type));
     ct_tensor_impl_saved keep;
     CT_TRY(ct_tensor_impl_save(out, &keep));
     ct_status st = CT_OK;

@@ -179,6 +179,15 @@ static void test_add_products(void **state) {
         OK(ct_tensor_addbmm_(out, gb1, gb2, beta, alpha));
         expect_close(out, DEV1, self_c);
         expect_same(col_d, DEV1, col_c);
+        /* addbmm_ resizes self (as PyTorch 1.13): an empty device self grows */
+        ct_tensor *e1 = NULL, *e2 = NULL;
+        OK(ct_tensor_zeros(SHAPE(0), DTYPES[d], &CPU, CT_LAYOUT_STRIDED, &e1));
+        OK(ct_tensor_zeros(SHAPE(0), DTYPES[d], &DEV1, CT_LAYOUT_STRIDED, &e2));
+        if (SAME_STATUS(ct_tensor_addbmm_(e1, b1, b2, ct_scalar_int(0), alpha),
+                        ct_tensor_addbmm_(e2, gb1, gb2, ct_scalar_int(0), alpha)))
+            expect_close(e2, DEV1, e1);
+        ct_tensor_release(e1);
+        ct_tensor_release(e2);
         /* out= of another shape: resized on the device */
         ct_tensor *small = NULL;
         OK(ct_tensor_empty(SHAPE(0), DTYPES[d], &DEV1, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
@@ -254,6 +263,9 @@ static void test_product_errors(void **state) {
                        &out));
     EXPECT_ERR(ct_tensor_mm_out(ga, ga, out), CT_ERR_RUNTIME,
                "Expected out tensor to have device cuda:0, but got cpu instead");
+    EXPECT_ERR(ct_tensor_addmm_(ga, a, a, ct_scalar_int(1), ct_scalar_int(1)), CT_ERR_RUNTIME,
+               "Expected all tensors to be on the same device, but found at least two devices, "
+               "cuda:0 and cpu!");
     ct_tensor *gd = NULL, *d = NULL;
     OK(ct_tensor_to_dtype(a, CT_FLOAT64, &d));
     gd = on_dev(d, DEV0);
@@ -307,6 +319,14 @@ static void test_norm_nuc(void **state) {
             expect_close(o, DEV0, r1);
             ct_tensor_release(r1);
             ct_tensor_release(r2);
+            ct_tensor_release(o);
+            OK(ct_tensor_empty(SHAPE(2), CT_FLOAT64, &CPU, CT_LAYOUT_STRIDED,
+                               CT_MEMFMT_CONTIGUOUS, &o));
+            EXPECT_ERR(ct_norm_str(g, "nuc", dims, 2, false, CT_DTYPE_UNDEFINED, o, &r2),
+                       CT_ERR_RUNTIME,
+                       "Expected all tensors to be on the same device, but found at least two "
+                       "devices, cuda:0 and cpu!");
+            assert_null(r2);
             ct_tensor_release(o);
         }
         ct_tensor_release(g);
