@@ -62,7 +62,7 @@ CT_API ct_status ct_tensor_tile(const ct_tensor *tensor, const int64_t *reps, in
 /** torch.diag_embed(t, offset, dim1, dim2): a new tensor of zeros with two dims of size
  *  |offset| + t.size(-1) inserted at dim1 and dim2 (wrapped against dim() + 1), whose
  *  diagonal (as ct_tensor_diagonal) holds t's values along its last dim. Contiguous, t's
- *  dtype and device (any device copy_ supports). New reference. Errors: CT_ERR_RUNTIME
+ *  dtype and device. New reference. Errors: CT_ERR_RUNTIME
  *  "diagonal dimensions cannot be identical 1, 1"; dim range errors; CT_ERR_NOMEM. */
 CT_API ct_status ct_tensor_diag_embed(const ct_tensor *tensor, int64_t offset, int64_t dim1,
                                       int64_t dim2, ct_tensor **out);
@@ -73,7 +73,8 @@ CT_API ct_status ct_tensor_diag_embed(const ct_tensor *tensor, int64_t offset, i
 CT_API ct_status ct_tensor_diag(const ct_tensor *tensor, int64_t diagonal, ct_tensor **out);
 /** torch.diag(t, diagonal, out=out): out resized as PyTorch's resize_output. Errors as
  *  ct_tensor_diag and CT_ERR_RUNTIME "expected scalar type Float but found Int" (out's dtype
- *  must be t's). On error out keeps its geometry. */
+ *  must be t's), "diag: expected out on device cuda, got cpu". On error out keeps its
+ *  geometry. */
 CT_API ct_status ct_tensor_diag_out(const ct_tensor *tensor, int64_t diagonal, ct_tensor *out);
 
 /** torch.diagonal(t, offset, dim1, dim2): a view of the diagonal of dims dim1/dim2, which

@@ -5,7 +5,8 @@
  * [batch, m, k] x [batch, k, n], with the operands' own strides (no copies of transposed
  * inputs: Note [gemm kernels]). The result is made contiguous; the *_out forms compute it
  * and then resize and fill `out` (PyTorch's resize_output), so an out that overlaps an input
- * still sees the inputs' old values.
+ * still sees the inputs' old values. On accelerators each public function first stages
+ * itself whole through host memory when all its tensors are on one device (linalg_stage.c).
  */
 #include <inttypes.h>
 #include <string.h>
