@@ -11,7 +11,12 @@
  * float16 on the CPU; ctensor accepts it, as later PyTorch does); integers wrap. bool and
  * shell dtypes: CT_ERR_RUNTIME "\"addmm_impl_cpu_\" not implemented for 'Bool'" (mm, addmm,
  * 2-D matmul), "\"bmm\" ...", "\"baddbmm\" ...", "\"addmv_impl_cpu\" ..." (mv), "\"dot\" ...".
- * Devices: cpu and meta (shapes and dtypes only); CT_ERR_NOT_IMPLEMENTED for others.
+ * Devices: cpu and meta (shapes and dtypes only); on other devices (cuda) every function here
+ * and in linalg_add.h runs on the cpu through host memory when all its tensors are on one
+ * device (copied to the host, results and out= / in-place targets back: correct, not fast;
+ * a device BLAS is future work). Tensors on two devices: CT_ERR_RUNTIME "Expected all tensors
+ * to be on the same device, but found at least two devices, cuda:0 and cpu!" (out= on
+ * another device: "Expected out tensor to have device cuda:0, but got cpu instead").
  *
  * Errors (CT_ERR_RUNTIME, PyTorch 1.13's wording): "expected scalar type Float but found
  * Double"; "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"; "self must be a matrix",

@@ -187,7 +187,9 @@ CT_API ct_status ct_norm(const ct_tensor *input, double p, const int64_t *dims, 
  *  CT_ERR_NOT_IMPLEMENTED "\"linalg_svd_cpu\" not implemented for 'Half'", integers:
  *  CT_ERR_RUNTIME "linalg.svd: Expected a floating point or complex tensor as input. Got
  *  Long"; a NaN or infinity: CT_ERR_RUNTIME "linalg.svd: The algorithm failed to converge
- *  because the input matrix contained non-finite values."); other strings: CT_ERR_RUNTIME
+ *  because the input matrix contained non-finite values."; on accelerators (cuda) "nuc" runs
+ *  on the cpu through host memory, out= on another device: CT_ERR_RUNTIME "Expected all
+ *  tensors to be on the same device, ..."); other strings: CT_ERR_RUNTIME
  *  "only valid string values are 'fro' and 'nuc', found foo". */
 CT_API ct_status ct_norm_str(const ct_tensor *input, const char *p, const int64_t *dims,
                              int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,

@@ -6,9 +6,9 @@
  * copy, without reading values, so they work for every dtype (the shell dtypes
  * float8, float4_e2m1fn_x2 and uint16..uint64 included). Results have PyTorch's memory
  * format: flip keeps the input's (empty_like), roll follows cat, repeat/tile are contiguous. On
- * meta tensors only shapes are computed. flip runs on cpu and meta only (other devices:
- * CT_ERR_NOT_IMPLEMENTED "flip: not implemented on device privateuseone"); roll, repeat and tile go
- * through ct_tensor_copy_ and run wherever it does.
+ * meta tensors only shapes are computed. On other devices (cuda) flip, roll, repeat, tile,
+ * diag_embed, diag and diag_out run on the cpu through host memory (the tensors are copied to
+ * the host and the results back: correct, not fast); the view ops run on any device.
  *
  * Ownership as in tensor.h: tensors handed back are NEW references; on failure *out is NULL
  * and nothing is left allocated; an in-place op that fails leaves its tensor unchanged. A
@@ -30,7 +30,7 @@ CT_EXTERN_C_BEGIN
 /** torch.flip(t, dims): the elements reversed along each of `dims` (ndims may be 0: a copy).
  *  Same dtype and memory format as t (empty_like). New reference.
  *  Errors: CT_ERR_RUNTIME "dim 0 appears multiple times in the list of dims"; dim range
- *  errors; CT_ERR_NOT_IMPLEMENTED on devices other than cpu and meta; CT_ERR_NOMEM. */
+ *  errors; CT_ERR_NOMEM; the device's copy errors. */
 CT_API ct_status ct_tensor_flip(const ct_tensor *tensor, const int64_t *dims, int64_t ndims,
                                 ct_tensor **out);
 /** torch.fliplr: flip(dims=[1]). Errors: CT_ERR_RUNTIME "Input must be >= 2-d."; flip's. */
@@ -62,7 +62,7 @@ CT_API ct_status ct_tensor_tile(const ct_tensor *tensor, const int64_t *reps, in
 /** torch.diag_embed(t, offset, dim1, dim2): a new tensor of zeros with two dims of size
  *  |offset| + t.size(-1) inserted at dim1 and dim2 (wrapped against dim() + 1), whose
  *  diagonal (as ct_tensor_diagonal) holds t's values along its last dim. Contiguous, t's
- *  dtype and device (any device copy_ supports). New reference. Errors: CT_ERR_RUNTIME
+ *  dtype and device. New reference. Errors: CT_ERR_RUNTIME
  *  "diagonal dimensions cannot be identical 1, 1"; dim range errors; CT_ERR_NOMEM. */
 CT_API ct_status ct_tensor_diag_embed(const ct_tensor *tensor, int64_t offset, int64_t dim1,
                                       int64_t dim2, ct_tensor **out);
@@ -73,7 +73,8 @@ CT_API ct_status ct_tensor_diag_embed(const ct_tensor *tensor, int64_t offset, i
 CT_API ct_status ct_tensor_diag(const ct_tensor *tensor, int64_t diagonal, ct_tensor **out);
 /** torch.diag(t, diagonal, out=out): out resized as PyTorch's resize_output. Errors as
  *  ct_tensor_diag and CT_ERR_RUNTIME "expected scalar type Float but found Int" (out's dtype
- *  must be t's). On error out keeps its geometry. */
+ *  must be t's), "diag: expected out on device cuda, got cpu". On error out keeps its
+ *  geometry. */
 CT_API ct_status ct_tensor_diag_out(const ct_tensor *tensor, int64_t diagonal, ct_tensor *out);
 
 /** torch.diagonal(t, offset, dim1, dim2): a view of the diagonal of dims dim1/dim2, which

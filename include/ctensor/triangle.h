@@ -2,8 +2,8 @@
  *
  * They copy without reading values, so every dtype works (the shell dtypes included); the
  * elements outside the triangle become all-zero bytes, as zero_ writes them. cpu and meta
- * (shapes only); other devices: CT_ERR_NOT_IMPLEMENTED "tril: not implemented on device
- * privateuseone". Ownership as in tensor.h: new references; on failure *out is NULL and
+ * (shapes only); on other devices (cuda) they run on the cpu through host memory (tensors
+ * copied to the host and the results back: correct, not fast). Ownership as in tensor.h: new references; on failure *out is NULL and
  * nothing is left allocated; a NULL tensor is CT_ERR_MISUSE.
  */
 #ifndef CTENSOR_TRIANGLE_H
@@ -22,8 +22,8 @@ CT_EXTERN_C_BEGIN
  *  reference.
  *  Errors: CT_ERR_INDEX "Dimension out of range (expected to be in range of [-1,
  *  0], but got -2)" for 1-D, "Dimension specified as -2 but tensor has no dimensions" for
- *  0-D (not raised for an empty input, as PyTorch 1.13); CT_ERR_NOT_IMPLEMENTED on devices
- *  other than cpu and meta; CT_ERR_NOMEM. */
+ *  0-D (not raised for an empty input, as PyTorch 1.13); CT_ERR_NOMEM; the device's copy
+ *  errors. */
 CT_API ct_status ct_tensor_tril(const ct_tensor *tensor, int64_t diagonal, ct_tensor **out);
 CT_API ct_status ct_tensor_triu(const ct_tensor *tensor, int64_t diagonal, ct_tensor **out);
 /** The out= forms: out is resized to t's shape (PyTorch's resize_output) and must have t's

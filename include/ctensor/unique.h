@@ -7,8 +7,8 @@
  * Slices compare element by element in C order (ints exactly, floats as doubles; NaN equals
  * nothing, so NaN slices never merge). Dtypes: bool, integers, bfloat16, float32, float64;
  * others CT_ERR_NOT_IMPLEMENTED "\"unique_dim\" not implemented for 'Half'" ("unique" for
- * unique_consecutive without a dim). Tensors not on the cpu or not strided:
- * CT_ERR_NOT_IMPLEMENTED. CT_ERR_MISUSE for NULL handles; CT_ERR_NOMEM. */
+ * unique_consecutive without a dim). Accelerator (cuda) inputs run on the cpu through host
+ * memory, the results copied back. Tensors not strided, or on meta: CT_ERR_NOT_IMPLEMENTED. CT_ERR_MISUSE for NULL handles; CT_ERR_NOMEM. */
 #ifndef CTENSOR_UNIQUE_H
 #define CTENSOR_UNIQUE_H
 

@@ -5,7 +5,8 @@
  * [batch, m, k] x [batch, k, n], with the operands' own strides (no copies of transposed
  * inputs: Note [gemm kernels]). The result is made contiguous; the *_out forms compute it
  * and then resize and fill `out` (PyTorch's resize_output), so an out that overlaps an input
- * still sees the inputs' old values.
+ * still sees the inputs' old values. On accelerators each public function first stages
+ * itself whole through host memory when all its tensors are on one device (linalg_stage.c).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -23,7 +24,8 @@
 
 static bool same_device(ct_device a, ct_device b) { return a.type == b.type && a.index == b.index; }
 
-static ct_status check_device(const ct_tensor *a, const ct_tensor *b) {
+/* PyTorch's message for two devices. */
+static ct_status check_same_device(const ct_tensor *a, const ct_tensor *b) {
     if (!same_device(a->device, b->device)) {
         char da[64], db[64];
         CT_TRY(ct_device_str(a->device, da, sizeof da));
@@ -33,6 +35,14 @@ static ct_status check_device(const ct_tensor *a, const ct_tensor *b) {
                             "two devices, %s and %s!",
                             da, db);
     }
+    return CT_OK;
+}
+
+/* check_same_device, then whether the host kernel can run there. Accelerator tensors are
+ * staged before (linalg_stage.c), so the refusal is only a guard: an op whose tensors are on
+ * two devices fails first on check_same_device, whatever their order. */
+static ct_status check_device(const ct_tensor *a, const ct_tensor *b) {
+    CT_TRY(check_same_device(a, b));
     /* host kernels run wherever device pointers are host memory (the emulated accelerator) */
     if (a->device.type != CT_DEVICE_META && !ct_device_impl_host_accessible(a->device.type))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "matmul: not implemented on %s yet",
@@ -170,7 +180,7 @@ static ct_status bmm_check(const ct_tensor *a, const ct_tensor *b, const char *k
                             "Expected size for first two dimensions of batch2 tensor to be: "
                             "[%" PRId64 ", %" PRId64 "] but got: [%" PRId64 ", %" PRId64 "].",
                             a->sizes[0], a->sizes[2], b->sizes[0], b->sizes[1]);
-    CT_TRY(check_device(a, b));
+    CT_TRY(check_same_device(a, b)); /* the host check: the callers', after input's device */
     CT_TRY(check_same_dtype(a, b));
     return check_kernel(a->dtype, kernel);
 }
@@ -193,6 +203,7 @@ static ct_status deliver(ct_tensor *r, ct_tensor *out, ct_status st) {
 
 #define OUT_FORM(name, call)                                                                       \
     ct_status name(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {                       \
+        CT_LINALG_STAGE_AB_OUT(name, a, b, out);                                                   \
         CT_TRY(ct_tensor_impl_check(out, #name));                                                  \
         ct_tensor *r = NULL;                                                                       \
         CT_TRY(call(a, b, &r));                                                                    \
@@ -220,6 +231,7 @@ static ct_status finish(ct_status st, ct_tensor *r, ct_tensor **out) {
 
 ct_status ct_tensor_mm(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     START("ct_tensor_mm");
+    CT_LINALG_STAGE_AB(ct_tensor_mm, a, b, out);
     CT_TRY(mm_check(a, b));
     int64_t sizes[2] = {a->sizes[0], b->sizes[1]};
     ct_tensor *r = NULL;
@@ -229,7 +241,9 @@ ct_status ct_tensor_mm(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) 
 
 ct_status ct_tensor_bmm(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     START("ct_tensor_bmm");
+    CT_LINALG_STAGE_AB(ct_tensor_bmm, a, b, out);
     CT_TRY(bmm_check(a, b, "bmm"));
+    CT_TRY(check_device(a, b));
     int64_t sizes[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
     ct_tensor *r = NULL;
     CT_TRY(new_result(sizes, 3, a, &r));
@@ -239,6 +253,7 @@ ct_status ct_tensor_bmm(const ct_tensor *a, const ct_tensor *b, ct_tensor **out)
 ct_status ct_tensor_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b,
                           ct_scalar beta, ct_scalar alpha, ct_tensor **out) {
     START("ct_tensor_addmm");
+    CT_LINALG_STAGE_ADD(ct_tensor_addmm, input, a, b, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(input, "ct_tensor_addmm"));
     CT_TRY(ct_tensor_impl_check(a, "ct_tensor_addmm"));
     CT_TRY(ct_tensor_impl_check(b, "ct_tensor_addmm"));
@@ -253,7 +268,7 @@ ct_status ct_tensor_addmm(const ct_tensor *input, const ct_tensor *a, const ct_t
     ct_tensor *e = NULL; /* the broadcast check comes before the dtype checks */
     CT_TRY(ct_tensor_expand(input, sizes, 2, &e));
     ct_tensor_release(e);
-    CT_TRY(check_device(a, b));
+    CT_TRY(check_same_device(a, b));
     CT_TRY(check_device(input, b));
     if (input->dtype != b->dtype)
         return ct_set_error(CT_ERR_RUNTIME, "self and mat2 must have the same dtype");
@@ -268,6 +283,7 @@ ct_status ct_tensor_addmm(const ct_tensor *input, const ct_tensor *a, const ct_t
 ct_status ct_tensor_baddbmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b,
                             ct_scalar beta, ct_scalar alpha, ct_tensor **out) {
     START("ct_tensor_baddbmm");
+    CT_LINALG_STAGE_ADD(ct_tensor_baddbmm, input, a, b, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(input, "ct_tensor_baddbmm"));
     CT_TRY(bmm_check(a, b, "baddbmm"));
     int64_t sizes[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
@@ -286,6 +302,7 @@ OUT_FORM(ct_tensor_bmm_out, ct_tensor_bmm)
 
 ct_status ct_tensor_addmm_out(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b,
                               ct_scalar beta, ct_scalar alpha, ct_tensor *out) {
+    CT_LINALG_STAGE_ADD_OUT(ct_tensor_addmm_out, input, a, b, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_addmm_out"));
     ct_tensor *r = NULL;
     CT_TRY(ct_tensor_addmm(input, a, b, beta, alpha, &r));
@@ -294,6 +311,7 @@ ct_status ct_tensor_addmm_out(const ct_tensor *input, const ct_tensor *a, const 
 
 ct_status ct_tensor_baddbmm_out(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b,
                                 ct_scalar beta, ct_scalar alpha, ct_tensor *out) {
+    CT_LINALG_STAGE_ADD_OUT(ct_tensor_baddbmm_out, input, a, b, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_baddbmm_out"));
     ct_tensor *r = NULL;
     CT_TRY(ct_tensor_baddbmm(input, a, b, beta, alpha, &r));
@@ -331,6 +349,7 @@ static ct_status vec_product(const ct_tensor *mat, const ct_tensor *vec, const i
 
 ct_status ct_tensor_mv(const ct_tensor *mat, const ct_tensor *vec, ct_tensor **out) {
     START("ct_tensor_mv");
+    CT_LINALG_STAGE_AB(ct_tensor_mv, mat, vec, out);
     CT_TRY(ct_tensor_impl_check(mat, "ct_tensor_mv"));
     CT_TRY(ct_tensor_impl_check(vec, "ct_tensor_mv"));
     if (mat->ndim != 2 || vec->ndim != 1)
@@ -355,6 +374,7 @@ ct_status ct_tensor_mv(const ct_tensor *mat, const ct_tensor *vec, ct_tensor **o
 
 ct_status ct_tensor_dot(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     START("ct_tensor_dot");
+    CT_LINALG_STAGE_AB(ct_tensor_dot, a, b, out);
     CT_TRY(ct_tensor_impl_check(a, "ct_tensor_dot"));
     CT_TRY(ct_tensor_impl_check(b, "ct_tensor_dot"));
     if (a->ndim != 1 || b->ndim != 1)
@@ -397,6 +417,7 @@ static ct_status outer_check(const ct_tensor *a, const ct_tensor *b) {
 
 ct_status ct_tensor_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     START("ct_tensor_outer");
+    CT_LINALG_STAGE_AB(ct_tensor_outer, a, b, out);
     CT_TRY(outer_check(a, b));
     ct_tensor *col = NULL;
     CT_TRY(as_matrix(a, a->sizes[0], 1, &col));
@@ -406,6 +427,7 @@ ct_status ct_tensor_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor **ou
 }
 
 ct_status ct_tensor_outer_out(const ct_tensor *a, const ct_tensor *b, ct_tensor *out) {
+    CT_LINALG_STAGE_AB_OUT(ct_tensor_outer_out, a, b, out);
     CT_TRY(outer_check(a, b));
     ct_tensor *col = NULL;
     CT_TRY(as_matrix(a, a->sizes[0], 1, &col));
@@ -527,6 +549,7 @@ static ct_status matmul_fold(const ct_tensor *t1, const ct_tensor *t2, ct_tensor
 
 ct_status ct_tensor_matmul(const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     START("ct_tensor_matmul");
+    CT_LINALG_STAGE_AB(ct_tensor_matmul, a, b, out);
     CT_TRY(ct_tensor_impl_check(a, "ct_tensor_matmul"));
     CT_TRY(ct_tensor_impl_check(b, "ct_tensor_matmul"));
     int32_t d1 = a->ndim, d2 = b->ndim;

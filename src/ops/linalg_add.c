@@ -145,6 +145,7 @@ static ct_status deliver(ct_tensor *r, ct_tensor *out, out_rule rule) {
 
 ct_status ct_tensor_addmm_(ct_tensor *self, const ct_tensor *mat1, const ct_tensor *mat2,
                            ct_scalar beta, ct_scalar alpha) {
+    CT_LINALG_STAGE_ADD_SELF(ct_tensor_addmm_, self, mat1, mat2, beta, alpha);
     CT_TRY(ct_tensor_impl_check(self, "ct_tensor_addmm_"));
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_addmm(self, mat1, mat2, beta, alpha, &r);
@@ -153,6 +154,7 @@ ct_status ct_tensor_addmm_(ct_tensor *self, const ct_tensor *mat1, const ct_tens
 
 ct_status ct_tensor_baddbmm_(ct_tensor *self, const ct_tensor *batch1, const ct_tensor *batch2,
                              ct_scalar beta, ct_scalar alpha) {
+    CT_LINALG_STAGE_ADD_SELF(ct_tensor_baddbmm_, self, batch1, batch2, beta, alpha);
     CT_TRY(ct_tensor_impl_check(self, "ct_tensor_baddbmm_"));
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, &r);
@@ -201,6 +203,7 @@ static ct_status addbmm_checked(const ct_tensor *input, const ct_tensor *b1, con
 ct_status ct_tensor_addbmm(const ct_tensor *input, const ct_tensor *b1, const ct_tensor *b2,
                            ct_scalar beta, ct_scalar alpha, ct_tensor **out) {
     START("ct_tensor_addbmm");
+    CT_LINALG_STAGE_ADD(ct_tensor_addbmm, input, b1, b2, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(input, "ct_tensor_addbmm"));
     CT_TRY(ct_tensor_impl_check(b1, "ct_tensor_addbmm"));
     CT_TRY(ct_tensor_impl_check(b2, "ct_tensor_addbmm"));
@@ -217,6 +220,7 @@ ct_status ct_tensor_addbmm(const ct_tensor *input, const ct_tensor *b1, const ct
 
 ct_status ct_tensor_addbmm_out(const ct_tensor *input, const ct_tensor *b1, const ct_tensor *b2,
                                ct_scalar beta, ct_scalar alpha, ct_tensor *out) {
+    CT_LINALG_STAGE_ADD_OUT(ct_tensor_addbmm_out, input, b1, b2, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_addbmm_out"));
     ct_tensor *r = NULL;
     CT_TRY(addbmm_checked(input, b1, b2, beta, alpha, &r));
@@ -225,6 +229,7 @@ ct_status ct_tensor_addbmm_out(const ct_tensor *input, const ct_tensor *b1, cons
 
 ct_status ct_tensor_addbmm_(ct_tensor *self, const ct_tensor *b1, const ct_tensor *b2,
                             ct_scalar beta, ct_scalar alpha) {
+    CT_LINALG_STAGE_ADD_SELF(ct_tensor_addbmm_, self, b1, b2, beta, alpha);
     return ct_tensor_addbmm_out(self, b1, b2, beta, alpha, self);
 }
 
@@ -233,6 +238,7 @@ ct_status ct_tensor_addbmm_(ct_tensor *self, const ct_tensor *b1, const ct_tenso
 ct_status ct_tensor_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
                           ct_scalar beta, ct_scalar alpha, ct_tensor **out) {
     START("ct_tensor_addmv");
+    CT_LINALG_STAGE_ADD(ct_tensor_addmv, input, mat, vec, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(input, "ct_tensor_addmv"));
     CT_TRY(ct_tensor_impl_check(mat, "ct_tensor_addmv"));
     CT_TRY(ct_tensor_impl_check(vec, "ct_tensor_addmv"));
@@ -291,6 +297,7 @@ ct_status ct_tensor_addmv(const ct_tensor *input, const ct_tensor *mat, const ct
 
 ct_status ct_tensor_addmv_out(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
                               ct_scalar beta, ct_scalar alpha, ct_tensor *out) {
+    CT_LINALG_STAGE_ADD_OUT(ct_tensor_addmv_out, input, mat, vec, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_addmv_out"));
     ct_tensor *r = NULL;
     CT_TRY(ct_tensor_addmv(input, mat, vec, beta, alpha, &r));
@@ -299,6 +306,7 @@ ct_status ct_tensor_addmv_out(const ct_tensor *input, const ct_tensor *mat, cons
 
 ct_status ct_tensor_addmv_(ct_tensor *self, const ct_tensor *mat, const ct_tensor *vec,
                            ct_scalar beta, ct_scalar alpha) {
+    CT_LINALG_STAGE_ADD_SELF(ct_tensor_addmv_, self, mat, vec, beta, alpha);
     CT_TRY(ct_tensor_impl_check(self, "ct_tensor_addmv_"));
     ct_tensor *r = NULL;
     ct_status st = ct_tensor_addmv(self, mat, vec, beta, alpha, &r);
@@ -336,6 +344,7 @@ static ct_status scaled(const ct_tensor *t, ct_scalar s, ct_tensor **out) {
 ct_status ct_tensor_addr(const ct_tensor *input, const ct_tensor *v1, const ct_tensor *v2,
                          ct_scalar beta, ct_scalar alpha, ct_tensor **out) {
     START("ct_tensor_addr");
+    CT_LINALG_STAGE_ADD(ct_tensor_addr, input, v1, v2, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(input, "ct_tensor_addr"));
     CT_TRY(ct_tensor_impl_check(v1, "ct_tensor_addr"));
     CT_TRY(ct_tensor_impl_check(v2, "ct_tensor_addr"));
@@ -383,6 +392,7 @@ ct_status ct_tensor_addr(const ct_tensor *input, const ct_tensor *v1, const ct_t
 
 ct_status ct_tensor_addr_out(const ct_tensor *input, const ct_tensor *v1, const ct_tensor *v2,
                              ct_scalar beta, ct_scalar alpha, ct_tensor *out) {
+    CT_LINALG_STAGE_ADD_OUT(ct_tensor_addr_out, input, v1, v2, beta, alpha, out);
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_addr_out"));
     ct_tensor *r = NULL;
     CT_TRY(ct_tensor_addr(input, v1, v2, beta, alpha, &r));
@@ -391,6 +401,7 @@ ct_status ct_tensor_addr_out(const ct_tensor *input, const ct_tensor *v1, const 
 
 ct_status ct_tensor_addr_(ct_tensor *self, const ct_tensor *v1, const ct_tensor *v2, ct_scalar beta,
                           ct_scalar alpha) {
+    CT_LINALG_STAGE_ADD_SELF(ct_tensor_addr_, self, v1, v2, beta, alpha);
     CT_TRY(ct_tensor_impl_check(self, "ct_tensor_addr_"));
     CT_TRY(ct_tensor_impl_check(v1, "ct_tensor_addr_"));
     CT_TRY(ct_tensor_impl_check(v2, "ct_tensor_addr_"));

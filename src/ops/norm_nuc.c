@@ -1,7 +1,8 @@
 /* torch.norm(input, p='nuc'): the nuclear norm, the sum of the singular values of the matrix
  * over two dims (ctensor/reduce.h, ct_norm_str). The two dims are moved last, each matrix is
  * copied into one contiguous buffer of the input's dtype, LAPACK gives the singular values
- * (src/kernels/svd.c), and their sums are converted once into the output. */
+ * (src/kernels/svd.c), and their sums are converted once into the output. On accelerators the
+ * whole op runs on host mirrors (Note [Staging through host memory]). */
 #include "base/error_impl.h"
 #include "ctensor/reduce.h"
 #include "device/device_impl.h"
@@ -9,6 +10,7 @@
 #include "iter/reduce_plan.h"
 #include "kernels/svd.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 static ct_status check_input(const ct_tensor *in) {
@@ -29,8 +31,35 @@ static ct_status check_input(const ct_tensor *in) {
     return CT_OK;
 }
 
+/* The nuclear norm of accelerator tensors: input and out (one device) staged. */
+static ct_status norm_nuc_staged(const ct_tensor *input, const int64_t *dims, int64_t ndims,
+                                 bool keepdim, ct_tensor *out, ct_tensor **result) {
+    ct_stage s;
+    ct_stage_init(&s, "norm");
+    int a = ct_stage_add(&s, input, 0);
+    int o = ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *hr = NULL, *r = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = ct_reduce_impl_norm_nuc(ct_stage_host(&s, a), dims, ndims, keepdim,
+                                     ct_stage_host(&s, o), &hr);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hr, &r);
+    else
+        ct_tensor_release(hr);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *result = r;
+    return CT_OK;
+}
+
 ct_status ct_reduce_impl_norm_nuc(const ct_tensor *input, const int64_t *dims, int64_t ndims,
                                   bool keepdim, ct_tensor *out, ct_tensor **result) {
+    if (ct_stage_wanted(input) || ct_stage_wanted(out))
+        return norm_nuc_staged(input, dims, ndims, keepdim, out, result);
     int64_t pair[2] = {0, 1};
     if (dims == NULL) { /* the whole tensor, which must then be a matrix */
         if (input->ndim != 2)

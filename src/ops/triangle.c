@@ -4,7 +4,8 @@
  * the elements outside the triangle zeroed in place, row by row of the last two dims. The
  * in-place forms only zero; out= resizes as PyTorch's resize_output and puts out's old
  * geometry back when a later step fails. Zero is all-zero bytes (zero_'s pattern), so no
- * value is read or converted. */
+ * value is read or converted. On accelerators each form runs on host mirrors of its tensors
+ * (Note [Staging through host memory]). */
 #include <inttypes.h>
 #include <string.h>
 
@@ -12,18 +13,21 @@
 #include "ctensor/triangle.h"
 #include "dtype/table_impl.h"
 #include "ops/reduce_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 static bool same_device(ct_device a, ct_device b) { return a.type == b.type && a.index == b.index; }
 
 /* PyTorch wraps dim -2 first (a 1-D input fails there) unless t is empty (1.13 returns
- * before looking), and runs on cpu (and meta). */
+ * before looking). Accelerator tensors get here only as the input of an out= that is not
+ * staged with them (another device or layout), which tri_out refuses before touching data. */
 static ct_status check_input(const ct_tensor *t, const char *fn) {
     CT_TRY(ct_tensor_impl_check(t, fn));
     int64_t d;
     if (t->numel > 0)
         CT_TRY(ct_tensor_impl_shape_wrap_dim(-2, t->ndim, false, &d));
-    if (t->device.type != CT_DEVICE_CPU && t->device.type != CT_DEVICE_META)
+    if (t->device.type != CT_DEVICE_CPU && t->device.type != CT_DEVICE_META &&
+        !ct_stage_wanted(t))
         return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on device %s", fn,
                             ct_device_type_name(t->device.type));
     return CT_OK;
@@ -81,10 +85,49 @@ static void zero_outside(ct_tensor *t, int64_t k, bool lower) {
     }
 }
 
+static ct_status tri(const ct_tensor *t, int64_t k, bool lower, ct_tensor **out, const char *fn);
+static ct_status tri_(ct_tensor *t, int64_t k, bool lower, const char *fn);
+static ct_status tri_out(const ct_tensor *t, int64_t k, bool lower, ct_tensor *out,
+                         const char *fn);
+
+/* One of the three forms on host mirrors: t read, or self written in place, or t read and
+ * out written; a new result goes to *res. */
+static ct_status tri_staged(const ct_tensor *t, ct_tensor *self, ct_tensor *out, int64_t k,
+                            bool lower, const char *fn, ct_tensor **res) {
+    ct_stage s;
+    ct_stage_init(&s, fn);
+    int a = ct_stage_add(&s, self != NULL ? self : t, self != NULL ? CT_STAGE_WRITTEN : 0);
+    int o = ct_stage_add(&s, out, CT_STAGE_WRITTEN);
+    ct_tensor *hr = NULL, *r = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK) {
+        if (self != NULL)
+            st = tri_(ct_stage_host(&s, a), k, lower, fn);
+        else if (out != NULL)
+            st = tri_out(ct_stage_host(&s, a), k, lower, ct_stage_host(&s, o), fn);
+        else
+            st = tri(ct_stage_host(&s, a), k, lower, &hr, fn);
+    }
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hr, &r);
+    else
+        ct_tensor_release(hr);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    if (res != NULL)
+        *res = r;
+    return CT_OK;
+}
+
 static ct_status tri(const ct_tensor *t, int64_t k, bool lower, ct_tensor **out, const char *fn) {
     if (out == NULL)
         return ct_set_error(CT_ERR_MISUSE, "%s: out is NULL", fn);
     *out = NULL;
+    if (ct_stage_wanted(t))
+        return tri_staged(t, NULL, NULL, k, lower, fn, out);
     CT_TRY(check_input(t, fn));
     ct_tensor *r;
     CT_TRY(ct_tensor_empty(t->sizes, t->ndim, t->dtype, &t->device, CT_LAYOUT_STRIDED,
@@ -108,6 +151,8 @@ ct_status ct_tensor_triu(const ct_tensor *t, int64_t diagonal, ct_tensor **out) 
 }
 
 static ct_status tri_(ct_tensor *t, int64_t k, bool lower, const char *fn) {
+    if (ct_stage_wanted(t))
+        return tri_staged(NULL, t, NULL, k, lower, fn, NULL);
     CT_TRY(check_input(t, fn));
     zero_outside(t, k, lower);
     return CT_OK;
@@ -130,6 +175,9 @@ static bool same_elements(const ct_tensor *a, const ct_tensor *b) {
 
 static ct_status tri_out(const ct_tensor *t, int64_t k, bool lower, ct_tensor *out,
                          const char *fn) {
+    /* out on another device: the checks below give PyTorch's out= device message */
+    if (ct_stage_wanted(t) && ct_stage_wanted(out) && ct_device_equal(t->device, out->device))
+        return tri_staged(t, NULL, out, k, lower, fn, NULL);
     CT_TRY(ct_tensor_impl_check(out, fn));
     CT_TRY(check_input(t, fn));
     if (out->dtype != t->dtype)
@@ -143,6 +191,9 @@ static ct_status tri_out(const ct_tensor *t, int64_t k, bool lower, ct_tensor *o
         return ct_set_error(CT_ERR_RUNTIME,
                             "Expected out tensor to have device %s, but got %s instead", want, got);
     }
+    if (t->device.type != CT_DEVICE_CPU && t->device.type != CT_DEVICE_META) /* out not strided */
+        return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s: not implemented on device %s", fn,
+                            ct_device_type_name(t->device.type));
     ct_tensor_impl_saved keep;
     CT_TRY(ct_tensor_impl_save(out, &keep));
     ct_status st = CT_OK;

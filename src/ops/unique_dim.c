@@ -11,6 +11,7 @@
 #include "ctensor/index.h"
 #include "ctensor/unique.h"
 #include "dtype/table_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 typedef struct {
@@ -189,11 +190,48 @@ fail:
     return st;
 }
 
+/* ct_unique_dim or, with `flat`, ct_unique_consecutive on a host mirror of an accelerator
+ * input (Note [Staging through host memory]). */
+static ct_status unique_dim_staged(const ct_tensor *input, int64_t dim, bool consecutive,
+                                   bool flat, ct_tensor **output, ct_tensor **inverse,
+                                   ct_tensor **counts) {
+    ct_stage s;
+    ct_stage_init(&s, "unique_dim");
+    int a = ct_stage_add(&s, input, 0);
+    ct_tensor *h[3] = {NULL, NULL, NULL}, *d[3] = {NULL, NULL, NULL};
+    ct_status st = ct_stage_begin(&s);
+    ct_tensor **hi = inverse != NULL ? &h[1] : NULL, **hc = counts != NULL ? &h[2] : NULL;
+    if (st == CT_OK && flat)
+        st = ct_unique_consecutive(ct_stage_host(&s, a), &h[0], hi, hc);
+    else if (st == CT_OK)
+        st = ct_unique_dim(ct_stage_host(&s, a), dim, consecutive, &h[0], hi, hc);
+    for (int i = 0; i < 3; i++) {
+        if (st == CT_OK)
+            st = ct_stage_result(&s, h[i], &d[i]);
+        else
+            ct_tensor_release(h[i]);
+    }
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        for (int i = 0; i < 3; i++)
+            ct_tensor_release(d[i]);
+        return st;
+    }
+    *output = d[0];
+    if (inverse != NULL)
+        *inverse = d[1];
+    if (counts != NULL)
+        *counts = d[2];
+    return CT_OK;
+}
+
 ct_status ct_unique_dim(const ct_tensor *input, int64_t dim, bool consecutive,
                         ct_tensor **output, ct_tensor **inverse, ct_tensor **counts) {
     if (output == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_unique_dim: output is NULL");
     clear3(output, inverse, counts);
+    if (ct_stage_wanted(input))
+        return unique_dim_staged(input, dim, consecutive, false, output, inverse, counts);
     return unique_dim(input, dim, consecutive, "unique_dim", output, inverse, counts);
 }
 
@@ -202,6 +240,8 @@ ct_status ct_unique_consecutive(const ct_tensor *input, ct_tensor **output, ct_t
     if (output == NULL)
         return ct_set_error(CT_ERR_MISUSE, "ct_unique_consecutive: output is NULL");
     clear3(output, inverse, counts);
+    if (ct_stage_wanted(input))
+        return unique_dim_staged(input, 0, true, true, output, inverse, counts);
     CT_TRY(ct_tensor_impl_check(input, "unique_consecutive"));
     ct_tensor *flat = NULL, *inv = NULL;
     int64_t all = input->numel;

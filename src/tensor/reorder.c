@@ -10,6 +10,9 @@
  *  - repeat is PyTorch's: the result viewed as [repeats..., sizes...] (the unfold view) gets
  *    the input expanded along the repeat dims, one copy_ of a broadcast source. Dims of
  *    size 1 on both sides are left out so that 2 * ndim stays within CT_MAX_DIMS.
+ * On accelerators each op runs whole on host mirrors (Note [Staging through host memory]):
+ * flip's loop reads memory on the host, and one transfer each way beats a copy launch per
+ * piece of roll, repeat or diag_embed.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include "ctensor/join.h"
 #include "ctensor/reorder.h"
 #include "dtype/table_impl.h"
+#include "tensor/stage.h"
 #include "tensor/tensor_impl.h"
 
 static ct_status begin(const ct_tensor *t, ct_tensor **out, const char *fn) {
@@ -28,10 +32,61 @@ static ct_status begin(const ct_tensor *t, ct_tensor **out, const char *fn) {
     return ct_tensor_impl_check(t, fn);
 }
 
+/* ---- accelerators ---------------------------------------------------------------------- */
+
+typedef enum { RO_FLIP, RO_ROLL, RO_REPEAT, RO_DIAG_EMBED, RO_DIAG, RO_DIAG_OUT } reorder_op;
+
+/* One public call's arguments besides its tensors. */
+typedef struct reorder_call {
+    reorder_op op;
+    const int64_t *v1, *v2;
+    int64_t n1, n2, i0, i1, i2;
+} reorder_call;
+
+static ct_status reorder_host(const reorder_call *c, const ct_tensor *t, ct_tensor *o,
+                              ct_tensor **r) {
+    switch (c->op) {
+    case RO_FLIP: return ct_tensor_flip(t, c->v1, c->n1, r);
+    case RO_ROLL: return ct_tensor_roll(t, c->v1, c->n1, c->v2, c->n2, r);
+    case RO_REPEAT: return ct_tensor_repeat(t, c->v1, c->n1, r);
+    case RO_DIAG_EMBED: return ct_tensor_diag_embed(t, c->i0, c->i1, c->i2, r);
+    case RO_DIAG: return ct_tensor_diag(t, c->i0, r);
+    default: return ct_tensor_diag_out(t, c->i0, o);
+    }
+}
+
+/* The call on host mirrors of t (and the written out=); a new result goes to *out. */
+static ct_status reorder_staged(const char *fn, const reorder_call *c, const ct_tensor *t,
+                                ct_tensor *o, ct_tensor **out) {
+    ct_stage s;
+    ct_stage_init(&s, fn);
+    int a = ct_stage_add(&s, t, 0);
+    int b = ct_stage_add(&s, o, CT_STAGE_WRITTEN);
+    ct_tensor *hr = NULL, *r = NULL;
+    ct_status st = ct_stage_begin(&s);
+    if (st == CT_OK)
+        st = reorder_host(c, ct_stage_host(&s, a), ct_stage_host(&s, b), &hr);
+    if (st == CT_OK)
+        st = ct_stage_result(&s, hr, &r);
+    else
+        ct_tensor_release(hr);
+    st = ct_stage_end(&s, st);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    if (out != NULL)
+        *out = r;
+    return CT_OK;
+}
+
 /* ---- flip ------------------------------------------------------------------------------- */
 
 ct_status ct_tensor_flip(const ct_tensor *t, const int64_t *dims, int64_t ndims, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_flip"));
+    if (ct_stage_wanted(t))
+        return reorder_staged("flip", &(reorder_call){.op = RO_FLIP, .v1 = dims, .n1 = ndims}, t,
+                              NULL, out);
     if (ndims < 0 || (ndims > 0 && dims == NULL))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_flip: invalid dims");
     bool flip[CT_MAX_DIMS] = {false};
@@ -114,6 +169,11 @@ static ct_status roll_one(const ct_tensor *t, int64_t shift, int64_t dim, ct_ten
 ct_status ct_tensor_roll(const ct_tensor *t, const int64_t *shifts, int64_t nshifts,
                          const int64_t *dims, int64_t ndims, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_roll"));
+    if (ct_stage_wanted(t))
+        return reorder_staged("roll",
+                              &(reorder_call){.op = RO_ROLL, .v1 = shifts, .n1 = nshifts,
+                                              .v2 = dims, .n2 = ndims},
+                              t, NULL, out);
     if (nshifts < 0 || ndims < 0 || (nshifts > 0 && shifts == NULL) || (ndims > 0 && dims == NULL))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_roll: invalid shifts or dims");
     if (ndims == 1 && nshifts == 1)
@@ -150,6 +210,10 @@ ct_status ct_tensor_roll(const ct_tensor *t, const int64_t *shifts, int64_t nshi
 
 ct_status ct_tensor_repeat(const ct_tensor *t, const int64_t *repeats, int64_t n, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_repeat"));
+    if (ct_stage_wanted(t))
+        return reorder_staged("repeat",
+                              &(reorder_call){.op = RO_REPEAT, .v1 = repeats, .n1 = n}, t, NULL,
+                              out);
     if (n < 0 || n > CT_MAX_DIMS || (n > 0 && repeats == NULL))
         return ct_set_error(CT_ERR_MISUSE, "ct_tensor_repeat: invalid repeats");
     if (n < t->ndim)
@@ -223,6 +287,11 @@ ct_status ct_tensor_tile(const ct_tensor *t, const int64_t *reps, int64_t n, ct_
 ct_status ct_tensor_diag_embed(const ct_tensor *t, int64_t offset, int64_t dim1, int64_t dim2,
                                ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_diag_embed"));
+    if (ct_stage_wanted(t))
+        return reorder_staged("diag_embed",
+                              &(reorder_call){.op = RO_DIAG_EMBED, .i0 = offset, .i1 = dim1,
+                                              .i2 = dim2},
+                              t, NULL, out);
     if (t->ndim >= CT_MAX_DIMS)
         return ct_set_error(CT_ERR_VALUE, "diag_embed: too many dimensions (at most %d)",
                             CT_MAX_DIMS);
@@ -258,6 +327,9 @@ ct_status ct_tensor_diag_embed(const ct_tensor *t, int64_t offset, int64_t dim1,
 
 ct_status ct_tensor_diag(const ct_tensor *t, int64_t diagonal, ct_tensor **out) {
     CT_TRY(begin(t, out, "ct_tensor_diag"));
+    if (ct_stage_wanted(t))
+        return reorder_staged("diag", &(reorder_call){.op = RO_DIAG, .i0 = diagonal}, t, NULL,
+                              out);
     if (t->ndim == 1)
         return ct_tensor_diag_embed(t, diagonal, 0, 1, out);
     if (t->ndim != 2)
@@ -277,6 +349,10 @@ ct_status ct_tensor_diag(const ct_tensor *t, int64_t diagonal, ct_tensor **out) 
 }
 
 ct_status ct_tensor_diag_out(const ct_tensor *t, int64_t diagonal, ct_tensor *out) {
+    /* out on another device: the unstaged path's diag(t) then its own device message */
+    if (ct_stage_wanted(t) && ct_stage_wanted(out) && ct_device_equal(t->device, out->device))
+        return reorder_staged("diag", &(reorder_call){.op = RO_DIAG_OUT, .i0 = diagonal}, t, out,
+                              NULL);
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_diag_out"));
     ct_tensor *r = NULL;
     CT_TRY(ct_tensor_diag(t, diagonal, &r));
