@@ -49,55 +49,6 @@ static int type_of_name(PyObject *obj, ct_device_type *out, int *unknown) {
     return -1;
 }
 
-/* Note [An accelerator the host cannot read]: with host_accessible=False the emulated
- * backend keeps its memory but hands out addresses with bit 62 set (non-canonical on x86-64
- * and AArch64, so any host access faults), its slots clearing the bit again, and it has no
- * launch slot: every op must then reach the memory through the copy slots, as with a real
- * GPU (ops without kernels run through host memory). One such backend at a time. */
-#define OPAQUE_BIT ((uintptr_t)1 << 62)
-static ct_backend opaque_base;
-
-static void *opaque_addr(void *p) { return p ? (void *)((uintptr_t)p ^ OPAQUE_BIT) : p; }
-static const void *opaque_caddr(const void *p) {
-    return p ? (const void *)((uintptr_t)p ^ OPAQUE_BIT) : p;
-}
-static ct_status opaque_allocate(void *ctx, int32_t index, size_t size, size_t align,
-                                 void **out) {
-    ct_status st = opaque_base.allocate(ctx, index, size, align, out);
-    if (st == CT_OK)
-        *out = opaque_addr(*out);
-    return st;
-}
-static void opaque_free(void *ctx, int32_t index, void *ptr, size_t size, size_t align) {
-    opaque_base.free(ctx, index, opaque_addr(ptr), size, align);
-}
-static ct_status opaque_h2d(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
-    return opaque_base.copy_h2d(ctx, index, opaque_addr(dst), src, n);
-}
-static ct_status opaque_d2h(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
-    return opaque_base.copy_d2h(ctx, index, dst, opaque_caddr(src), n);
-}
-static ct_status opaque_d2d(void *ctx, int32_t di, void *dst, int32_t si, const void *src,
-                            size_t n) {
-    return opaque_base.copy_d2d(ctx, di, opaque_addr(dst), si, opaque_caddr(src), n);
-}
-static ct_status opaque_fill(void *ctx, int32_t index, void *dst, size_t n, const void *pattern,
-                             size_t pattern_size) {
-    return opaque_base.fill(ctx, index, opaque_addr(dst), n, pattern, pattern_size);
-}
-
-static void make_opaque(ct_backend *b) {
-    opaque_base = *b;
-    b->flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
-    b->allocate = opaque_allocate;
-    b->free = opaque_free;
-    b->copy_h2d = opaque_h2d;
-    b->copy_d2h = opaque_d2h;
-    b->copy_d2d = opaque_base.copy_d2d != NULL ? opaque_d2d : NULL;
-    b->fill = opaque_base.fill != NULL ? opaque_fill : NULL;
-    b->launch = NULL;
-}
-
 /* register_emulated_backend(type_name, device_count, host_accessible=True) */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
     static const char *const names[] = {"type_name", "device_count", "host_accessible"};
@@ -125,15 +76,16 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
     int displaced = type == CT_DEVICE_CUDA ? ctp_cuda_displace() : 0;
     if (displaced < 0)
         return NULL;
-    /* Check the count (and the slot) before a new PrivateUse1 name is set for good. */
-    ct_status st = ct_backend_host_emulated(type, (int)count, &b);
+    /* Check the count (and the slot) before a new PrivateUse1 name is set for good.
+     * host_accessible=False: addresses that fault when the host reads them and no kernels,
+     * as a real GPU seen from the host (every op then runs through the copy slots). */
+    ct_status st = host_accessible ? ct_backend_host_emulated(type, (int)count, &b)
+                                   : ct_backend_host_emulated_opaque(type, (int)count, &b);
     if (st == CT_OK && unknown) {
         const char *name = PyUnicode_AsUTF8(a[0]);
         st = name != NULL ? ct_privateuse1_set_name(name) : CT_ERR_NOMEM;
         b.name = ct_privateuse1_name();
     }
-    if (st == CT_OK && !host_accessible)
-        make_opaque(&b);
     if (st == CT_OK)
         st = ct_backend_register(&b);
     if (st != CT_OK) {

@@ -362,6 +362,21 @@ CT_API const char *ct_privateuse1_name(void);
  *  already registered for device type <name>". */
 CT_API ct_status ct_backend_host_emulated(ct_device_type type, int device_count, ct_backend *out);
 
+/** ct_backend_host_emulated, as a real accelerator looks from the host: not
+ *  CT_BACKEND_HOST_ACCESSIBLE, no launch slot, and device addresses that fault if the host
+ *  reads or writes them directly (bit 62 set: non-canonical on x86-64 and AArch64), which
+ *  the backend's own slots undo. Every op then reaches the memory through the copy slots (ops
+ *  without kernels run through host memory), and a host loop that reads device memory
+ *  crashes instead of passing by accident. A program may add a launch slot that translates
+ *  the addresses with ct_backend_host_emulated_host_address. Errors: those of
+ *  ct_backend_host_emulated. */
+CT_API ct_status ct_backend_host_emulated_opaque(ct_device_type type, int device_count,
+                                                 ct_backend *out);
+
+/** The host address behind a device address of an emulated backend (itself for the plain
+ *  one, the address without its tag for the opaque one). Never fails. */
+CT_API void *ct_backend_host_emulated_host_address(const void *device_ptr);
+
 /** ct_backend_host_emulated, then ct_backend_register: after
  *  `ct_privateuse1_set_name("npu"); ct_backend_register_host_emulated(CT_DEVICE_PRIVATEUSEONE,
  *  4);` the devices npu:0 .. npu:3 exist. Unregister with ct_backend_unregister. Errors: those

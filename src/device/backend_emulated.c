@@ -194,6 +194,45 @@ static ct_status emu_synchronize(void *ctx, int32_t index) {
     return index >= 0 && index < e->count ? CT_OK : bad_index(e, index);
 }
 
+/* Note [Device addresses the host cannot read]
+ * The opaque variant keeps the memory but hands out addresses with bit 62 set, which is
+ * non-canonical on x86-64 and AArch64: any host access through them faults. Its slots clear
+ * the bit again. So code that reads device memory without going through the backend's copy
+ * slots (a host loop that forgot to stage) crashes a test instead of passing by accident on
+ * memory a real GPU would not expose. */
+#define OPAQUE_BIT ((uintptr_t)1 << 62)
+
+static void *tagged(void *p) { return p != NULL ? (void *)((uintptr_t)p | OPAQUE_BIT) : p; }
+static void *untagged(void *p) { return (void *)((uintptr_t)p & ~OPAQUE_BIT); }
+static const void *cuntagged(const void *p) { return (const void *)((uintptr_t)p & ~OPAQUE_BIT); }
+
+static ct_status opaque_allocate(void *ctx, int32_t index, size_t size, size_t align,
+                                 void **out) {
+    ct_status st = emu_allocate(ctx, index, size, align, out);
+    if (st == CT_OK)
+        *out = tagged(*out);
+    return st;
+}
+static void opaque_free(void *ctx, int32_t index, void *ptr, size_t size, size_t align) {
+    emu_free(ctx, index, untagged(ptr), size, align);
+}
+static ct_status opaque_copy_h2d(void *ctx, int32_t index, void *dst, const void *src,
+                                 size_t n) {
+    return emu_copy_h2d(ctx, index, untagged(dst), src, n);
+}
+static ct_status opaque_copy_d2h(void *ctx, int32_t index, void *dst, const void *src,
+                                 size_t n) {
+    return emu_copy_d2h(ctx, index, dst, cuntagged(src), n);
+}
+static ct_status opaque_copy_d2d(void *ctx, int32_t dst_index, void *dst, int32_t src_index,
+                                 const void *src, size_t n) {
+    return emu_copy_d2d(ctx, dst_index, untagged(dst), src_index, cuntagged(src), n);
+}
+static ct_status opaque_fill(void *ctx, int32_t index, void *dst, size_t n, const void *pattern,
+                             size_t pattern_size) {
+    return emu_fill(ctx, index, untagged(dst), n, pattern, pattern_size);
+}
+
 /* ---- public ---- */
 
 ct_status ct_backend_host_emulated(ct_device_type type, int device_count, ct_backend *out) {
@@ -245,4 +284,21 @@ ct_status ct_backend_register_host_emulated(ct_device_type type, int device_coun
     ct_backend b;
     CT_TRY(ct_backend_host_emulated(type, device_count, &b));
     return ct_backend_register(&b);
+}
+
+ct_status ct_backend_host_emulated_opaque(ct_device_type type, int device_count,
+                                          ct_backend *out) {
+    CT_TRY(ct_backend_host_emulated(type, device_count, out));
+    out->flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
+    out->allocate = opaque_allocate;
+    out->free = opaque_free;
+    out->copy_h2d = opaque_copy_h2d;
+    out->copy_d2h = opaque_copy_d2h;
+    out->copy_d2d = opaque_copy_d2d;
+    out->fill = opaque_fill;
+    return CT_OK;
+}
+
+void *ct_backend_host_emulated_host_address(const void *device_ptr) {
+    return untagged((void *)(uintptr_t)device_ptr);
 }

@@ -1,7 +1,7 @@
 /* Global tensors on "cuda" placements whose device memory is NOT host accessible, on 1..4 ranks,
- * without a GPU: the process registers the library's host-emulated backend as cuda with two
- * devices, clears CT_BACKEND_HOST_ACCESSIBLE and runs its launch slot on the host
- * (tests/unit/launch_host.h), as test_launch_dispatch.c does for xpu. So MPI can never read a
+ * without a GPU: the process registers the library's opaque host-emulated backend
+ * (ct_backend_host_emulated_opaque) as cuda with two devices and runs its launch slot on the
+ * host (tests/unit/launch_host.h, host_launch_register_opaque). So MPI can never read a
  * component directly: every transfer must stage through host memory (Note [Boxing through
  * host memory], src/dist/boxing.c), and the element-wise ops and reductions run through the
  * launch slot on each rank's device. With a real cuda backend already registered (a CUDA
@@ -28,8 +28,6 @@ static long g_cases;
 static int g_failures;
 static bool g_emulated;
 static int32_t g_count;            /* cuda devices */
-static ct_backend g_backend;       /* the emulated backend's own slots (wrapped below) */
-static volatile int g_fail_alloc;  /* this rank's device allocations fail (error tests) */
 
 #define MUST(call)                                                                              \
     do {                                                                                        \
@@ -51,69 +49,14 @@ static volatile int g_fail_alloc;  /* this rank's device allocations fail (error
         }                                                                                       \
     } while (0)
 
-/* Note [Device addresses the host cannot read]: the emulated device memory is host memory,
- * which MPI could read without staging. So the backend hands out addresses with bit 62 set
- * (non-canonical on x86-64 and AArch64: any host access faults) and its slots clear it again;
- * a transfer that skips the staging crashes the test instead of passing by accident. */
-#define DEV_BIT ((uintptr_t)1 << 62)
-static void *dev_addr(void *p) { return p ? (void *)((uintptr_t)p ^ DEV_BIT) : p; }
-static const void *dev_caddr(const void *p) {
-    return p ? (const void *)((uintptr_t)p ^ DEV_BIT) : p;
-}
-static long g_d2h, g_h2d; /* staging copies seen */
-
-static ct_status dev_allocate(void *ctx, int32_t index, size_t size, size_t align, void **out) {
-    if (g_fail_alloc)
-        return ct_set_error(CT_ERR_NOMEM, "emulated cuda: out of memory on device %d",
-                            (int)index);
-    ct_status st = g_backend.allocate(ctx, index, size, align, out);
-    if (st == CT_OK)
-        *out = dev_addr(*out);
-    return st;
-}
-static void dev_free(void *ctx, int32_t index, void *ptr, size_t size, size_t align) {
-    g_backend.free(ctx, index, dev_addr(ptr), size, align);
-}
-static ct_status dev_h2d(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
-    g_h2d++;
-    return g_backend.copy_h2d(ctx, index, dev_addr(dst), src, n);
-}
-static ct_status dev_d2h(void *ctx, int32_t index, void *dst, const void *src, size_t n) {
-    g_d2h++;
-    return g_backend.copy_d2h(ctx, index, dst, dev_caddr(src), n);
-}
-static ct_status dev_d2d(void *ctx, int32_t di, void *dst, int32_t si, const void *src, size_t n) {
-    return g_backend.copy_d2d(ctx, di, dev_addr(dst), si, dev_caddr(src), n);
-}
-static ct_status dev_fill(void *ctx, int32_t index, void *dst, size_t n, const void *pattern,
-                          size_t pattern_size) {
-    return g_backend.fill(ctx, index, dev_addr(dst), n, pattern, pattern_size);
-}
-static ct_status dev_launch(void *ctx, int32_t index, const ct_kernel_launch *l) {
-    ct_kernel_launch real = *l;
-    for (int k = 0; k < CT_LAUNCH_MAX_OPERANDS; k++)
-        if ((uintptr_t)real.data[k] & DEV_BIT)
-            real.data[k] = dev_addr(real.data[k]);
-    return host_launch(ctx, index, &real);
-}
-
 /* ---- set-up ----------------------------------------------------------------------------- */
 
 static int setup(void **state) {
     (void)state;
     if (!ct_backend_is_registered(CT_DEVICE_CUDA)) {
-        if (ct_backend_host_emulated(CT_DEVICE_CUDA, 2, &g_backend) != CT_OK)
-            return -1;
-        g_backend.flags &= ~(uint32_t)CT_BACKEND_HOST_ACCESSIBLE;
-        ct_backend b = g_backend;
-        b.allocate = dev_allocate;
-        b.free = dev_free;
-        b.copy_h2d = dev_h2d;
-        b.copy_d2h = dev_d2h;
-        b.copy_d2d = g_backend.copy_d2d ? dev_d2d : NULL;
-        b.fill = g_backend.fill ? dev_fill : NULL;
-        b.launch = dev_launch;
-        if (ct_backend_register(&b) != CT_OK)
+        /* addresses the host cannot read (Note [Device addresses the host cannot read]): a
+         * transfer that skips the staging crashes the test instead of passing by accident */
+        if (host_launch_register_opaque(CT_DEVICE_CUDA, 2) != CT_OK)
             return -1;
         g_emulated = true;
     }
@@ -340,7 +283,7 @@ static void test_boxing(void **state) {
     (void)state;
     SKIP_WITHOUT_DEVICES();
     ct_placement *all = pl_range("cuda", 0, g_world);
-    long d2h = g_d2h, h2d = g_h2d;
+    long d2h = opaque_d2h, h2d = opaque_h2d;
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             ct_sbp si = sbp_of(i), sj = sbp_of(j), s0 = sS(0);
@@ -405,7 +348,7 @@ static void test_boxing(void **state) {
     ct_placement_release(all_cpu);
     ct_placement_release(all);
     if (g_emulated)
-        CHECK(g_d2h > d2h && g_h2d > h2d, "boxing never staged through the host");
+        CHECK(opaque_d2h > d2h && opaque_h2d > h2d, "boxing never staged through the host");
     if (g_rank == 0)
         printf("boxing: %ld cases checked against the cpu placement\n", g_cases);
     CT_ASSERT_ALL(g_failures == 0);
@@ -541,7 +484,7 @@ static void test_errors(void **state) {
         ct_global *x = NULL;
         ct_tensor *ref = reference(8);
         MUST(ct_global_from_tensor(ref, p, &s0, 1, &x));
-        g_fail_alloc = g_rank == last;
+        opaque_fail_alloc = g_rank == last;
         st = ct_global_to_global(x, NULL, &b, 1, 0, &g); /* staging the result fails */
         CHECK(st != CT_OK && g == NULL, "boxing with a failing device on rank %d succeeded", last);
         if (g_rank != last && st != CT_OK)
@@ -553,7 +496,7 @@ static void test_errors(void **state) {
         CHECK(st != CT_OK && g == NULL, "zeros with a failing device on rank %d succeeded", last);
         st = ct_global_from_local(mine, p, &b, 1, CT_GLOBAL_COPY, &g);
         CHECK(st != CT_OK && g == NULL, "to_global with a failing device on rank %d", last);
-        g_fail_alloc = 0;
+        opaque_fail_alloc = 0;
         /* still usable afterwards */
         MUST(ct_global_to_global(x, NULL, &b, 1, 0, &g));
         ct_tensor *lg = NULL;

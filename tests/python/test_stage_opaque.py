@@ -1,5 +1,5 @@
-"""Every kind of op on an accelerator the host cannot read (Note [An accelerator the host
-cannot read], python/testing.c): an emulated device with no kernels whose addresses fault if
+"""Every kind of op on an accelerator the host cannot read (ct_backend_host_emulated_opaque,
+Note [Device addresses the host cannot read]): an emulated device with no kernels whose addresses fault if
 the host reads them, so each op must run through host memory (Note [Staging through host
 memory], src/tensor/stage.h) or move data through the copy slots. Each result must be the
 cpu's: device, dtype, shape, strides, values (bit for bit), or the same exception and

@@ -30,11 +30,11 @@ ct_status host_launch(void *ctx, int32_t index, const ct_kernel_launch *l);
 ct_status host_launch_register_xpu(ct_status (*launch)(void *ctx, int32_t index,
                                                        const ct_kernel_launch *l));
 
-/* Registers a host-emulated backend for `type` with `count` devices whose addresses fault
- * when the host reads them directly (Note [Device addresses the host cannot read],
- * launch_host_opaque.c): not host accessible, the launch slot is host_launch, and its copy
- * slots count the transfers in opaque_d2h / opaque_h2d. While opaque_fail_alloc is set its
- * allocations fail with CT_ERR_NOMEM. Returns ct_backend_register's status. */
+/* Registers the library's opaque emulated backend (ct_backend_host_emulated_opaque: not host
+ * accessible, addresses that fault when the host reads them) for `type` with `count`
+ * devices, with host_launch as its launch slot; its copy slots count the transfers in
+ * opaque_d2h / opaque_h2d, and while opaque_fail_alloc is set its allocations fail with
+ * CT_ERR_NOMEM (launch_host_opaque.c). Returns ct_backend_register's status. */
 ct_status host_launch_register_opaque(ct_device_type type, int32_t count);
 extern volatile int opaque_fail_alloc;
 extern long opaque_d2h, opaque_h2d;
