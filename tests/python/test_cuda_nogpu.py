@@ -297,12 +297,14 @@ LEAK_CALLS = [lambda: ctensor.cuda.set_device("cuda:0"), lambda: ctensor.cuda.St
 
 @pytest.mark.parametrize("i", range(len(LEAK_CALLS)))
 def test_no_reference_or_memory_leaks(i):
+    import gc
     import sys
     import tracemalloc
     from leak_util import run_ignoring_errors
     fn = LEAK_CALLS[i]
     run_ignoring_errors(fn, 200)
     objs = [ctensor.cuda, ctensor.device, ctensor.cuda.Stream, int, str]
+    gc.collect()  # garbage of earlier tests holding these is not this call's
     before = [sys.getrefcount(o) for o in objs]
     tracemalloc.start()
     run_ignoring_errors(fn, 100)
@@ -310,5 +312,6 @@ def test_no_reference_or_memory_leaks(i):
     run_ignoring_errors(fn, 2000)
     second = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
+    gc.collect()
     assert [sys.getrefcount(o) for o in objs] == before
     assert second - first < 4096
