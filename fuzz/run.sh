@@ -2,14 +2,16 @@
 # Build the libFuzzer targets (build-fuzz/, clang + ASan + UBSan) if needed and run each for
 # SECONDS (default 60) on a scratch copy of its corpus: fuzz/corpus/<target>/ is only read,
 # new inputs go to a temporary directory. Prints executions and exec/s per target; exits
-# non-zero when any target crashes (the reproducer is kept in build-fuzz/artifacts/).
+# non-zero when any target crashes (the reproducer is kept in <tree>/artifacts/).
 # Usage: fuzz/run.sh [seconds per target]    env: CT_FUZZ_TARGETS="iter dlpack_import",
-# CT_FUZZ_PARALLEL=2 (targets run at once; default 1)
+# CT_FUZZ_PARALLEL=2 (targets run at once; default 1), CT_FUZZ_BUILD=DIR (another clang
+# tree configured with -DCT_BUILD_FUZZ=ON: scripts/test.sh fuzzes in its clang sanitizer tree
+# rather than building the library a third time)
 set -euo pipefail
 secs="${1:-60}"
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
-build="$root/build-fuzz"
+build="${CT_FUZZ_BUILD:-$root/build-fuzz}"
 
 command -v clang >/dev/null || { echo "fuzz/run.sh: clang is needed (Debian: clang, libclang-rt-14-dev)" >&2; exit 2; }
 if [ ! -f "$build/CMakeCache.txt" ]; then
