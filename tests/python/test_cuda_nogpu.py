@@ -297,21 +297,7 @@ LEAK_CALLS = [lambda: ctensor.cuda.set_device("cuda:0"), lambda: ctensor.cuda.St
 
 @pytest.mark.parametrize("i", range(len(LEAK_CALLS)))
 def test_no_reference_or_memory_leaks(i):
-    import gc
     import sys
-    import tracemalloc
-    from leak_util import run_ignoring_errors
-    fn = LEAK_CALLS[i]
-    run_ignoring_errors(fn, 200)
+    from leak_util import assert_steady
     objs = [ctensor.cuda, ctensor.device, ctensor.cuda.Stream, int, str]
-    gc.collect()  # garbage of earlier tests holding these is not this call's
-    before = [sys.getrefcount(o) for o in objs]
-    tracemalloc.start()
-    run_ignoring_errors(fn, 100)
-    first = tracemalloc.get_traced_memory()[0]
-    run_ignoring_errors(fn, 2000)
-    second = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    gc.collect()
-    assert [sys.getrefcount(o) for o in objs] == before
-    assert second - first < 4096
+    assert_steady(LEAK_CALLS[i], lambda: [sys.getrefcount(o) for o in objs], i)

@@ -4,17 +4,15 @@ As test_dtype_refcounts.py: each call runs many times; the reference counts of t
 involved and the memory tracemalloc traces (PyMem allocations such as message buffers and the
 scope records of device objects) must not grow with the number of calls.
 """
-import gc
 import pickle
 import sys
-import tracemalloc
 
 import pytest
 
 import ctensor
 import ctensor.accelerator as acc
 from ctensor import _testing
-from leak_util import run_ignoring_errors
+from leak_util import assert_steady
 
 D = ctensor.device
 CPU1 = D("cpu", 1)
@@ -95,20 +93,7 @@ def refcounts():
 
 
 def check_no_leak(name, fn):
-    run_ignoring_errors(fn, 200)  # warm up caches (interned strings, exception machinery)
-    # NAME is a shared string: a cycle from an earlier test that still holds it must not be
-    # collected between the two counts
-    gc.collect()
-    before = refcounts()
-    tracemalloc.start()
-    run_ignoring_errors(fn, 100)
-    first = tracemalloc.get_traced_memory()[0]
-    run_ignoring_errors(fn, 2000)
-    second = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    gc.collect()
-    assert refcounts() == before, name
-    assert second - first < 4096, name
+    assert_steady(fn, refcounts, name)
 
 
 @pytest.mark.parametrize("name,fn", CALLS, ids=[c[0] for c in CALLS])

@@ -4,14 +4,12 @@ Each call is repeated many times; the reference counts of the objects involved a
 memory traced by tracemalloc (which sees PyMem allocations, such as message buffers) must
 not grow with the number of calls.
 """
-import gc
 import sys
-import tracemalloc
 
 import pytest
 
 import ctensor
-from leak_util import run_ignoring_errors
+from leak_util import assert_steady
 
 F32, I8 = ctensor.float32, ctensor.int8
 KEY = "type1"
@@ -59,16 +57,4 @@ def refcounts():
 
 @pytest.mark.parametrize("name,fn", CALLS, ids=[c[0] for c in CALLS])
 def test_no_leaks(name, fn):
-    run_ignoring_errors(fn, 200)  # warm up caches (interned strings, exception machinery)
-    gc.collect()  # garbage of earlier tests holding a dtype is not this call's
-    before = refcounts()
-    tracemalloc.start()
-    run_ignoring_errors(fn, 100)
-    first = tracemalloc.get_traced_memory()[0]
-    run_ignoring_errors(fn, 2000)
-    second = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    gc.collect()
-    assert refcounts() == before
-    # Allow a little noise, far less than one allocation per call.
-    assert second - first < 4096, name
+    assert_steady(fn, refcounts, name)
