@@ -6,9 +6,8 @@
  * is passed as is, one whose row stride is 1 as the transpose (a .t() view costs nothing);
  * only an operand with neither stride unit is copied. float16/bfloat16 are converted to
  * float32 once, multiplied by sgemm (float32 accumulation) and rounded once. Integers use
- * our own register-blocked kernel in unsigned arithmetic (wrapping like PyTorch, without
- * the UB of signed overflow), parallel over rows (Note [integer gemm]). OpenBLAS's thread count follows
- * ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs serially.
+ * our own register-blocked kernels (gemm_int.c, Note [integer gemm]). OpenBLAS's thread count
+ * follows ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs serially.
  * bfloat16 on a CPU with AVX512-BF16 (at the avx512 ISA level) has its own kernel instead
  * (gemm_bf16.c, Note [bf16 gemm]); CT_CPU_ISA=avx2 forces the sgemm path.
  */
@@ -28,6 +27,7 @@
 #include "ctensor/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_bf16.h"
+#include "kernels/gemm_int.h"
 #include "tensor/tensor_impl.h"
 
 static atomic_int blas_threads;
@@ -74,8 +74,8 @@ static void blas_one(const gemm_job *j, int64_t i) {
     blasint lda = (blasint)j->lda, ldb = (blasint)j->ldb, ldc = (blasint)j->c_rs;
     switch (g->dtype) {
     case CT_FLOAT32:
-        cblas_sgemm(CblasRowMajor, j->ta, j->tb, M, N, K, (float)g->alpha_re, (const float *)a,
-                    lda, (const float *)b, ldb, (float)g->beta_re, (float *)c, ldc);
+        cblas_sgemm(CblasRowMajor, j->ta, j->tb, M, N, K, (float)g->alpha_re, (const float *)a, lda,
+                    (const float *)b, ldb, (float)g->beta_re, (float *)c, ldc);
         break;
     case CT_FLOAT64:
         cblas_dgemm(CblasRowMajor, j->ta, j->tb, M, N, K, g->alpha_re, (const double *)a, lda,
@@ -100,9 +100,8 @@ static void blas_batches(void *ctx, int64_t lo, int64_t hi) {
         blas_one(ctx, i);
 }
 
-/* A contiguous copy of a strided [batch, rows, cols] operand (elements of isz bytes). */
-static char *pack(const char *src, int64_t batch, int64_t rows, int64_t cols, int64_t bs,
-                  int64_t rs, int64_t cs, size_t isz, size_t *bytes) {
+char *ct_gemm_pack_rows(const char *src, int64_t batch, int64_t rows, int64_t cols, int64_t bs,
+                        int64_t rs, int64_t cs, size_t isz, size_t *bytes) {
     *bytes = (size_t)(batch * rows * cols) * isz;
     char *p = ct_alloc(*bytes ? *bytes : 1, 64);
     if (p == NULL)
@@ -125,21 +124,40 @@ static char *pack(const char *src, int64_t batch, int64_t rows, int64_t cols, in
 static ct_status gemm_blas(const ct_gemm_args *g) {
     size_t isz = g->itemsize, abytes = 0, bbytes = 0;
     gemm_job j = {
-        .g = g, .pa = (char *)g->a, .pb = (char *)g->b, .pc = g->c,
-        .a_bs = g->a_s[0], .a_rs = g->a_s[1], .a_cs = g->a_s[2],
-        .b_bs = g->b_s[0], .b_rs = g->b_s[1], .b_cs = g->b_s[2],
-        .c_bs = g->c_s[0], .c_rs = g->c_s[1],
+        .g = g,
+        .pa = (char *)g->a,
+        .pb = (char *)g->b,
+        .pc = g->c,
+        .a_bs = g->a_s[0],
+        .a_rs = g->a_s[1],
+        .a_cs = g->a_s[2],
+        .b_bs = g->b_s[0],
+        .b_rs = g->b_s[1],
+        .b_cs = g->b_s[2],
+        .c_bs = g->c_s[0],
+        .c_rs = g->c_s[1],
     };
     char *ca = NULL, *cb = NULL;
     if (!blas_layout(g->m, g->k, j.a_rs, j.a_cs, &j.ta, &j.lda)) {
-        if ((ca = pack(g->a, g->batch, g->m, g->k, j.a_bs, j.a_rs, j.a_cs, isz, &abytes)) == NULL)
+        if ((ca = ct_gemm_pack_rows(g->a, g->batch, g->m, g->k, j.a_bs, j.a_rs, j.a_cs, isz,
+                                    &abytes)) == NULL)
             return CT_ERR_NOMEM;
-        j = (gemm_job){.g = g, .pa = ca, .pb = j.pb, .pc = j.pc, .a_bs = g->m * g->k,
-                       .b_bs = j.b_bs, .b_rs = j.b_rs, .b_cs = j.b_cs, .c_bs = j.c_bs,
-                       .c_rs = j.c_rs, .ta = CblasNoTrans, .lda = g->k > 1 ? g->k : 1};
+        j = (gemm_job){.g = g,
+                       .pa = ca,
+                       .pb = j.pb,
+                       .pc = j.pc,
+                       .a_bs = g->m * g->k,
+                       .b_bs = j.b_bs,
+                       .b_rs = j.b_rs,
+                       .b_cs = j.b_cs,
+                       .c_bs = j.c_bs,
+                       .c_rs = j.c_rs,
+                       .ta = CblasNoTrans,
+                       .lda = g->k > 1 ? g->k : 1};
     }
     if (!blas_layout(g->k, g->n, j.b_rs, j.b_cs, &j.tb, &j.ldb)) {
-        if ((cb = pack(g->b, g->batch, g->k, g->n, j.b_bs, j.b_rs, j.b_cs, isz, &bbytes)) == NULL) {
+        if ((cb = ct_gemm_pack_rows(g->b, g->batch, g->k, g->n, j.b_bs, j.b_rs, j.b_cs, isz,
+                                    &bbytes)) == NULL) {
             ct_free(ca, abytes ? abytes : 1, 64);
             return CT_ERR_NOMEM;
         }
@@ -166,169 +184,14 @@ static ct_status gemm_blas(const ct_gemm_args *g) {
     return CT_OK;
 }
 
-/* ---- integers ------------------------------------------------------------------------------ */
-
-typedef struct int_job {
-    const ct_gemm_args *g;
-    const char *a;  /* contiguous [batch, m, k] */
-    const char *bp; /* B in column panels: [batch][panel][k][INT_NR] */
-    int64_t panels; /* per batch */
-} int_job;
-
-/* Note [integer gemm]
- * B is packed into panels of INT_NR columns (128 bytes of a row: two 64-byte vectors),
- * zero-padded, k rows each; a micro-kernel keeps a 4-row x INT_NR block of C in eight
- * vector registers across the whole of k (one broadcast of A and two vector
- * multiply-adds per row and k), so C is written once instead of read and written per k.
- * Threads take rows of C; each runs panel by panel over its rows so one panel (k x 128
- * bytes) stays in L2 while its rows stream past. Unsigned vectors wrap as PyTorch's
- * integers do, so the sum order does not change a bit. Cloned per ISA: the baseline
- * x86-64 has no 32-bit vector multiply. */
-#define INT_MR 4
-#define INT_NR(U) ((int64_t)(128 / sizeof(U)))
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define INT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define INT_CLONES
-#endif
-/* clang refuses noinline on a multiversioned function, which it never inlines anyway */
-#if defined(__clang__)
-#define INT_NOINLINE
-#else
-#define INT_NOINLINE __attribute__((noinline))
-#endif
-
-/* t[r][x] = sum over p of a_r[p] * panel[p][x] for 4 rows (a_r = a + r * lda; rows past
- * `rows` repeat the last real one and are not stored by the caller). */
-#define INT_MICRO(U)                                                                               \
-    typedef U vec_##U __attribute__((vector_size(64)));                                            \
-    INT_CLONES INT_NOINLINE static void micro_##U(const U *a, int64_t lda, int64_t rows,           \
-                                                  const U *restrict bp, int64_t k,                 \
-                                                  U *restrict t) {                                 \
-        const U *restrict a0 = a, *restrict a1 = rows > 1 ? a + lda : a0,                          \
-                          *restrict a2 = rows > 2 ? a + 2 * lda : a1,                              \
-                          *restrict a3 = rows > 3 ? a + 3 * lda : a2;                              \
-        vec_##U c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0},     \
-                c31 = {0};                                                                         \
-        for (int64_t p = 0; p < k; p++, bp += INT_NR(U)) {                                         \
-            vec_##U b0, b1;                                                                        \
-            memcpy(&b0, bp, sizeof b0);                                                            \
-            memcpy(&b1, bp + INT_NR(U) / 2, sizeof b1);                                            \
-            vec_##U v0 = (vec_##U){0} + a0[p], v1 = (vec_##U){0} + a1[p],                          \
-                    v2 = (vec_##U){0} + a2[p], v3 = (vec_##U){0} + a3[p];                          \
-            c00 += v0 * b0;                                                                        \
-            c01 += v0 * b1;                                                                        \
-            c10 += v1 * b0;                                                                        \
-            c11 += v1 * b1;                                                                        \
-            c20 += v2 * b0;                                                                        \
-            c21 += v2 * b1;                                                                        \
-            c30 += v3 * b0;                                                                        \
-            c31 += v3 * b1;                                                                        \
-        }                                                                                          \
-        const vec_##U out[8] = {c00, c01, c10, c11, c20, c21, c30, c31};                          \
-        memcpy(t, out, sizeof out);                                                                \
-    }
-INT_MICRO(uint8_t)
-INT_MICRO(uint16_t)
-INT_MICRO(uint32_t)
-INT_MICRO(uint64_t)
-
-/* Rows [lo, hi) of all batches (row index = batch * m + i), in groups of up to 4 rows of
- * one batch, panel by panel. U: the unsigned type of the element size. */
-#define INT_ROWS(U)                                                                                \
-    static void rows_##U(void *ctx, int64_t lo, int64_t hi) {                                      \
-        const int_job *j = ctx;                                                                    \
-        const ct_gemm_args *g = j->g;                                                              \
-        int64_t m = g->m, n = g->n, k = g->k, nr = INT_NR(U);                                      \
-        U alpha = (U)g->alpha_i, beta = (U)g->beta_i;                                              \
-        U t[INT_MR * 128 / sizeof(U)] __attribute__((aligned(64)));                                \
-        for (int64_t jp = 0; jp < j->panels; jp++) {                                               \
-            int64_t j0 = jp * nr, nb = n - j0 < nr ? n - j0 : nr;                                  \
-            for (int64_t r = lo; r < hi;) {                                                        \
-                int64_t bi = r / m, i = r % m;                                                     \
-                int64_t rows = m - i < INT_MR ? m - i : INT_MR;                                    \
-                if (hi - r < rows)                                                                 \
-                    rows = hi - r;                                                                 \
-                const U *a0 = (const U *)j->a + (bi * m + i) * k;                                  \
-                const U *bp = (const U *)j->bp + (bi * j->panels + jp) * k * nr;                   \
-                micro_##U(a0, k, rows, bp, k, t);                                                  \
-                for (int64_t q = 0; q < rows; q++) {                                               \
-                    U *crow = (U *)g->c + bi * g->c_s[0] + (i + q) * g->c_s[1] + j0 * g->c_s[2];   \
-                    const U *tq = t + q * nr;                                                      \
-                    for (int64_t x = 0; x < nb; x++) {                                             \
-                        U *cp = crow + x * g->c_s[2];                                              \
-                        *cp = (U)((g->beta_zero ? (U)0 : (U)((0u + beta) * *cp)) +                 \
-                                  (0u + alpha) * tq[x]);                                           \
-                    }                                                                              \
-                }                                                                                  \
-                r += rows;                                                                         \
-            }                                                                                      \
-        }                                                                                          \
-    }
-
-INT_ROWS(uint8_t)
-INT_ROWS(uint16_t)
-INT_ROWS(uint32_t)
-INT_ROWS(uint64_t)
-
-/* B ([batch, k, n], any strides) into zero-padded panels of 128 bytes of columns. */
-static char *pack_panels_int(const ct_gemm_args *g, size_t isz, int64_t *panels, size_t *bytes) {
-    int64_t nr = (int64_t)(128 / isz), pn = (g->n + nr - 1) / nr;
-    *panels = pn;
-    *bytes = (size_t)(g->batch * pn * g->k * nr) * isz;
-    char *p = ct_alloc(*bytes ? *bytes : 1, 64);
-    if (p == NULL)
-        return NULL;
-    for (int64_t b = 0; b < g->batch; b++)
-        for (int64_t jp = 0; jp < pn; jp++) {
-            int64_t j0 = jp * nr, nb = g->n - j0 < nr ? g->n - j0 : nr;
-            char *d = p + (size_t)((b * pn + jp) * g->k * nr) * isz;
-            for (int64_t q = 0; q < g->k; q++, d += (size_t)nr * isz) {
-                const char *s = g->b + (size_t)(b * g->b_s[0] + q * g->b_s[1] + j0 * g->b_s[2]) * isz;
-                if (g->b_s[2] == 1)
-                    memcpy(d, s, (size_t)nb * isz);
-                else
-                    for (int64_t x = 0; x < nb; x++)
-                        memcpy(d + (size_t)x * isz, s + (size_t)(x * g->b_s[2]) * isz, isz);
-                if (nb < nr)
-                    memset(d + (size_t)nb * isz, 0, (size_t)(nr - nb) * isz);
-            }
-        }
-    return p;
-}
-
-static ct_status gemm_int(const ct_gemm_args *g) {
-    size_t isz = g->itemsize, abytes = 0, bbytes = 0;
-    int64_t panels = 0;
-    char *ca = pack(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz, &abytes);
-    char *cb = ca ? pack_panels_int(g, isz, &panels, &bbytes) : NULL;
-    if (cb == NULL) {
-        if (ca)
-            ct_free(ca, abytes ? abytes : 1, 64);
-        return CT_ERR_NOMEM;
-    }
-    int_job j = {.g = g, .a = ca, .bp = cb, .panels = panels};
-    ct_parallel_body body = isz == 1 ? rows_uint8_t
-                            : isz == 2 ? rows_uint16_t
-                            : isz == 4 ? rows_uint32_t
-                                       : rows_uint64_t;
-    int64_t rows = g->batch * g->m;
-    int64_t per_row = g->n * g->k > 0 ? g->n * g->k : 1;
-    int64_t grain = ((int64_t)1 << 15) / per_row;
-    ct_parallel_for(0, rows, grain > 1 ? grain : 1, body, &j);
-    ct_free(ca, abytes ? abytes : 1, 64);
-    ct_free(cb, bbytes ? bbytes : 1, 64);
-    return CT_OK;
-}
-
 /* ---- float16 / bfloat16 ---------------------------------------------------------------------- */
 
 /* n elements from src (element stride ss) to dst (stride ds), converted: one call for a
  * contiguous row (a per-element call costs more than the conversion itself; the row was
  * converted element by element whenever C's batch stride was not m * n, a plain 2-D matmul
  * included, which took a third of a float16 1024 x 1024 product). */
-static void half_row(ct_dtype dt, void *dst, int64_t ds, ct_dtype st, const void *src,
-                     int64_t ss, int64_t n) {
+static void half_row(ct_dtype dt, void *dst, int64_t ds, ct_dtype st, const void *src, int64_t ss,
+                     int64_t n) {
     size_t dsz = ct_dtype_itemsize(dt), ssz = ct_dtype_itemsize(st);
     if (ds == 1 && ss == 1) {
         (void)ct_convert(dt, dst, st, src, (size_t)n); /* cannot fail: the dtypes are known */
@@ -342,8 +205,10 @@ static void half_row(ct_dtype dt, void *dst, int64_t ds, ct_dtype st, const void
 static ct_status gemm_half(const ct_gemm_args *g) {
     size_t isz = g->itemsize, abytes = 0, bbytes = 0;
     int64_t an = g->batch * g->m * g->k, bn = g->batch * g->k * g->n, cn = g->batch * g->m * g->n;
-    char *ha = pack(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz, &abytes);
-    char *hb = ha ? pack(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1], g->b_s[2], isz, &bbytes)
+    char *ha = ct_gemm_pack_rows(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz,
+                                 &abytes);
+    char *hb = ha ? ct_gemm_pack_rows(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1], g->b_s[2],
+                                      isz, &bbytes)
                   : NULL;
     size_t fbytes = (size_t)(an + bn + cn) * 4;
     float *f = hb ? ct_alloc(fbytes ? fbytes : 1, 64) : NULL;
@@ -377,8 +242,8 @@ static ct_status gemm_half(const ct_gemm_args *g) {
     if (st == CT_OK)
         for (int64_t b = 0; b < g->batch; b++)
             for (int64_t i = 0; i < g->m; i++)
-                half_row(g->dtype, g->c + (size_t)(b * g->c_s[0] + i * g->c_s[1]) * isz,
-                         g->c_s[2], CT_FLOAT32, fc + (b * g->m + i) * g->n, 1, g->n);
+                half_row(g->dtype, g->c + (size_t)(b * g->c_s[0] + i * g->c_s[1]) * isz, g->c_s[2],
+                         CT_FLOAT32, fc + (b * g->m + i) * g->n, 1, g->n);
 done:
     if (f)
         ct_free(f, fbytes ? fbytes : 1, 64);
@@ -428,6 +293,6 @@ ct_status ct_gemm_run(const ct_gemm_args *g) {
     case CT_FLOAT16:
         return gemm_half(g);
     default:
-        return gemm_int(g);
+        return ct_gemm_int_run(g);
     }
 }

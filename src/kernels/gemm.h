@@ -26,6 +26,12 @@ typedef struct ct_gemm_args {
     bool beta_zero;
 } ct_gemm_args;
 
+/* A new contiguous copy (ct_alloc, 64-byte aligned; free with ct_free(p, *bytes or 1, 64))
+ * of a strided [batch, rows, cols] operand of isz-byte elements; NULL when out of memory
+ * (no error set). Shared by the kernels of gemm*.c. */
+char *ct_gemm_pack_rows(const char *src, int64_t batch, int64_t rows, int64_t cols, int64_t bs,
+                        int64_t rs, int64_t cs, size_t isz, size_t *bytes);
+
 /* Runs the product; CT_ERR_NOMEM when a packing buffer cannot be had. */
 ct_status ct_gemm_run(const ct_gemm_args *g);
 
