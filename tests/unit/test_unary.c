@@ -233,9 +233,11 @@ static void test_half_lookup_tables(void **state) {
         check_lut_level(&ct_unary_lut_avx2, &ct_unary_half_avx2);
     if (ct_cpu_isa_detected() >= CT_ISA_AVX512)
         check_lut_level(&ct_unary_lut_avx512, &ct_unary_half_avx512);
-    /* the tables are in use: exp and sigmoid of bfloat16 and float16 have entries */
+    /* the tables are in use: bfloat16's transcendental functions and float16 sigmoid */
     if (ct_cpu_isa_detected() >= CT_ISA_AVX2) {
         assert_non_null(ct_unary_lut_avx2[CT_UNK_EXP][CT_UNH_BF16]);
+        assert_non_null(ct_unary_lut_avx2[CT_UNK_LOG][CT_UNH_BF16]);
+        assert_non_null(ct_unary_lut_avx2[CT_UNK_SIN][CT_UNH_BF16]);
         assert_non_null(ct_unary_lut_avx2[CT_UNK_SIGMOID][CT_UNH_F16]);
     }
 #endif
