@@ -17,15 +17,20 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+# Each stage's banner carries the seconds since the start: the whole command should stay
+# under 30 minutes on a 2-core machine, and the log says where the time went.
+start=$SECONDS
+stage() { echo "== [$((SECONDS - start)) s] $*"; }
 "$root/scripts/deps.sh"
 "$root/scripts/pydeps.sh"
 
-echo "== sanitizer build (gcc; address, undefined): C unit tests and C global-tensor tests"
+stage "sanitizer build (gcc; address, undefined): C unit tests and C global-tensor tests"
 "$root/scripts/build_asan.sh"
+stage "gcc sanitizer tree built: its tests"
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" -L "unit|dist" -LE python)
 
-echo "== random API driver (the same tree's Python module): random call sequences for 60 s"
+stage "random API driver (the same tree's Python module): random call sequences for 60 s"
 # It runs on one core for a fixed 60 s: the clang tree builds meanwhile at a lower priority
 # (nice), so the driver keeps its core and the other one is not left idle.
 driver_log="$root/build-asan/api_driver.log"
@@ -33,7 +38,7 @@ driver_log="$root/build-asan/api_driver.log"
 driver=$!
 trap 'kill "$driver" 2>/dev/null || true' EXIT
 
-echo "== sanitizer build (clang; address, undefined): C unit tests and C global-tensor tests"
+stage "sanitizer build (clang; address, undefined): C unit tests and C global-tensor tests"
 CC=clang BUILD_DIR="$root/build-clang" nice -n 10 "$root/scripts/build.sh" \
     -DCT_SANITIZE=address,undefined -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF \
     -DCT_BUILD_CUDA=OFF -DCT_BUILD_FUZZ=ON -DCT_MPI_LEAK_CHECK=OFF >/dev/null
@@ -43,17 +48,20 @@ trap - EXIT
 echo "-- random API driver:"
 cat "$driver_log"
 [ "$driver_ok" -eq 0 ] || { echo "random API driver failed (exit $driver_ok)"; exit 1; }
+stage "clang sanitizer tree built: its tests"
 (cd "$root/build-clang" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" -L "unit|dist")
 
-echo "== thread sanitizer build: many threads creating, viewing, casting and adding tensors"
+stage "thread sanitizer build: many threads creating, viewing, casting and adding tensors"
 "$root/scripts/tsan.sh"
 
-echo "== fuzzing (libFuzzer, clang, ASan + UBSan): a short run of every target over its corpus"
+stage "fuzzing (libFuzzer, clang, ASan + UBSan): a short run of every target over its corpus"
 CT_FUZZ_BUILD="$root/build-clang" CT_FUZZ_PARALLEL=2 "$root/fuzz/run.sh" 10
 
-echo "== release build: all tests"
+stage "release build: all tests"
 # The CUDA kernels are compiled to PTX only here: no GPU runs them in this tree (the GPU
 # check builds sm_90 machine code), and ptxas would more than double nvcc's time.
 "$root/scripts/build.sh" -DCMAKE_CUDA_ARCHITECTURES=90-virtual >/dev/null
+stage "release tree built: its tests"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
+stage "all tests passed"
