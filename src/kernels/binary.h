@@ -164,4 +164,9 @@ ct_status ct_binary_impl_kernel_init(ct_binary_kernel *k, ct_binop op, const cha
 int ct_binary_impl_kernel_run(const ct_binary_kernel *k, char *out, const char *a, const char *b,
                               int64_t so, int64_t sa, int64_t sb, int64_t n);
 
+/* Sets the output length (bytes, per call) from which ct_binary_impl_kernel_run streams its
+ * stores; a negative value restores the default (4 MiB). Returns the previous value. For
+ * tests: the streamed path then runs on short inputs. */
+int64_t ct_binary_impl_set_stream_bytes(int64_t bytes);
+
 #endif /* CT_KERNELS_BINARY_H */

@@ -1,6 +1,7 @@
 /* Prepared binary kernels: the math dtype of each operand dtype, the loop tables per ISA
  * level, alpha, and the chunked conversion of operands that are not in the math dtype. */
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -18,8 +19,18 @@
  * the vector loops; 2 KiB measured a little faster than 4 or 8 KiB on the mixed pairs. */
 #define CT_KCHUNK_BYTES 2048
 
-/* Outputs at least this long are written with streaming stores (see binary_loops.c). */
+/* Outputs at least this long are written with streaming stores (see binary_loops.c); tests
+ * lower it so that short runs take the streamed path too. */
 #define CT_KSTREAM_MIN_BYTES ((int64_t)4 << 20)
+static _Atomic int64_t kstream_min_bytes = CT_KSTREAM_MIN_BYTES;
+
+int64_t ct_binary_impl_set_stream_bytes(int64_t bytes) {
+    return atomic_exchange(&kstream_min_bytes, bytes < 0 ? CT_KSTREAM_MIN_BYTES : bytes);
+}
+
+static int64_t stream_min_bytes(void) {
+    return atomic_load_explicit(&kstream_min_bytes, memory_order_relaxed);
+}
 
 ct_dtype ct_binary_impl_math_dtype(ct_dtype dtype) {
     switch (dtype) {
@@ -350,7 +361,7 @@ static int run_chunked(const ct_binary_kernel *k, char *out, const char *a, cons
     alignas(64) char buf_c[CT_KCHUNK_BYTES];
 #if defined(CT_KHAVE_STREAM)
     alignas(64) char buf_s[CT_KCHUNK_BYTES]; /* the output chunk in the output dtype */
-    bool stream = so == osize && n * osize >= CT_KSTREAM_MIN_BYTES && out != a && out != b;
+    bool stream = so == osize && n * osize >= stream_min_bytes() && out != a && out != b;
 #endif
 
     /* a broadcast operand is converted once */
@@ -405,7 +416,7 @@ static int run_chunked(const ct_binary_kernel *k, char *out, const char *a, cons
 static int run_fused(const ct_binary_kernel *k, char *out, const char *a, const char *b, int64_t sa,
                      int64_t sb, int64_t n) {
     ct_binary_fused_loop fused = (ct_binary_fused_loop)k->fused;
-    bool stream = n * 2 >= CT_KSTREAM_MIN_BYTES && out != a && out != b;
+    bool stream = n * 2 >= stream_min_bytes() && out != a && out != b;
     int64_t head = stream ? (int64_t)(((64 - ((uintptr_t)out & 63)) & 63) / 2) : 0;
     int err = run_chunked(k, out, a, b, 2, sa, sb, head);
     if (err != CT_KERNEL_OK)

@@ -877,18 +877,24 @@ static void test_long_runs(void **state) {
         free(o);
         free(r);
     }
-    /* prepared kernels streaming their chunks (out in the math dtype or converted) */
+    /* prepared kernels streaming their chunks (out in the math dtype or converted), from a
+     * lowered threshold (the default 4 MiB made each run cost seconds under the sanitizers)
+     * and once at the default */
     ct_cpu_isa detected = ct_cpu_isa_detected();
+    int64_t was = ct_binary_impl_set_stream_bytes(16384);
     for (int level = 0; level <= (int)detected; level++) {
         assert_int_equal(ct_cpu_set_isa((ct_cpu_isa)level), CT_OK);
         const char *what = ct_cpu_isa_name((ct_cpu_isa)level);
         check_kernel(CT_BINOP_ADD, CT_FLOAT32, CT_FLOAT32, CT_INT32, CT_FLOAT32, ct_scalar_int(1),
-                     ((int64_t)4 << 20) / 4 + 5, 0, what);
+                     16384 / 4 + 5, 0, what);
         check_kernel(CT_BINOP_MUL, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, CT_FLOAT16, ct_scalar_int(1),
-                     ((int64_t)4 << 20) / 2 + 7, 1, what);
+                     16384 / 2 + 7, 1, what);
         check_kernel(CT_BINOP_ADD, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16, CT_BFLOAT16,
-                     ct_scalar_float(2.5), ((int64_t)4 << 20) / 2 + 1, 2, what);
+                     ct_scalar_float(2.5), 16384 / 2 + 1, 2, what);
     }
+    ct_binary_impl_set_stream_bytes(was);
+    check_kernel(CT_BINOP_ADD, CT_FLOAT32, CT_FLOAT32, CT_INT32, CT_FLOAT32, ct_scalar_int(1),
+                 ((int64_t)4 << 20) / 4 + 5, 0, ct_cpu_isa_name(detected));
     assert_int_equal(ct_cpu_set_isa(detected), CT_OK);
 }
 
@@ -1029,8 +1035,12 @@ static void test_fused_half(void **state) {
                     for (int64_t n = 0; n <= 100; n++)
                         check_fused_once(ds[di], op, al, n, pk, what);
                     check_fused_once(ds[di], op, al, 1000 + pk, pk, what);
-                    /* streamed: 4 MiB of output and more */
-                    check_fused_once(ds[di], op, al, ((int64_t)2 << 20) + 37 + pk, pk, what);
+                    /* streamed stores (from 4 MiB of output by default: lowered here, or
+                     * these runs took three quarters of the sanitizer builds' test time) */
+                    int64_t was = ct_binary_impl_set_stream_bytes(8192);
+                    check_fused_once(ds[di], op, al, 4096 + 37 + pk, pk, what);
+                    check_fused_once(ds[di], op, al, 9000 + pk, pk, what);
+                    ct_binary_impl_set_stream_bytes(was);
                 }
             }
         }
