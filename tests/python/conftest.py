@@ -6,7 +6,6 @@ types and messages. Where newest PyTorch (what ctensor implements) differs from 
 difference is written out as an expected difference, and newest-only dtypes are checked
 against PyTorch's documented tables, written out in the tests.
 """
-import gc
 import os
 
 import pytest
@@ -37,31 +36,8 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
-# Many tests call gc.collect() to prove that nothing is left alive, and a full collection
-# walks every object the interpreter tracks: torch, numpy, hypothesis and every collected
-# test module (and whatever long-lived objects the run has made so far) cost close to a
-# second per test late in the run. Objects alive at collection time, and every 256 tests,
-# are moved out of the collector's reach (gc.freeze): they are still freed when their
-# last reference goes, and a test's own objects are collected as before.
-_FREEZE_EVERY = 256
-_tests_since_freeze = 0
-
-
-def _freeze_survivors():
-    gc.collect()
-    gc.freeze()
-
-
-def pytest_collection_finish(session):
-    _freeze_survivors()
-
-
-def pytest_runtest_setup(item):
-    global _tests_since_freeze
-    _tests_since_freeze += 1
-    if _tests_since_freeze >= _FREEZE_EVERY:
-        _tests_since_freeze = 0
-        _freeze_survivors()
+# gc.freeze of the long-lived objects, as hooks of this conftest (gc_freeze.py says why)
+from gc_freeze import pytest_collection_finish, pytest_runtest_setup  # noqa: E402,F401
 
 
 # No example database: ctest runs from the build tree and nothing should be written there.

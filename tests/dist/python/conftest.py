@@ -11,6 +11,8 @@ failed on any rank fails on all, so that -x stops every rank at the same test in
 leaving the others to hang until the launch's timeout.
 """
 import gc
+import os
+import sys
 
 import pytest
 
@@ -22,6 +24,11 @@ if not hasattr(ctensor, "placement"):
 
 import dist_util  # noqa: E402 - after the check above
 from dist_util import RANK, WORLD  # noqa: E402
+
+# gc.freeze of the long-lived objects, as hooks of this conftest: the emulated-cuda fixtures
+# collect garbage after every test, 0.4-0.5 s each without it (tests/python/gc_freeze.py)
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from gc_freeze import pytest_collection_finish, pytest_runtest_setup  # noqa: E402,F401
 
 
 def pytest_report_header(config):
