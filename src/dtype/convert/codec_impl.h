@@ -21,7 +21,12 @@
 
 /* Forced inlining: loops.c stamps hundreds of loops into one unit, and gcc's unit-growth
  * limit would otherwise leave calls to these in the hot loops (and so no vectorization). */
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && defined(CT_CUDA_CVT_CALLS)
+/* CT_CUDA_COMPILE_CHECK (CMakeLists.txt): conversions as calls, which nvcc compiles about 20
+ * times faster than forced inlining into every op x dtype kernel, for slower kernels: a
+ * build that only checks that the device code compiles (CI has no GPU) */
+#define CT_CVT_INLINE static __host__ __device__ __noinline__
+#elif defined(__CUDACC__)
 #define CT_CVT_INLINE __host__ __device__ __forceinline__
 #elif defined(CT_CVT_INLINE)
 /* the includer chose (the tests' host-executed launches: forced inlining of every
