@@ -7,7 +7,8 @@
  * only an operand with neither stride unit is copied. float16/bfloat16 are converted to
  * float32 once, multiplied by sgemm (float32 accumulation) and rounded once. Integers use
  * our own register-blocked kernels (gemm_int.c, Note [integer gemm]). OpenBLAS's thread count
- * follows ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs serially.
+ * follows ct_get_num_threads(); inside our own parallel loop OpenBLAS (OpenMP build) runs
+ * serially.
  * bfloat16 on a CPU with AVX512-BF16 (at the avx512 ISA level) has its own kernel instead
  * (gemm_bf16.c, Note [bf16 gemm]); CT_CPU_ISA=avx2 forces the sgemm path.
  */
@@ -74,8 +75,8 @@ static void blas_one(const gemm_job *j, int64_t i) {
     blasint lda = (blasint)j->lda, ldb = (blasint)j->ldb, ldc = (blasint)j->c_rs;
     switch (g->dtype) {
     case CT_FLOAT32:
-        cblas_sgemm(CblasRowMajor, j->ta, j->tb, M, N, K, (float)g->alpha_re, (const float *)a, lda,
-                    (const float *)b, ldb, (float)g->beta_re, (float *)c, ldc);
+        cblas_sgemm(CblasRowMajor, j->ta, j->tb, M, N, K, (float)g->alpha_re, (const float *)a,
+                    lda, (const float *)b, ldb, (float)g->beta_re, (float *)c, ldc);
         break;
     case CT_FLOAT64:
         cblas_dgemm(CblasRowMajor, j->ta, j->tb, M, N, K, g->alpha_re, (const double *)a, lda,
@@ -124,36 +125,19 @@ char *ct_gemm_pack_rows(const char *src, int64_t batch, int64_t rows, int64_t co
 static ct_status gemm_blas(const ct_gemm_args *g) {
     size_t isz = g->itemsize, abytes = 0, bbytes = 0;
     gemm_job j = {
-        .g = g,
-        .pa = (char *)g->a,
-        .pb = (char *)g->b,
-        .pc = g->c,
-        .a_bs = g->a_s[0],
-        .a_rs = g->a_s[1],
-        .a_cs = g->a_s[2],
-        .b_bs = g->b_s[0],
-        .b_rs = g->b_s[1],
-        .b_cs = g->b_s[2],
-        .c_bs = g->c_s[0],
-        .c_rs = g->c_s[1],
+        .g = g, .pa = (char *)g->a, .pb = (char *)g->b, .pc = g->c,
+        .a_bs = g->a_s[0], .a_rs = g->a_s[1], .a_cs = g->a_s[2],
+        .b_bs = g->b_s[0], .b_rs = g->b_s[1], .b_cs = g->b_s[2],
+        .c_bs = g->c_s[0], .c_rs = g->c_s[1],
     };
     char *ca = NULL, *cb = NULL;
     if (!blas_layout(g->m, g->k, j.a_rs, j.a_cs, &j.ta, &j.lda)) {
         if ((ca = ct_gemm_pack_rows(g->a, g->batch, g->m, g->k, j.a_bs, j.a_rs, j.a_cs, isz,
                                     &abytes)) == NULL)
             return CT_ERR_NOMEM;
-        j = (gemm_job){.g = g,
-                       .pa = ca,
-                       .pb = j.pb,
-                       .pc = j.pc,
-                       .a_bs = g->m * g->k,
-                       .b_bs = j.b_bs,
-                       .b_rs = j.b_rs,
-                       .b_cs = j.b_cs,
-                       .c_bs = j.c_bs,
-                       .c_rs = j.c_rs,
-                       .ta = CblasNoTrans,
-                       .lda = g->k > 1 ? g->k : 1};
+        j = (gemm_job){.g = g, .pa = ca, .pb = j.pb, .pc = j.pc, .a_bs = g->m * g->k,
+                       .b_bs = j.b_bs, .b_rs = j.b_rs, .b_cs = j.b_cs, .c_bs = j.c_bs,
+                       .c_rs = j.c_rs, .ta = CblasNoTrans, .lda = g->k > 1 ? g->k : 1};
     }
     if (!blas_layout(g->k, g->n, j.b_rs, j.b_cs, &j.tb, &j.ldb)) {
         if ((cb = ct_gemm_pack_rows(g->b, g->batch, g->k, g->n, j.b_bs, j.b_rs, j.b_cs, isz,
@@ -190,8 +174,8 @@ static ct_status gemm_blas(const ct_gemm_args *g) {
  * contiguous row (a per-element call costs more than the conversion itself; the row was
  * converted element by element whenever C's batch stride was not m * n, a plain 2-D matmul
  * included, which took a third of a float16 1024 x 1024 product). */
-static void half_row(ct_dtype dt, void *dst, int64_t ds, ct_dtype st, const void *src, int64_t ss,
-                     int64_t n) {
+static void half_row(ct_dtype dt, void *dst, int64_t ds, ct_dtype st, const void *src,
+                     int64_t ss, int64_t n) {
     size_t dsz = ct_dtype_itemsize(dt), ssz = ct_dtype_itemsize(st);
     if (ds == 1 && ss == 1) {
         (void)ct_convert(dt, dst, st, src, (size_t)n); /* cannot fail: the dtypes are known */
@@ -205,10 +189,10 @@ static void half_row(ct_dtype dt, void *dst, int64_t ds, ct_dtype st, const void
 static ct_status gemm_half(const ct_gemm_args *g) {
     size_t isz = g->itemsize, abytes = 0, bbytes = 0;
     int64_t an = g->batch * g->m * g->k, bn = g->batch * g->k * g->n, cn = g->batch * g->m * g->n;
-    char *ha = ct_gemm_pack_rows(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2], isz,
-                                 &abytes);
-    char *hb = ha ? ct_gemm_pack_rows(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1], g->b_s[2],
-                                      isz, &bbytes)
+    char *ha = ct_gemm_pack_rows(g->a, g->batch, g->m, g->k, g->a_s[0], g->a_s[1], g->a_s[2],
+                                 isz, &abytes);
+    char *hb = ha ? ct_gemm_pack_rows(g->b, g->batch, g->k, g->n, g->b_s[0], g->b_s[1],
+                                      g->b_s[2], isz, &bbytes)
                   : NULL;
     size_t fbytes = (size_t)(an + bn + cn) * 4;
     float *f = hb ? ct_alloc(fbytes ? fbytes : 1, 64) : NULL;
@@ -242,8 +226,8 @@ static ct_status gemm_half(const ct_gemm_args *g) {
     if (st == CT_OK)
         for (int64_t b = 0; b < g->batch; b++)
             for (int64_t i = 0; i < g->m; i++)
-                half_row(g->dtype, g->c + (size_t)(b * g->c_s[0] + i * g->c_s[1]) * isz, g->c_s[2],
-                         CT_FLOAT32, fc + (b * g->m + i) * g->n, 1, g->n);
+                half_row(g->dtype, g->c + (size_t)(b * g->c_s[0] + i * g->c_s[1]) * isz,
+                         g->c_s[2], CT_FLOAT32, fc + (b * g->m + i) * g->n, 1, g->n);
 done:
     if (f)
         ct_free(f, fbytes ? fbytes : 1, 64);

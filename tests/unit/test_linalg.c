@@ -44,8 +44,8 @@ static double *vals(const ct_tensor *t) {
 }
 
 /* r ([m, n]) == beta * c + alpha * a @ b computed naively in double. */
-static void check_mm(const ct_tensor *r, const ct_tensor *c, const ct_tensor *a, const ct_tensor *b,
-                     double beta, double alpha) {
+static void check_mm(const ct_tensor *r, const ct_tensor *c, const ct_tensor *a,
+                     const ct_tensor *b, double beta, double alpha) {
     int64_t m = ct_tensor_sizes(a)[0], k = ct_tensor_sizes(a)[1], n = ct_tensor_sizes(b)[1];
     double *va = vals(a), *vb = vals(b), *vr = vals(r), *vc = c ? vals(c) : NULL;
     for (int64_t i = 0; i < m; i++)
@@ -63,9 +63,9 @@ static void check_mm(const ct_tensor *r, const ct_tensor *c, const ct_tensor *a,
     free(vc);
 }
 
-static const ct_dtype KERNEL_DTYPES[] = {CT_FLOAT32, CT_FLOAT64,  CT_COMPLEX64, CT_COMPLEX128,
-                                         CT_FLOAT16, CT_BFLOAT16, CT_INT8,      CT_UINT8,
-                                         CT_INT16,   CT_INT32,    CT_INT64};
+static const ct_dtype KERNEL_DTYPES[] = {CT_FLOAT32, CT_FLOAT64, CT_COMPLEX64, CT_COMPLEX128,
+                                         CT_FLOAT16, CT_BFLOAT16, CT_INT8, CT_UINT8,
+                                         CT_INT16, CT_INT32, CT_INT64};
 
 static void test_mm_values(void **state) {
     (void)state;
@@ -185,8 +185,7 @@ static void test_errors(void **state) {
     ct_tensor *f23 = mk(CT_FLOAT32, SHAPE(2, 3), 1), *d34 = mk(CT_FLOAT64, SHAPE(3, 4), 2),
               *f45 = mk(CT_FLOAT32, SHAPE(4, 5), 3), *f3 = mk(CT_FLOAT32, SHAPE(3), 4),
               *s = mk(CT_FLOAT32, NULL, 0, 5), *r = NULL;
-    EXPECT_ERR(ct_tensor_mm(f23, d34, &r), CT_ERR_RUNTIME,
-               "expected scalar type Float but found Double");
+    EXPECT_ERR(ct_tensor_mm(f23, d34, &r), CT_ERR_RUNTIME, "expected scalar type Float but found Double");
     assert_null(r);
     EXPECT_ERR(ct_tensor_mm(f23, f45, &r), CT_ERR_RUNTIME,
                "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
@@ -222,10 +221,10 @@ static void test_errors(void **state) {
 static void test_meta_and_out(void **state) {
     (void)state;
     ct_tensor *a = NULL, *b = NULL, *r = NULL;
-    OK(ct_tensor_empty(SHAPE(7, 2, 3), CT_FLOAT32, &META, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
-                       &a));
-    OK(ct_tensor_empty(SHAPE(3, 4), CT_FLOAT32, &META, CT_LAYOUT_STRIDED, CT_MEMFMT_CONTIGUOUS,
-                       &b));
+    OK(ct_tensor_empty(SHAPE(7, 2, 3), CT_FLOAT32, &META, CT_LAYOUT_STRIDED,
+                       CT_MEMFMT_CONTIGUOUS, &a));
+    OK(ct_tensor_empty(SHAPE(3, 4), CT_FLOAT32, &META, CT_LAYOUT_STRIDED,
+                       CT_MEMFMT_CONTIGUOUS, &b));
     OK(ct_tensor_matmul(a, b, &r));
     assert_sizes(r, 7, 2, 4);
     assert_int_equal(ct_tensor_device(r).type, CT_DEVICE_META);
@@ -360,8 +359,8 @@ static void test_bf16_kernel_and_fallback(void **state) {
     static const struct {
         int64_t nd, sa[3], sb[3];
     } shapes[] = {
-        {2, {33, 17}, {17, 100}},  {2, {1, 257}, {257, 3}}, {2, {100, 3}, {3, 33}},
-        {2, {5, 0}, {0, 7}},       {2, {1, 1}, {1, 1}},     {3, {3, 33, 17}, {3, 17, 100}},
+        {2, {33, 17}, {17, 100}}, {2, {1, 257}, {257, 3}}, {2, {100, 3}, {3, 33}},
+        {2, {5, 0}, {0, 7}},      {2, {1, 1}, {1, 1}},     {3, {3, 33, 17}, {3, 17, 100}},
         {3, {2, 1, 5}, {2, 5, 1}},
     };
     ct_cpu_isa level = ct_cpu_isa_active();
@@ -375,8 +374,7 @@ static void test_bf16_kernel_and_fallback(void **state) {
             int64_t n = ct_tensor_numel(best);
             assert_int_equal(n, ct_tensor_numel(sg));
             if (n > 0)
-                assert_memory_equal(ct_tensor_data_ptr(best), ct_tensor_data_ptr(sg),
-                                    (size_t)n * 2);
+                assert_memory_equal(ct_tensor_data_ptr(best), ct_tensor_data_ptr(sg), (size_t)n * 2);
             ct_tensor_release(best);
             ct_tensor_release(sg);
         }
@@ -478,10 +476,10 @@ static void test_fault_injection(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mm_values),          cmocka_unit_test(test_sliced_and_batched),
-        cmocka_unit_test(test_integer_wrap),       cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_meta_and_out),       cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_fault_injection),    cmocka_unit_test(test_bf16_kernel_and_fallback),
+        cmocka_unit_test(test_mm_values),     cmocka_unit_test(test_sliced_and_batched),
+        cmocka_unit_test(test_integer_wrap),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_meta_and_out),  cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_bf16_kernel_and_fallback),
         cmocka_unit_test(test_threads_same_bytes), cmocka_unit_test(test_int_every_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
