@@ -12,14 +12,16 @@
 # which keeps ctensor's OpenMP path but runs every chunk on the calling thread.)
 #
 # Environment: JOBS (build jobs, default nproc), CT_TSAN_ITERS (iterations per thread,
-# default 200: about 10 s under TSan on 2 busy cores).
+# default 200: about 10 s under TSan on 2 busy cores), CT_ISA_MAX (the highest ISA level
+# compiled, default avx512: CMake's option of that name).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-tsan"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=gcc -DCT_SANITIZE=thread -DCT_WERROR=ON \
-    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF -DCT_BUILD_DIST=OFF -DCT_BUILD_CUDA=OFF >/dev/null
+    -DCT_BUILD_PYTHON=OFF -DCT_BUILD_BENCH=OFF -DCT_BUILD_DIST=OFF -DCT_BUILD_CUDA=OFF \
+    -DCT_ISA_MAX="${CT_ISA_MAX:-avx512}" >/dev/null
 cmake --build "$build" -j "$jobs" --target test_thread_stress >/dev/null
 
 run() {

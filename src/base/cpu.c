@@ -40,10 +40,25 @@ static ct_cpu_isa detect(void) {
     return CT_ISA_BASELINE;
 }
 
+/* The CPU's level, capped at the highest level this build compiled (CMake's CT_ISA_MAX):
+ * the dispatch tables have nothing above it. */
+static ct_cpu_isa detect_built(void) {
+    ct_cpu_isa d = detect();
+#if !defined(CT_HAVE_ISA_AVX512)
+    if (d == CT_ISA_AVX512)
+        d = CT_ISA_AVX2;
+#endif
+#if !defined(CT_HAVE_ISA_AVX2)
+    if (d == CT_ISA_AVX2)
+        d = CT_ISA_BASELINE;
+#endif
+    return d;
+}
+
 ct_cpu_isa ct_cpu_isa_detected(void) {
     int d = atomic_load_explicit(&detected_isa, memory_order_acquire);
     if (d < 0) {
-        d = (int)detect();
+        d = (int)detect_built();
         atomic_store_explicit(&detected_isa, d, memory_order_release);
     }
     return (ct_cpu_isa)d;

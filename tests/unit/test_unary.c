@@ -228,11 +228,15 @@ static void check_lut_level(const ct_unary_half_table *lut, const ct_unary_half_
 static void test_half_lookup_tables(void **state) {
     (void)state;
     check_lut_level(&ct_unary_lut_baseline, &ct_unary_half_baseline);
-#if defined(__x86_64__)
+#if defined(CT_HAVE_ISA_AVX2)
     if (ct_cpu_isa_detected() >= CT_ISA_AVX2)
         check_lut_level(&ct_unary_lut_avx2, &ct_unary_half_avx2);
+#endif
+#if defined(CT_HAVE_ISA_AVX512)
     if (ct_cpu_isa_detected() >= CT_ISA_AVX512)
         check_lut_level(&ct_unary_lut_avx512, &ct_unary_half_avx512);
+#endif
+#if defined(CT_HAVE_ISA_AVX2)
     /* the tables are in use: bfloat16's transcendental functions and float16 sigmoid */
     if (ct_cpu_isa_detected() >= CT_ISA_AVX2) {
         assert_non_null(ct_unary_lut_avx2[CT_UNK_EXP][CT_UNH_BF16]);
