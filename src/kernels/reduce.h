@@ -7,7 +7,7 @@
  *    cut into fixed blocks of CT_REDUCE_BLOCK elements; a block is summed with many
  *    independent accumulators (SIMD lanes, ct_reduce_impl_block), and the block results are
  *    combined pairwise (a binary-counter cascade) for float sums, in order otherwise.
- *    float32 sums accumulate in double lanes (CT_REDT_F32D).
+ *    float32 sums accumulate short float runs into double lanes (CT_REDT_F32D).
  *  - I > 1 ("outer"): the R rows of I elements are added element-wise, vectorised across I,
  *    in tiles of CT_REDUCE_TILE columns (ct_reduce_impl_rows); float sums cascade over rows
  *    (leaves of CT_REDUCE_LEAF rows, combined pairwise); float32 sums add the rows in
@@ -40,8 +40,8 @@ typedef enum ct_redt {
     CT_REDT_C64,     /* complex64 in and out (prod only: complex sums are float sums) */
     CT_REDT_C128,    /* complex128 (prod only) */
     CT_REDT_F32D,    /* float in, double accumulators (sum only: float32, float16 and bfloat16
-                        sums are the exact sum's double rounded once, at least as accurate as
-                        any float32 summation) */
+                        sums; short float runs flushed into double lanes, far more accurate
+                        than a float32 cascade) */
     CT_REDT_COUNT
 } ct_redt;
 
