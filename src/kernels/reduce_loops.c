@@ -220,10 +220,10 @@ I32_BLOCK(prod_i32, 1, VIMUL, IMUL_OP)
  * double lane, and the 32 double lanes are folded pairwise at the end. A float lane adds only
  * F32D_RUN / 32 = 16 values (PyTorch's float cascade has leaves of 16 to 32 and float levels
  * above them), so each value sees at most 15 float roundings, and the long accumulation is
- * double. Why not widen every element to double: on a
- * memory-bound stream (a float32 sum of 10^8) the converts and double adds per cache line
- * slowed the read by 15-25% on an AVX2 Zen 3, where plain float adds keep up with memory.
- * The lanes and runs are the same at every ISA level, so every level gives the same bits. */
+ * double. Why not widen every element to double: on a memory-bound stream (a float32 sum of
+ * 10^8) the converts and double adds per cache line slowed the read by 15-25% on an AVX2
+ * Zen 3, where plain float adds keep up with memory. The lanes and runs are the same at
+ * every ISA level, so every level gives the same bits. */
 #define F32D_LANES 32
 #define F32D_RUN 512
 static double sum_f32d(const float *restrict x, int64_t n) {
@@ -239,10 +239,13 @@ static double sum_f32d(const float *restrict x, int64_t n) {
             a0 = _mm512_add_ps(a0, _mm512_loadu_ps(x + i + k));
             a1 = _mm512_add_ps(a1, _mm512_loadu_ps(x + i + k + 16));
         }
-        d[0] = _mm512_add_pd(d[0], _mm512_cvtps_pd(_mm512_castps512_ps256(a0)));
-        d[1] = _mm512_add_pd(d[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1))));
-        d[2] = _mm512_add_pd(d[2], _mm512_cvtps_pd(_mm512_castps512_ps256(a1)));
-        d[3] = _mm512_add_pd(d[3], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a1), 1))));
+        /* lanes 0-7, 8-15 of a0, then 16-23, 24-31 of a1 */
+        __m256 h[4] = {_mm512_castps512_ps256(a0),
+                       _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1)),
+                       _mm512_castps512_ps256(a1),
+                       _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a1), 1))};
+        for (int u = 0; u < 4; u++)
+            d[u] = _mm512_add_pd(d[u], _mm512_cvtps_pd(h[u]));
     }
     for (int u = 0; u < 4; u++)
         _mm512_storeu_pd(t + 8 * u, d[u]);
@@ -258,8 +261,9 @@ static double sum_f32d(const float *restrict x, int64_t n) {
             for (int u = 0; u < 4; u++)
                 a[u] = _mm256_add_ps(a[u], _mm256_loadu_ps(x + i + k + 8 * u));
         for (int u = 0; u < 4; u++) {
-            d[2 * u] = _mm256_add_pd(d[2 * u], _mm256_cvtps_pd(_mm256_castps256_ps128(a[u])));
-            d[2 * u + 1] = _mm256_add_pd(d[2 * u + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(a[u], 1)));
+            __m128 lo = _mm256_castps256_ps128(a[u]), hi = _mm256_extractf128_ps(a[u], 1);
+            d[2 * u] = _mm256_add_pd(d[2 * u], _mm256_cvtps_pd(lo));
+            d[2 * u + 1] = _mm256_add_pd(d[2 * u + 1], _mm256_cvtps_pd(hi));
         }
     }
     for (int u = 0; u < 8; u++)

@@ -4,6 +4,7 @@
  * and the float32 sum (CT_REDT_F32D) keeps its error bound where a plain float32 loop does
  * not. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,8 @@ static void test_block_levels_agree(void **state) {
             for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
                 for (int nan_every = 0; nan_every <= 500; nan_every += 500) {
                     int64_t n = lengths[li];
-                    fill((ct_redt)t, src, n, op == CT_REDK_MAX || op == CT_REDK_MIN ? nan_every : 0);
+                    bool minmax = op == CT_REDK_MAX || op == CT_REDK_MIN;
+                    fill((ct_redt)t, src, n, minmax ? nan_every : 0);
                     size_t asz = (size_t)ct_redt_acc_size((ct_redt)t);
                     memset(acc0, 0xA5, 16);
                     lv[0].block((ct_redk)op, (ct_redt)t, src, n, acc0);
@@ -197,7 +199,8 @@ static void test_f32d_accuracy(void **state) {
     assert_non_null(x);
     for (int trial = 0; trial < 20; trial++) {
         for (int i = 0; i < N; i++)
-            x[i] = (float)ldexp((double)((int64_t)(rnd() % 2000001) - 1000000), -28 + (int)(rnd() % 20));
+            x[i] = (float)ldexp((double)((int64_t)(rnd() % 2000001) - 1000000),
+                                -28 + (int)(rnd() % 20));
         check_f32d_bound(lv, nl, x, N - trial);
     }
     x[0] = 1.0f;
