@@ -89,9 +89,9 @@ static void fill(ct_redt t, void *p, int64_t n, int nan_every) {
     }
 }
 
-/* Lengths around the lanes (16-64), the float32 sum's runs (1024) and a block (4096). */
-static const int64_t lengths[] = {0,   1,   7,   31,   32,   33,   63,   64,   65,  100,
-                                  255, 511, 1023, 1024, 1025, 2047, 2048, 3001, 4095, 4096};
+/* Lengths around the lanes (16-64), the float32 sum's runs (512) and a block (4096). */
+static const int64_t lengths[] = {0,    1,    7,    31,   32,   33,   63,   64,   65,   100, 255,
+                                  511,  512,  513,  1023, 1024, 1025, 2047, 2048, 3001, 4095, 4096};
 
 static void test_block_levels_agree(void **state) {
     (void)state;
@@ -149,7 +149,8 @@ static void test_rows_levels_agree(void **state) {
             for (size_t ri = 0; ri < sizeof Rs / sizeof Rs[0]; ri++)
                 for (size_t wi = 0; wi < sizeof ws / sizeof ws[0]; wi++) {
                     int64_t R = Rs[ri], w = ws[wi], stride = w + PAD;
-                    fill((ct_redt)t, src, R * stride, op == CT_REDK_MAX ? 50 : 0);
+                    bool minmax = op == CT_REDK_MAX || op == CT_REDK_MIN;
+                    fill((ct_redt)t, src, R * stride, minmax ? 50 : 0);
                     size_t bytes = (size_t)w * (size_t)ct_redt_acc_size((ct_redt)t);
                     memset(out0, 0xA5, bytes);
                     lv[0].rows((ct_redk)op, (ct_redt)t, src, R, stride, w, out0);
