@@ -28,11 +28,36 @@ stage() { echo "== [$((SECONDS - start)) s] $*"; }
 # above (compiled there, never run: a third of the vector loops' compile time on an AVX2
 # machine); the release tree compiles them all.
 isa_max="$("$root/scripts/isa_level.sh")"
+# The machine, in the log: some Python tests compare with torch bit for bit, and torch 1.13
+# picks its kernels by the CPU (AVX2 or AVX-512), so a failure may be one CPU's.
+echo "-- CPU: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')" \
+    "(ISA level $isa_max, $(nproc 2>/dev/null || echo '?') cpus)"
+
+# ctest in tree $1 with the remaining arguments. When a test fails, its names and first
+# assertion lines are printed again at the very end: a long test's output (the Python
+# shards print thousands of progress dots) can push them out of a log that keeps only its
+# head and tail.
+run_ctest() {
+    local tree="$1" rc=0
+    shift
+    (cd "$tree" && ctest --output-on-failure -j "$jobs" "$@") || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        local log="$tree/Testing/Temporary/LastTest.log"
+        echo "-- failed in $tree (ctest exit $rc):"
+        cat "$tree/Testing/Temporary/LastTestsFailed.log" 2>/dev/null || true
+        if [ -f "$log" ]; then
+            echo "-- their failure lines:"
+            grep -E '^(FAILED|ERROR) |^E   |^\[  FAILED  \]|[Aa]ssert|Sanitizer' "$log" | head -n 60 || true
+        fi
+        echo "-- CPU: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-) (ISA level $isa_max)"
+        exit "$rc"
+    fi
+}
 stage "sanitizer build (gcc; address, undefined): C unit tests and C global-tensor tests"
 "$root/scripts/build_asan.sh" -DCT_ISA_MAX="$isa_max"
 stage "gcc sanitizer tree built: its tests"
-(cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j "$jobs" -L "unit|dist" -LE python)
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    run_ctest "$root/build-asan" -L "unit|dist" -LE python
 
 stage "random API driver (the same tree's Python module): random call sequences for 60 s"
 # It runs on one core for a fixed 60 s: the clang tree builds meanwhile at a lower priority
@@ -54,8 +79,8 @@ echo "-- random API driver:"
 cat "$driver_log"
 [ "$driver_ok" -eq 0 ] || { echo "random API driver failed (exit $driver_ok)"; exit 1; }
 stage "clang sanitizer tree built: its tests"
-(cd "$root/build-clang" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j "$jobs" -L "unit|dist")
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    run_ctest "$root/build-clang" -L "unit|dist"
 
 stage "thread sanitizer build: many threads creating, viewing, casting and adding tensors"
 CT_ISA_MAX="$isa_max" "$root/scripts/tsan.sh"
@@ -75,5 +100,5 @@ fi
 "$root/scripts/build.sh" -DCMAKE_CUDA_ARCHITECTURES=90-virtual \
     -DCT_CUDA_COMPILE_CHECK=$cuda_check -DCT_ISA_MAX=avx512 >/dev/null
 stage "release tree built: its tests"
-(cd "$root/build" && ctest --output-on-failure -j "$jobs")
+run_ctest "$root/build"
 stage "all tests passed"
