@@ -241,3 +241,18 @@ def test_large_transposes(name):
     check_same(dc, dt)
     b = make(name, (4, 601, 499), seed=16)
     check_same(to_ct(b).permute(0, 2, 1).contiguous(), b.permute(0, 2, 1).contiguous())
+
+
+# dim 0 (the output's fastest dim) longer than a stack tile, so the gathered inputs go through
+# heap tiles sized to dim 0 (walk.c, TILE_BYTES): shorter than one heap tile, one and a bit,
+# several with a short last one; the widest element (complex128) has the fewest per tile
+@pytest.mark.parametrize("da,db", [("float32", "float32"), ("int8", "float64"),
+                                   ("complex128", "complex128"), ("bfloat16", "float32")])
+@pytest.mark.parametrize("shape", [(2, 64, 20, 25), (1, 64, 47, 47), (1, 70, 73, 71)])
+def test_add_mixed_layouts_long_tiles(da, db, shape):
+    ta, tb = make(da, shape, seed=8), make(db, shape, seed=9)
+    tb_cl = tb.contiguous(memory_format=torch.channels_last)
+    check_same(ctensor.add(to_ct(ta), to_ct(tb_cl)), torch.add(ta, tb_cl))
+    tx = make(db, (shape[2] * shape[3], 67), seed=10)
+    ty = make(da, (67, shape[2] * shape[3]), seed=11)
+    check_same(ctensor.add(to_ct(ty), to_ct(tx).t()), torch.add(ty, tx.t()))

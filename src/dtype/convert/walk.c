@@ -42,12 +42,16 @@
  *    64 KB ones, whose 16-byte transposed stores went to L2;
  *  - a 2-vCPU AMD EPYC VM (32 KB L1, 1 MB L2 per core): 128 KB tiles (64 x 512, 2 KB runs)
  *    ran the whole add at about 51% of the bandwidth probe against 36% with 32 KB tiles
- *    (the gather is a small part of the time there; the runs are what counted).
- * So large tiles gather into a heap block of TILE_BYTES (the stack of a thread the library
- * does not own may be small); short dims, moves and a failed allocation use TILE_BYTES_STACK
- * on the stack. */
+ *    (the gather is a small part of the time there; the runs are what counted);
+ *  - a 2-vCPU AMD EPYC Zen 3 VM (512 KB L2 per core), four alternating pairs of runs:
+ *    512 KB tiles (64 x 2048, 8 KB runs) 51-59% of the probe on one thread and 83-106% on
+ *    two, against 38-52% and 62-78% with 128 KB ones; 1 MB and 4 MB tiles were slower
+ *    again (53%, 44%): the gathered tile has to come back from L2.
+ * So large tiles gather into a heap block of up to TILE_BYTES (the stack of a thread the
+ * library does not own may be small); short dims, moves and a failed allocation use
+ * TILE_BYTES_STACK on the stack. */
 #define TILE_B 64
-#define TILE_BYTES 131072
+#define TILE_BYTES 524288
 #define TILE_BYTES_STACK 32768
 #define TILE_PAD 16
 /* Note [Tile prefetch]
@@ -214,6 +218,7 @@ typedef struct run_state {
     int tile_k;                                /* the dim tiled with dim 0, or -1 for rows */
     int64_t tile_a;                            /* elements of dim 0 per tile (heap buffers) */
     int64_t tile_a_stack;                      /* the same with the stack buffers, and for moves */
+    int64_t widest;                            /* bytes of the widest gathered element */
     int64_t blocks_k;                          /* strips of TILE_B along tile_k */
     bool gather[CT_CONVERT_WALK_MAX_OPERANDS]; /* inputs read through a tile buffer */
     bool direct;                               /* a move whose tiles go straight to the output */
@@ -413,13 +418,15 @@ static void tiles_body(void *p, int64_t begin, int64_t end) {
     int64_t ta = r->tile_a_stack;
     char *heap = NULL;
     if (!r->direct && it->shape[0] > ta && r->tile_a > ta) {
-        size_t one = TILE_BYTES + TILE_B * TILE_PAD;
+        /* a dim 0 shorter than a whole tile needs only its own length */
+        int64_t want = it->shape[0] < r->tile_a ? it->shape[0] : r->tile_a;
+        size_t one = (size_t)(want * TILE_B * r->widest + TILE_B * TILE_PAD);
         heap = malloc((size_t)(nt - 1) * one + 64);
         if (heap != NULL) {
             char *base = heap + ((64 - ((uintptr_t)heap & 63)) & 63);
             for (int k = 0; k + 1 < nt; k++)
                 bufs[k] = base + (size_t)k * one;
-            ta = r->tile_a;
+            ta = want;
         }
     }
     int64_t s0[CT_CONVERT_WALK_MAX_OPERANDS], sk[CT_CONVERT_WALK_MAX_OPERANDS],
@@ -560,6 +567,7 @@ int ct_convert_walk_run(const ct_convert_walk *it, ct_convert_walk_loop loop, vo
         /* a move of a gathered input into an output dense along dim 0 gathers in place */
         r.direct = it->move && it->nops == 2 && r.gather[1] && r.isz[0] == r.isz[1] &&
                    it->strides[0][0] == r.isz[0];
+        r.widest = widest;
         r.tile_a = TILE_BYTES / (TILE_B * widest);
         r.tile_a_stack = TILE_BYTES_STACK / (TILE_B * widest);
         /* Note [Streamed tiles]: a move whose units write dense blocks of the output (the
