@@ -30,8 +30,9 @@ stage() { echo "== [$((SECONDS - start)) s] $*"; }
 isa_max="$("$root/scripts/isa_level.sh")"
 # The machine, in the log: some Python tests compare with torch bit for bit, and torch 1.13
 # picks its kernels by the CPU (AVX2 or AVX-512), so a failure may be one CPU's.
-echo "-- CPU: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')" \
-    "(ISA level $isa_max, $(nproc 2>/dev/null || echo '?') cpus)"
+cpu="$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')"
+cpu="-- CPU: $cpu (ISA level $isa_max, $(nproc 2>/dev/null || echo '?') cpus)"
+echo "$cpu"
 
 # ctest in tree $1 with the remaining arguments. When a test fails, its names and first
 # assertion lines are printed again at the very end: a long test's output (the Python
@@ -49,7 +50,7 @@ run_ctest() {
             echo "-- their failure lines:"
             grep -E '^(FAILED|ERROR) |^E   |^\[  FAILED  \]|[Aa]ssert|Sanitizer' "$log" | head -n 60 || true
         fi
-        echo "-- CPU: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2-) (ISA level $isa_max)"
+        echo "$cpu"
         exit "$rc"
     fi
 }

