@@ -308,7 +308,10 @@ if [ "$built" = 1 ] && [ "$python_ok" = 1 ]; then
     if [ "$have_gpu" = 1 ] && "$python" -c 'import xdist' 2>/dev/null; then
         xdist=(-n 4)
     fi
-    run_step pytest "$pylog" 180 "$python" -m pytest -q -p no:cacheprovider -rs "${xdist[@]}" \
+    # -v: each test's verdict is in the log as it runs, so a step cut off by its time limit
+    # still names the tests that failed before the cut
+    run_step pytest "$pylog" 240 "$python" -m pytest -v -p no:cacheprovider -rfEs \
+        --durations=10 "${xdist[@]}" \
         --rootdir "$root/tests/python" "${pyfiles[@]}"
     # exit 5 (nothing collected): every module skipped itself, right where there is no GPU
     [ "$step_rc" = 5 ] && [ "$have_gpu" = 0 ] && step_rc=0

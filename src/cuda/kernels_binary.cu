@@ -6,8 +6,8 @@
  *
  * Per math dtype (13) two kernels are stamped:
  *  - general: any geometry of the launch (up to CT_LAUNCH_MAX_DIMS dims, innermost first),
- *    passed by value as a __grid_constant__ parameter (about 2 KB, within the 4 KB limit),
- *    each element's offsets decoded from its linear index (32-bit below 2^31 elements);
+ *    passed by value as a __grid_constant__ parameter (about 3 KB, within the 4 KB limit),
+ *    each element's offsets decoded from its linear index (kernels_geo.h);
  *  - contiguous: every operand either dense (stride = its element size) or one broadcast
  *    element (stride 0), the usual case. For float32 math with all operands in one of
  *    float32, float16, bfloat16 and for int32, the dense body moves 16 bytes per load and
@@ -18,18 +18,13 @@
  * kernel) and leaves that element unwritten, as the cpu stops there. */
 #include <cuda_runtime.h>
 
+#include "cuda/kernels_geo.h"
 #include "cuda/kernels_impl.h"
 
 #define CT_THREADS 256
 
-/* The general geometry, by value. */
-typedef struct ct_kgeo {
-    int32_t ndim;
-    int64_t numel;
-    char *data[3];
-    int64_t shape[CT_LAUNCH_MAX_DIMS];
-    int64_t strides[3][CT_LAUNCH_MAX_DIMS];
-} ct_kgeo;
+/* The general geometry, by value (kernels_geo.h). */
+typedef ct_kgeo_n<3> ct_kgeo;
 static_assert(sizeof(ct_kgeo) + sizeof(ct_kplan) + sizeof(int *) < 4000,
               "kernel parameters stay within the classic 4 KB limit");
 
@@ -46,35 +41,12 @@ template <typename E> union ct_kvec {
     E e[16 / sizeof(E)];
 };
 
-/* The general loop with index type I: 32-bit divisions when numel < 2^31 (several times
- * faster than 64-bit ones; i + stride cannot wrap then), 64-bit otherwise. */
-#define CT_KGEN_LOOP(S, I)                                                                         \
-    do {                                                                                           \
-        I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;                                      \
-        for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {                 \
-            I r = i;                                                                               \
-            int64_t o0 = 0, o1 = 0, o2 = 0;                                                        \
-            for (int32_t d = 0; d < g.ndim; d++) {                                                 \
-                I size = (I)g.shape[d];                                                            \
-                I q = r / size, c = r - q * size;                                                  \
-                r = q;                                                                             \
-                o0 += (int64_t)c * g.strides[0][d];                                                \
-                o1 += (int64_t)c * g.strides[1][d];                                                \
-                o2 += (int64_t)c * g.strides[2][d];                                                \
-            }                                                                                      \
-            if (ct_kelem_##S(&p, g.data[0] + o0, g.data[1] + o1, g.data[2] + o2) != CT_KP_OK)      \
-                *err = 1;                                                                          \
-        }                                                                                          \
-    } while (0)
-
 #define CT_KGEN_KERNEL(E, S, T)                                                                    \
-    __global__ void __launch_bounds__(CT_THREADS)                                                  \
-        k_binary_gen_##S(const __grid_constant__ ct_kgeo g, const __grid_constant__ ct_kplan p,   \
-                         int *err) {                                                               \
-        if (g.numel < ((int64_t)1 << 31))                                                          \
-            CT_KGEN_LOOP(S, uint32_t);                                                             \
-        else                                                                                       \
-            CT_KGEN_LOOP(S, int64_t);                                                              \
+    __global__ void __launch_bounds__(CT_THREADS) k_binary_gen_##S(                                \
+        const __grid_constant__ ct_kgeo g, const __grid_constant__ ct_kplan p, int *err) {         \
+        CT_KGEO_FOR_EACH(3, g,                                                                     \
+                         if (ct_kelem_##S(&p, g.data[0] + off[0], g.data[1] + off[1],              \
+                                          g.data[2] + off[2]) != CT_KP_OK) *err = 1);              \
     }
 
 /* The scalar body of the contiguous kernel, from element `first` on. */
@@ -92,8 +64,7 @@ template <typename E> union ct_kvec {
 /* Vectorised float32-math body for storage type ST (float, or float16 / bfloat16 bits with
  * their codecs; the plan's routes are then plain: no rounding through another dtype). a and
  * out are dense; b dense or one element. Returns the elements done. */
-template <typename ST>
-__device__ __forceinline__ float ct_kvec_load(ST x);
+template <typename ST> __device__ __forceinline__ float ct_kvec_load(ST x);
 template <> __device__ __forceinline__ float ct_kvec_load<float>(float x) { return x; }
 template <typename ST> __device__ __forceinline__ ST ct_kvec_store(float x);
 template <> __device__ __forceinline__ float ct_kvec_store<float>(float x) { return x; }
@@ -129,19 +100,35 @@ __device__ __forceinline__ int64_t ct_kvec_f32(const ct_kflat &f, const ct_kplan
     float y0 = 0.0f;
     if (b_one) /* one element of any dtype, by the plan's route */
         CT_KPLAN_LOAD(p, CT_FLOAT32, p->dt_b, p->via_b, f.data[2], y0);
-    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
-        ct_kvec<ST> va, vb, vo;
-        va.v = a[v];
-        if (!b_one)
-            vb.v = b[v];
+    /* Two vectors per step, every load issued before the first store (which the compiler may
+     * not reorder: out may alias a or b), so that each thread has twice the bytes in flight;
+     * an odd last vector is done alone. */
+    int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; v < nvec; v += 2 * stride) {
+        int u_n = v + stride < nvec ? 2 : 1;
+        ct_kvec<ST> va[2], vb[2], vo[2];
 #pragma unroll
-        for (int j = 0; j < N; j++) {
-            float r;
-            (void)ct_kop_f32(p, ct_kvec_load<ST>(va.e[j]), b_one ? y0 : ct_kvec_load<ST>(vb.e[j]),
-                             &r);
-            vo.e[j] = ct_kvec_store<ST>(r);
-        }
-        o[v] = vo.v;
+        for (int u = 0; u < 2; u++)
+            if (u < u_n) {
+                va[u].v = a[v + u * stride];
+                if (!b_one)
+                    vb[u].v = b[v + u * stride];
+            }
+#pragma unroll
+        for (int u = 0; u < 2; u++)
+            if (u < u_n) {
+#pragma unroll
+                for (int j = 0; j < N; j++) {
+                    float r;
+                    (void)ct_kop_f32(p, ct_kvec_load<ST>(va[u].e[j]),
+                                     b_one ? y0 : ct_kvec_load<ST>(vb[u].e[j]), &r);
+                    vo[u].e[j] = ct_kvec_store<ST>(r);
+                }
+            }
+#pragma unroll
+        for (int u = 0; u < 2; u++)
+            if (u < u_n)
+                o[v + u * stride] = vo[u].v;
     }
     return nvec * N;
 }
@@ -149,9 +136,7 @@ __device__ __forceinline__ int64_t ct_kvec_f32(const ct_kflat &f, const ct_kplan
 /* float32 math with a and b of two different storage types among float32, float16,
  * bfloat16 and int32 (the benchmarks' mixed pairs), out float32: 4 elements per thread and
  * iteration, each operand loaded as 4 * its size bytes at once. */
-template <typename T> struct __align__(4 * sizeof(T)) ct_kquad {
-    T e[4];
-};
+template <typename T> struct __align__(4 * sizeof(T)) ct_kquad { T e[4]; };
 template <typename T> __device__ __forceinline__ float ct_kmix_load(T x) {
     return ct_kvec_load<T>(x);
 }
@@ -240,8 +225,7 @@ __device__ __forceinline__ int64_t ct_kvec_i32(const ct_kflat &f, const ct_kplan
     CT_KVEC_MIXED(8, float, ct_kbf16)                                                              \
     CT_KVEC_MIXED(9, int32_t, float)                                                               \
     CT_KVEC_MIXED(10, float, int32_t)
-#define CT_KVEC_MIXED(N, TA, TB)                                                                   \
-    else if (vec == N) first = ct_kvec_mixed<TA, TB>(f, &p);
+#define CT_KVEC_MIXED(N, TA, TB) else if (vec == N) first = ct_kvec_mixed<TA, TB>(f, &p);
 #define CT_KVEC_I32                                                                                \
     if (vec == 4)                                                                                  \
         first = ct_kvec_i32(f, &p, err);
@@ -291,9 +275,8 @@ static int ct_kvec_kind(const ct_kernel_launch *l, const ct_kplan *p, const ct_k
     ct_dtype d = l->dtype[0];
     int mixed = ct_kvec_mixed_kind(l->dtype[1], l->dtype[2]);
     if (mixed != 0)
-        return p->math == CT_FLOAT32 && d == CT_FLOAT32 && !p->via_a && !p->via_b &&
-                       !p->via_out && f->step[0] == 4 &&
-                       f->step[1] == ct_cvt_itemsize(l->dtype[1]) &&
+        return p->math == CT_FLOAT32 && d == CT_FLOAT32 && !p->via_a && !p->via_b && !p->via_out &&
+                       f->step[0] == 4 && f->step[1] == ct_cvt_itemsize(l->dtype[1]) &&
                        f->step[2] == ct_cvt_itemsize(l->dtype[2]) &&
                        ((uintptr_t)f->data[0] & 15) == 0 &&
                        ((uintptr_t)f->data[1] % (uintptr_t)(4 * f->step[1])) == 0 &&
@@ -318,8 +301,8 @@ static int ct_kvec_kind(const ct_kernel_launch *l, const ct_kplan *p, const ct_k
     return 0;
 }
 
-extern "C" int ct_cuda_impl_binary_run(const ct_kernel_launch *l, const ct_kplan *p,
-                                       int *err_flag, int sm_count, ct_cuda_impl_stream_t stream) {
+extern "C" int ct_cuda_impl_binary_run(const ct_kernel_launch *l, const ct_kplan *p, int *err_flag,
+                                       int sm_count, ct_cuda_impl_stream_t stream) {
     cudaStream_t s = (cudaStream_t)stream;
     /* flat: ndim <= 1 and each operand dense or a single element */
     bool flat = l->ndim <= 1;
@@ -351,16 +334,7 @@ extern "C" int ct_cuda_impl_binary_run(const ct_kernel_launch *l, const ct_kplan
         return (int)cudaGetLastError();
     }
     ct_kgeo g;
-    g.ndim = l->ndim;
-    g.numel = l->numel;
-    for (int k = 0; k < 3; k++)
-        g.data[k] = l->data[k];
-    for (int d = 0; d < CT_LAUNCH_MAX_DIMS; d++) {
-        bool in = d < l->ndim;
-        g.shape[d] = in ? l->shape[d] : 1;
-        for (int k = 0; k < 3; k++)
-            g.strides[k][d] = in ? l->strides[k][d] : 0;
-    }
+    ct_kgeo_fill(&g, l, 3);
     int64_t blocks = ct_kblocks(g.numel, sm_count);
     switch (p->math) {
 #define CT_KCASE(E, S, T)                                                                          \

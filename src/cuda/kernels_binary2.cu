@@ -17,18 +17,13 @@
  * kernels_binary.cu so that each file compiles in reasonable time. */
 #include <cuda_runtime.h>
 
+#include "cuda/kernels_geo.h"
 #include "cuda/kernels_impl.h"
 #include "kernels/binary_plan2.h"
 
 #define CT_THREADS2 256
 
-typedef struct ct_kgeo2 {
-    int32_t ndim;
-    int64_t numel;
-    char *data[3];
-    int64_t shape[CT_LAUNCH_MAX_DIMS];
-    int64_t strides[3][CT_LAUNCH_MAX_DIMS];
-} ct_kgeo2;
+typedef ct_kgeo_n<3> ct_kgeo2; /* kernels_geo.h */
 static_assert(sizeof(ct_kgeo2) + sizeof(ct_kplan) + sizeof(int *) < 4000,
               "kernel parameters stay within the classic 4 KB limit");
 
@@ -38,38 +33,15 @@ typedef struct ct_kflat2 {
     int64_t step[3];
 } ct_kflat2;
 
-/* 32-bit index arithmetic below 2^31 elements (several times faster divisions). */
-#define CT_KGEN2_LOOP(S, I)                                                                        \
-    do {                                                                                           \
-        I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;                                      \
-        for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {                 \
-            I r = i;                                                                               \
-            int64_t o0 = 0, o1 = 0, o2 = 0;                                                        \
-            for (int32_t d = 0; d < g.ndim; d++) {                                                 \
-                I size = (I)g.shape[d];                                                            \
-                I q = r / size, c = r - q * size;                                                  \
-                r = q;                                                                             \
-                o0 += (int64_t)c * g.strides[0][d];                                                \
-                o1 += (int64_t)c * g.strides[1][d];                                                \
-                o2 += (int64_t)c * g.strides[2][d];                                                \
-            }                                                                                      \
-            if (ct_kelem2_##S(&p, g.data[0] + o0, g.data[1] + o1, g.data[2] + o2) != CT_KP_OK)     \
-                *err = 1;                                                                          \
-        }                                                                                          \
-    } while (0)
-
 #define CT_KSTAMP2(E, S, T)                                                                        \
-    __global__ void __launch_bounds__(CT_THREADS2)                                                 \
-        k_binary2_gen_##S(const __grid_constant__ ct_kgeo2 g, const __grid_constant__ ct_kplan p,  \
-                          int *err) {                                                              \
-        if (g.numel < ((int64_t)1 << 31))                                                          \
-            CT_KGEN2_LOOP(S, uint32_t);                                                            \
-        else                                                                                       \
-            CT_KGEN2_LOOP(S, int64_t);                                                             \
+    __global__ void __launch_bounds__(CT_THREADS2) k_binary2_gen_##S(                              \
+        const __grid_constant__ ct_kgeo2 g, const __grid_constant__ ct_kplan p, int *err) {        \
+        CT_KGEO_FOR_EACH(3, g,                                                                     \
+                         if (ct_kelem2_##S(&p, g.data[0] + off[0], g.data[1] + off[1],             \
+                                           g.data[2] + off[2]) != CT_KP_OK) *err = 1);             \
     }                                                                                              \
-    __global__ void __launch_bounds__(CT_THREADS2)                                                 \
-        k_binary2_flat_##S(const __grid_constant__ ct_kflat2 f,                                    \
-                           const __grid_constant__ ct_kplan p, int *err) {                         \
+    __global__ void __launch_bounds__(CT_THREADS2) k_binary2_flat_##S(                             \
+        const __grid_constant__ ct_kflat2 f, const __grid_constant__ ct_kplan p, int *err) {       \
         int64_t stride = (int64_t)gridDim.x * blockDim.x;                                          \
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < f.n; i += stride) {   \
             if (ct_kelem2_##S(&p, f.data[0] + i * f.step[0], f.data[1] + i * f.step[1],            \
@@ -86,9 +58,8 @@ static int64_t ct_kblocks2(int64_t work, int sm_count) {
     return want < 1 ? 1 : want > cap ? cap : want;
 }
 
-extern "C" int ct_cuda_impl_binary2_run(const ct_kernel_launch *l, const ct_kplan *p,
-                                        int *err_flag, int sm_count,
-                                        ct_cuda_impl_stream_t stream) {
+extern "C" int ct_cuda_impl_binary2_run(const ct_kernel_launch *l, const ct_kplan *p, int *err_flag,
+                                        int sm_count, ct_cuda_impl_stream_t stream) {
     cudaStream_t s = (cudaStream_t)stream;
     bool flat = l->ndim <= 1;
     ct_kflat2 f;
@@ -117,16 +88,7 @@ extern "C" int ct_cuda_impl_binary2_run(const ct_kernel_launch *l, const ct_kpla
         return (int)cudaGetLastError();
     }
     ct_kgeo2 g;
-    g.ndim = l->ndim;
-    g.numel = l->numel;
-    for (int k = 0; k < 3; k++)
-        g.data[k] = l->data[k];
-    for (int d = 0; d < CT_LAUNCH_MAX_DIMS; d++) {
-        bool in = d < l->ndim;
-        g.shape[d] = in ? l->shape[d] : 1;
-        for (int k = 0; k < 3; k++)
-            g.strides[k][d] = in ? l->strides[k][d] : 0;
-    }
+    ct_kgeo_fill(&g, l, 3);
     switch (p->math) {
 #define CT_KCASE2(E, S, T)                                                                         \
     case CT_##E:                                                                                   \

@@ -3,53 +3,29 @@
  * COPY: dst = src converted element by element with ct_cvt_elem (src/dtype/convert/
  * elem_impl.h), the cpu copy's rule spelt per element over the codecs of codec_impl.h
  * (Note [One definition per element] in src/kernels/binary_elem.h), so a cast on the GPU
- * gives the cpu's bytes. Kernels: a general one (any geometry by value, 64-bit linear
- * indices decoded per element) and a flat one (both operands dense or the source one
- * element); a same-dtype dense copy is one cudaMemcpyAsync. The dtypes are kernel
+ * gives the cpu's bytes. Kernels: a general one (any geometry by value, each element's
+ * offsets decoded from its linear index by kernels_geo.h) and a flat one (both operands dense or
+ * the source one element); a same-dtype dense copy is one cudaMemcpyAsync. The dtypes are kernel
  * arguments: the switch in ct_cvt_elem is the same for every thread.
  * Fill: cudaMemsetAsync when every byte of the pattern is equal, else a grid-stride kernel
  * storing 2, 4, 8 or 16 bytes at a time where the pattern size and alignment allow, bytes
  * otherwise. */
 #include <cuda_runtime.h>
 
+#include "cuda/kernels_geo.h"
 #include "cuda/kernels_impl.h"
 
 #define CT_THREADS 256
 
-typedef struct ct_kcopy_geo {
-    int32_t ndim;
-    int32_t dt, st;
-    int64_t numel;
-    char *dst;
-    const char *src;
-    int64_t shape[CT_LAUNCH_MAX_DIMS];
-    int64_t strides[2][CT_LAUNCH_MAX_DIMS];
-} ct_kcopy_geo;
-static_assert(sizeof(ct_kcopy_geo) < 4000, "kernel parameters stay within 4 KB");
+/* dst is operand 0, src operand 1 (kernels_geo.h) */
+typedef ct_kgeo_n<2> ct_kcopy_geo;
+static_assert(sizeof(ct_kcopy_geo) + 2 * sizeof(int32_t) < 4000,
+              "kernel parameters stay within 4 KB");
 
-/* index type I: 32-bit below 2^31 elements (faster divisions), else 64-bit */
-#define CT_KCOPY_LOOP(I)                                                                           \
-    do {                                                                                           \
-        I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;                                      \
-        for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {                 \
-            I r = i;                                                                               \
-            int64_t od = 0, os = 0;                                                                \
-            for (int32_t d = 0; d < g.ndim; d++) {                                                 \
-                I size = (I)g.shape[d];                                                            \
-                I q = r / size, c = r - q * size;                                                  \
-                r = q;                                                                             \
-                od += (int64_t)c * g.strides[0][d];                                                \
-                os += (int64_t)c * g.strides[1][d];                                                \
-            }                                                                                      \
-            ct_cvt_elem((ct_dtype)g.dt, g.dst + od, (ct_dtype)g.st, g.src + os);                   \
-        }                                                                                          \
-    } while (0)
-
-__global__ void __launch_bounds__(CT_THREADS) k_copy_gen(const __grid_constant__ ct_kcopy_geo g) {
-    if (g.numel < ((int64_t)1 << 31))
-        CT_KCOPY_LOOP(uint32_t);
-    else
-        CT_KCOPY_LOOP(int64_t);
+__global__ void __launch_bounds__(CT_THREADS)
+    k_copy_gen(const __grid_constant__ ct_kcopy_geo g, int32_t dt, int32_t st) {
+    CT_KGEO_FOR_EACH(
+        2, g, ct_cvt_elem((ct_dtype)dt, g.data[0] + off[0], (ct_dtype)st, g.data[1] + off[1]));
 }
 
 __global__ void __launch_bounds__(CT_THREADS)
@@ -83,23 +59,14 @@ extern "C" int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count,
         return (int)cudaGetLastError();
     }
     ct_kcopy_geo g;
-    g.ndim = l->ndim;
-    g.dt = (int32_t)l->dtype[0];
-    g.st = (int32_t)l->dtype[1];
-    g.numel = l->numel;
-    g.dst = l->data[0];
-    g.src = l->data[1];
-    for (int d = 0; d < CT_LAUNCH_MAX_DIMS; d++) {
-        bool in = d < l->ndim;
-        g.shape[d] = in ? l->shape[d] : 1;
-        g.strides[0][d] = in ? l->strides[0][d] : 0;
-        g.strides[1][d] = in ? l->strides[1][d] : 0;
-    }
-    k_copy_gen<<<(unsigned)ct_kblocks(g.numel, sm_count), CT_THREADS, 0, s>>>(g);
+    ct_kgeo_fill(&g, l, 2);
+    k_copy_gen<<<(unsigned)ct_kblocks(g.numel, sm_count), CT_THREADS, 0, s>>>(
+        g, (int32_t)l->dtype[0], (int32_t)l->dtype[1]);
     return (int)cudaGetLastError();
 }
 
-/* ---- fill ------------------------------------------------------------------------------------- */
+/* ---- fill -------------------------------------------------------------------------------------
+ */
 
 #define CT_KFILL(NAME, T)                                                                          \
     __global__ void __launch_bounds__(CT_THREADS) NAME(T *dst, int64_t n, T value) {               \
@@ -123,9 +90,8 @@ __global__ void __launch_bounds__(CT_THREADS)
         dst[i] = pat.b[i % size];
 }
 
-extern "C" int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern,
-                                     size_t pattern_size, int sm_count,
-                                     ct_cuda_impl_stream_t stream) {
+extern "C" int ct_cuda_impl_fill_run(void *dst, size_t n, const void *pattern, size_t pattern_size,
+                                     int sm_count, ct_cuda_impl_stream_t stream) {
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned char *p = (const unsigned char *)pattern;
     bool same = true;

@@ -19,18 +19,13 @@
  * can fail per element, so there is no error flag. */
 #include <cuda_runtime.h>
 
+#include "cuda/kernels_geo.h"
 #include "cuda/kernels_impl.h"
 
 #define CT_TTHREADS 256
 
-/* The general geometry, by value. */
-typedef struct ct_tgeo {
-    int32_t ndim;
-    int64_t numel;
-    char *data[4];
-    int64_t shape[CT_LAUNCH_MAX_DIMS];
-    int64_t strides[4][CT_LAUNCH_MAX_DIMS];
-} ct_tgeo;
+/* The general geometry, by value (kernels_geo.h). */
+typedef ct_kgeo_n<4> ct_tgeo;
 static_assert(sizeof(ct_tgeo) + sizeof(ct_tplan) < 4000,
               "kernel parameters stay within the classic 4 KB limit");
 
@@ -41,31 +36,11 @@ typedef struct ct_tflat {
     int64_t step[4];
 } ct_tflat;
 
-template <typename I>
-__device__ __forceinline__ void ct_tgen_loop(const ct_tgeo &g, const ct_tplan *p) {
-    I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;
-    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        I r = i;
-        int64_t o0 = 0, o1 = 0, o2 = 0, o3 = 0;
-        for (int32_t d = 0; d < g.ndim; d++) {
-            I size = (I)g.shape[d];
-            I q = r / size, c = r - q * size;
-            r = q;
-            o0 += (int64_t)c * g.strides[0][d];
-            o1 += (int64_t)c * g.strides[1][d];
-            o2 += (int64_t)c * g.strides[2][d];
-            o3 += (int64_t)c * g.strides[3][d];
-        }
-        ct_telem(p, g.data[0] + o0, g.data[1] + o1, g.data[2] + o2, g.data[3] + o3);
-    }
-}
-
 __global__ void __launch_bounds__(CT_TTHREADS)
     k_ternary_gen(const __grid_constant__ ct_tgeo g, const __grid_constant__ ct_tplan p) {
-    if (g.numel < ((int64_t)1 << 31))
-        ct_tgen_loop<uint32_t>(g, &p);
-    else
-        ct_tgen_loop<int64_t>(g, &p);
+    CT_KGEO_FOR_EACH(4, g,
+                     ct_telem(&p, g.data[0] + off[0], g.data[1] + off[1], g.data[2] + off[2],
+                              g.data[3] + off[3]));
 }
 
 #define CT_TFLAT_KERNEL(NAME, FN)                                                                  \
@@ -96,8 +71,8 @@ static int64_t ct_tblocks(int64_t work, int sm_count) {
     return want < 1 ? 1 : want > cap ? cap : want;
 }
 
-extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p,
-                                        int sm_count, ct_cuda_impl_stream_t stream) {
+extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p, int sm_count,
+                                        ct_cuda_impl_stream_t stream) {
     cudaStream_t s = (cudaStream_t)stream;
     int nops = 1 + p->nin;
     /* flat: ndim <= 1 and each operand dense or a single element */
@@ -119,7 +94,7 @@ extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tpla
         switch (p->size) {
 #define CT_TCASE(W, S)                                                                             \
     case W:                                                                                        \
-        k_ternary_sel_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                          \
+        k_ternary_sel_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                         \
         break;
             CT_TCASE(1, w1)
             CT_TCASE(2, w2)
@@ -136,7 +111,7 @@ extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tpla
         switch (p->math) {
 #define CT_TCASE(E, S, T)                                                                          \
     case CT_##E:                                                                                   \
-        k_ternary_flat_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                         \
+        k_ternary_flat_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                        \
         break;
             CT_TPLAN_MATH_ROWS(CT_TCASE)
 #undef CT_TCASE
@@ -146,17 +121,7 @@ extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tpla
         return (int)cudaGetLastError();
     }
     ct_tgeo g;
-    memset(&g, 0, sizeof g);
-    g.ndim = l->ndim;
-    g.numel = l->numel;
-    for (int k = 0; k < nops; k++)
-        g.data[k] = l->data[k];
-    for (int d = 0; d < CT_LAUNCH_MAX_DIMS; d++) {
-        bool in = d < l->ndim;
-        g.shape[d] = in ? l->shape[d] : 1;
-        for (int k = 0; k < nops; k++)
-            g.strides[k][d] = in ? l->strides[k][d] : 0;
-    }
+    ct_kgeo_fill(&g, l, nops);
     k_ternary_gen<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);
     return (int)cudaGetLastError();
 }

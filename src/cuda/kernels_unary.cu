@@ -11,18 +11,13 @@
  * on the plan, the same for every thread. Grid-stride loops over 64-bit indices. */
 #include <cuda_runtime.h>
 
+#include "cuda/kernels_geo.h"
 #include "cuda/kernels_impl.h"
 #include "kernels/unary_plan.h"
 
 #define CT_UTHREADS 256
 
-typedef struct ct_ugeo {
-    int32_t ndim;
-    int64_t numel;
-    char *data[2];
-    int64_t shape[CT_LAUNCH_MAX_DIMS];
-    int64_t strides[2][CT_LAUNCH_MAX_DIMS];
-} ct_ugeo;
+typedef ct_kgeo_n<2> ct_ugeo; /* kernels_geo.h */
 static_assert(sizeof(ct_ugeo) + sizeof(ct_uplan) < 4000,
               "kernel parameters stay within the classic 4 KB limit");
 
@@ -32,31 +27,10 @@ typedef struct ct_uflat {
     int64_t step[2];
 } ct_uflat;
 
-/* 32-bit index arithmetic below 2^31 elements (as kernels_binary.cu). */
-#define CT_UGEN_LOOP(S, I)                                                                         \
-    do {                                                                                           \
-        I stride = (I)gridDim.x * blockDim.x, n = (I)g.numel;                                      \
-        for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {                 \
-            I r = i;                                                                               \
-            int64_t o0 = 0, o1 = 0;                                                                \
-            for (int32_t d = 0; d < g.ndim; d++) {                                                 \
-                I size = (I)g.shape[d];                                                            \
-                I q = r / size, c = r - q * size;                                                  \
-                r = q;                                                                             \
-                o0 += (int64_t)c * g.strides[0][d];                                                \
-                o1 += (int64_t)c * g.strides[1][d];                                                \
-            }                                                                                      \
-            (void)ct_uelem_##S(&p, g.data[0] + o0, g.data[1] + o1);                                \
-        }                                                                                          \
-    } while (0)
-
 #define CT_USTAMP(E, S, T)                                                                         \
     __global__ void __launch_bounds__(CT_UTHREADS)                                                 \
         k_unary_gen_##S(const __grid_constant__ ct_ugeo g, const __grid_constant__ ct_uplan p) {   \
-        if (g.numel < ((int64_t)1 << 31))                                                          \
-            CT_UGEN_LOOP(S, uint32_t);                                                             \
-        else                                                                                       \
-            CT_UGEN_LOOP(S, int64_t);                                                              \
+        CT_KGEO_FOR_EACH(2, g, (void)ct_uelem_##S(&p, g.data[0] + off[0], g.data[1] + off[1]));    \
     }                                                                                              \
     __global__ void __launch_bounds__(CT_UTHREADS)                                                 \
         k_unary_flat_##S(const __grid_constant__ ct_uflat f, const __grid_constant__ ct_uplan p) { \
@@ -105,16 +79,7 @@ extern "C" int ct_cuda_impl_unary_run(const ct_kernel_launch *l, const ct_uplan 
         return (int)cudaGetLastError();
     }
     ct_ugeo g;
-    g.ndim = l->ndim;
-    g.numel = l->numel;
-    for (int k = 0; k < 2; k++)
-        g.data[k] = l->data[k];
-    for (int d = 0; d < CT_LAUNCH_MAX_DIMS; d++) {
-        bool in = d < l->ndim;
-        g.shape[d] = in ? l->shape[d] : 1;
-        for (int k = 0; k < 2; k++)
-            g.strides[k][d] = in ? l->strides[k][d] : 0;
-    }
+    ct_kgeo_fill(&g, l, 2);
     switch (p->math) {
 #define CT_UCASE_GEN(E, S, T)                                                                      \
     case CT_##E:                                                                                   \

@@ -650,6 +650,46 @@ def test_broadcasting_noncontiguous_out_inplace():
         b.cuda().add_(a.cuda())   # int32 += float32: result type can't be cast back
 
 
+def test_general_kernels_with_strides_beyond_int32():
+    """A view whose byte stride does not fit in 32 bits takes the general kernels' 64-bit
+    decoding (src/cuda/kernels_geo.h): binary, comparison, unary, ternary and copy kernels on
+    such a view against the cpu on the same values (2 GiB of device memory)."""
+    step = 2**31
+    base = ctensor.zeros(step + 64, dtype=ctensor.int8, device="cuda")
+    lo, hi = make("int8", (8,), 90, small=True), make("int8", (8,), 91, small=True)
+    base.narrow(0, 0, 8).copy_(lo.cuda())
+    base.narrow(0, step, 8).copy_(hi.cuda())
+    v = base.as_strided((2, 8), (step, 1))
+    host = ctensor.stack([lo, hi])
+    other = make("int8", (2, 8), 92, small=True)
+    check_same(v + other.cuda(), host + other, what="add")
+    check_same(ctensor.maximum(v, other.cuda()), ctensor.maximum(host, other), what="maximum")
+    check_same(v > 0, host > 0, what="gt")
+    check_same(-v, -host, what="neg")
+    check_same(ctensor.where(v > 0, v, other.cuda()), ctensor.where(host > 0, host, other),
+               what="where")
+    check_same(v.contiguous(), host, what="copy")
+    check_same(v.to(ctensor.float32), host.to(ctensor.float32), what="cast")
+    del base, v
+    gc.collect()
+    cuda.empty_cache()
+
+
+def test_general_kernels_beyond_2_31_elements():
+    """More than 2^31 elements through the general (transposed) kernels: 64-bit indices."""
+    n = 2**30 + 3
+    a = ctensor.zeros((2, n), dtype=ctensor.int8, device="cuda")
+    a.narrow(1, n - 1, 1).narrow(0, 1, 1).fill_(7)
+    r = ctensor.empty((n, 2), dtype=ctensor.int8, device="cuda")
+    ctensor.add(a.t(), 1, out=r)  # a contiguous out of a transposed input: not one flat run
+    assert r[n - 1].cpu().tolist() == [1, 8]
+    assert r[0].cpu().tolist() == [1, 1]
+    assert int(r.sum().cpu()) == 2 * n + 7
+    del a, r
+    gc.collect()
+    cuda.empty_cache()
+
+
 def test_float16_division_matches_torch():
     """Every float16 numerator against a spread of divisors: computed in float32 and rounded
     once, as torch's CUDA kernels do; differences are reported (module docstring)."""
