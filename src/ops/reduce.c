@@ -201,10 +201,10 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
  * `conv`. New reference. */
 static ct_status kernel_input(const ct_tensor *in, ct_dtype res, ct_dtype conv, ct_tensor **out) {
     ct_tensor *a = NULL;
-    if (in->dtype != conv && res != conv && in->dtype != res && res != CT_BOOL &&
-        conv != CT_BOOL) {
+    if (res != conv && in->dtype != res && res != CT_BOOL && conv != CT_BOOL) {
         /* cast to the result dtype first: its rounding is part of the result (int8 summed
-         * in float16 rounds each element to float16) */
+         * in float16 rounds each element to float16; so does float32 summed in bfloat16,
+         * although the kernel then reads it as float32 again) */
         bool widening = (res == CT_INT64 && is_int_or_bool(in->dtype));
         if (!widening)
             CT_TRY(ct_tensor_to_dtype(in, res, &a));

@@ -170,6 +170,37 @@ static ct_status stat_into(stat_kind kind, const ct_tensor *in, const ct_reduce_
     return st;
 }
 
+/* nanmean into float16 / bfloat16 as PyTorch computes it: the nansum in that dtype (each
+ * element cast first, the sum rounded), divided by the count of non-NaN elements and rounded
+ * again; not the double-precision mean rounded once. */
+static ct_status nanmean_half(const ct_tensor *in, const int64_t *dims, int64_t ndims,
+                              bool keepdim, ct_dtype res, ct_tensor *out, ct_tensor **result) {
+    ct_tensor *nan = NULL, *kept = NULL, *count = NULL, *sum = NULL;
+    ct_status st = ct_isnan(in, &nan);
+    if (st == CT_OK)
+        st = ct_unary(CT_UNOP_LOGICAL_NOT, nan, &kept);
+    if (st == CT_OK)
+        st = ct_reduce(CT_REDUCE_SUM, kept, dims, ndims, keepdim, CT_DTYPE_UNDEFINED, &count);
+    if (st == CT_OK && out != NULL) {
+        st = ct_reduce_out(CT_REDUCE_NANSUM, in, dims, ndims, keepdim, res, out);
+        if (st == CT_OK)
+            st = ct_div_(out, count, CT_ROUNDING_NONE);
+    } else if (st == CT_OK) {
+        st = ct_reduce(CT_REDUCE_NANSUM, in, dims, ndims, keepdim, res, &sum);
+        if (st == CT_OK)
+            st = ct_div_(sum, count, CT_ROUNDING_NONE);
+        if (st == CT_OK) {
+            *result = sum;
+            sum = NULL;
+        }
+    }
+    ct_tensor_release(sum);
+    ct_tensor_release(count);
+    ct_tensor_release(kept);
+    ct_tensor_release(nan);
+    return st;
+}
+
 ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_t *dims,
                               int64_t ndims, bool keepdim, ct_dtype dtype, ct_tensor *out,
                               ct_tensor **result) {
@@ -201,7 +232,13 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
         if (!float_kernel(res) || !float_kernel(ind))
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "\"nansum_cpu\" not implemented for '%s'",
                                 ct_dtype_impl_msg_name(float_kernel(ind) ? res : ind));
+        if (op == CT_REDUCE_NANMEAN && (res == CT_FLOAT16 || res == CT_BFLOAT16))
+            return nanmean_half(in, dims, ndims, keepdim, res, out, result);
         kind = op == CT_REDUCE_NANSUM ? STAT_NANSUM : STAT_NANMEAN;
+        /* the input is cast to the result dtype (dtype=, or out='s) before the reduction, as
+         * for sum: that rounding is part of the result (float32 nansum'd into bfloat16
+         * rounds each element first) */
+        ind = res;
         break;
     case CT_REDUCE_COUNT_NONZERO: {
         if (dtype != CT_DTYPE_UNDEFINED)
@@ -254,7 +291,7 @@ ct_status ct_reduce_impl_stat(ct_reduce_op op, const ct_tensor *in, const int64_
     CT_TRY(ct_tensor_impl_save(out, &keep));
     ct_status st = ct_reduce_impl_output(in, &p, res, out, &r);
     const ct_tensor *src = in;
-    if (st == CT_OK && ind != in->dtype) { /* logsumexp of integers: in the default dtype */
+    if (st == CT_OK && ind != in->dtype) { /* dtype=, or logsumexp of integers */
         st = ct_tensor_to_dtype(in, ind, &tmp);
         src = tmp;
     }

@@ -104,6 +104,35 @@ def test_dtype_argument(op, dtype, to):
     same(lambda m: fn(m, 1))
 
 
+@pytest.mark.parametrize("src", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("op", ["sum", "mean", "nansum", "nanmean"])
+@pytest.mark.parametrize("to", ["float16", "bfloat16"])
+@pytest.mark.parametrize("form", ["dtype", "out"])
+def test_dtype_argument_rounds_the_input_first(src, op, to, form):
+    """dtype= (and an out= of another dtype) casts the input before reducing: values that
+    float16 / bfloat16 cannot hold are rounded one by one, then summed. The sums of the
+    rounded values are exact in float32, so the results are bitwise."""
+    if src == "int32" and op in ("mean", "nanmean"):
+        pytest.skip("mean of integers takes a floating dtype= only")
+    rng = np.random.default_rng(7)
+    scale = 1 if src == "int32" else 64
+    data = (rng.integers(-40000, 40000, size=(3, 6)) / scale).tolist()
+    if src == "int32":
+        data = [[int(v) for v in row] for row in data]
+
+    def fn(m):
+        x = m.tensor(data, dtype=getattr(m, src))
+        if form == "dtype":
+            return getattr(m, op)(x, 1, dtype=getattr(m, to))
+        if op in ("mean", "nanmean"):
+            pytest.skip("mean's out= must have the dtype= or the input's dtype")
+        out = m.empty(0, dtype=getattr(m, to))
+        getattr(m, op)(x, 1, out=out)
+        return out
+
+    same(fn)
+
+
 NAN = float("nan")
 CASES = {
     "nan_amax": lambda m: m.tensor([1.0, NAN, 3.0]).amax(),
