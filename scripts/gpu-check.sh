@@ -20,10 +20,12 @@
 # runs the host-side steps (the cuda tests must skip cleanly) and stops before the GPU steps.
 #
 # No internet and no root package manager is assumed: the script never runs scripts/deps.sh.
-# What the tests' CMake needs and the GPU image may lack (cmocka, dlpack.h, pkg-config) is
-# unpacked from Debian packages in .gpu-carry/ (git-ignored; fill it on a machine with apt:
+# What the build needs and the GPU image may lack (cmocka, dlpack.h, pkg-config, SLEEF,
+# OpenBLAS) is unpacked from Debian packages in .gpu-carry/ (git-ignored; fill it on a machine
+# with apt:
 #   mkdir -p .gpu-carry && cd .gpu-carry &&
-#   apt-get download libcmocka0 libcmocka-dev libdlpack-dev pkgconf-bin libpkgconf3
+#   apt-get download libcmocka0 libcmocka-dev libdlpack-dev pkgconf-bin libpkgconf3 \
+#     libsleef3 libsleef-dev libopenblas0-openmp libopenblas-openmp-dev libgfortran5 libquadmath0
 # ) into build-gpu/carried/, never into /.
 #
 # Environment: CT_PYTHON (default: python3 on PATH), CT_GPU_BUILD_DIR (default build-gpu),
@@ -178,6 +180,29 @@ prepare_deps() {
         export LD_LIBRARY_PATH="$carried/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
         "$pkgconfig_cmd" --exists cmocka || { echo "cmocka.pc unusable" >&2; return 1; }
     fi
+    # the library's own dependencies: SLEEF (vectorised math), OpenBLAS (matrix products)
+    if [ "$force" = 1 ] || ! "$pkgconfig_cmd" --exists sleef 2>/dev/null; then
+        unpack 'libsleef3_*.deb' && unpack 'libsleef-dev_*.deb' || return 1
+        sed -i "s|/usr/|$carried/usr/|g" "$carried/$multiarch/pkgconfig/sleef.pc"
+        export PKG_CONFIG_PATH="$carried/$multiarch/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+        export LD_LIBRARY_PATH="$carried/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        # sleef.h sits in the multiarch include folder, which only the system's is searched
+        export CPATH="$carried/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
+        "$pkgconfig_cmd" --exists sleef || { echo "sleef.pc unusable" >&2; return 1; }
+    fi
+    if [ "$force" = 1 ] || ! "$pkgconfig_cmd" --exists openblas 2>/dev/null; then
+        unpack 'libopenblas0-openmp_*.deb' && unpack 'libopenblas-openmp-dev_*.deb' || return 1
+        local blas="$carried/$multiarch/openblas-openmp"
+        sed -i "s|/usr/|$carried/usr/|g" "$blas/pkgconfig/openblas.pc"
+        export PKG_CONFIG_PATH="$blas/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+        export LD_LIBRARY_PATH="$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        # OpenBLAS's LAPACK half is Fortran: its runtime, where the system has none
+        if [ "$force" = 1 ] || ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libgfortran\.so\.5 '; then
+            unpack 'libgfortran5_*.deb' && unpack 'libquadmath0_*.deb' || return 1
+            export LD_LIBRARY_PATH="$carried/$multiarch:$LD_LIBRARY_PATH"
+        fi
+        "$pkgconfig_cmd" --exists openblas || { echo "openblas.pc unusable" >&2; return 1; }
+    fi
     if [ "$force" = 1 ] || ! echo '#include <dlpack/dlpack.h>' | cc -E -x c - >/dev/null 2>&1; then
         unpack 'libdlpack-dev_*.deb' || return 1
         # gcc (and nvcc's host gcc) read CPATH as extra -I directories
@@ -234,7 +259,8 @@ if ! grep -q 'CT_HAVE_CUDA:INTERNAL=ON\|CUDA backend (libctensor_cuda): ON' "$bu
     [ "$built" = 1 ] && say "note: the configure log does not say that libctensor_cuda is built"
 fi
 export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+# a fixed hash seed: pytest-xdist's workers must collect the same tests in the same order
+export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONHASHSEED=0
 
 # ---- 2. probe --------------------------------------------------------------------------------------
 pylog="$logs/pytest.log"
@@ -359,9 +385,11 @@ else
     if [ ${#bins[@]} -eq 0 ]; then
         record memcheck FAIL 0 "no tests/cuda/test_cuda_* binaries"
     fi
-    # the step's 180 s are shared among the binaries
-    per=$((180 / (${#bins[@]} > 0 ? ${#bins[@]} : 1)))
+    # the step's 220 s are shared among the binaries, each taking what the ones before left
+    # (under memcheck test_cuda_kernels takes about 95 s on an H200, test_cuda_runtime 1 s)
+    mc_left=220
     for b in "${bins[@]}"; do
+        per=$mc_left
         short="mc-$(basename "$b" | sed 's/^test_cuda_//')"
         # API errors are not reported: the tests provoke some on purpose (an allocation of
         # 1 PiB) and check every return code themselves
@@ -380,6 +408,7 @@ else
         fi
         record "$short" "$st" "$step_secs" "memcheck: $note"
         [ "$st" = FAIL ] && show_tail "$memlog" 30
+        mc_left=$((mc_left - step_secs))
     done
 fi
 

@@ -199,6 +199,27 @@ def check_same(got, want, ulps=0, what=""):
         TOLERATED.append(what)
 
 
+# Where torch's own CUDA and CPU kernels disagree (complex division by infinities, complex
+# pow, sqrt and reciprocal, the approximate rsqrt intrinsic, sigmoid's flushed denormals,
+# complex sin/cos overflow), ctensor on cuda gives ctensor's cpu bytes: matching torch's cpu
+# within the same tolerance is enough there. The cases are listed in the warnings summary.
+TORCH_DEVICES_DIFFER = []
+
+
+def check_torch(got, torch_cuda, torch_cpu_fn, ulps=0, what=""):
+    """ctensor result `got` against torch's CUDA result within `ulps`, or else against
+    torch_cpu_fn()'s (torch on the cpu, same call)."""
+    g = as_torch(got)
+    m = mismatch(g, torch_cuda.cpu(), ulps)
+    if m is None:
+        if ulps and mismatch(g, torch_cuda.cpu(), 0) is not None:
+            TOLERATED.append(what)
+        return
+    m_cpu = mismatch(g, torch_cpu_fn().cpu(), ulps)
+    assert m_cpu is None, f"{what}: against torch cuda {m}; against torch cpu {m_cpu}"
+    TORCH_DEVICES_DIFFER.append(what)
+
+
 def on_cuda(t):
     assert t.is_cuda, t.device
     assert str(t.device) == CUDA0
@@ -239,12 +260,12 @@ def test_device_count_and_current_device():
         cuda.set_device(1)
         assert cuda.current_device() == 1
         cuda.set_device(0)
-    # PyTorch says only "CUDA error: invalid device ordinal"; ctensor names the index and the
-    # count, as for every device type
+    # PyTorch says only "CUDA error: invalid device ordinal"; a tensor's device names the
+    # index and the count, as for every device type; set_device keeps PyTorch's wording
     msg = f"Device index {n} is out of range for cuda: {n} device"
     with pytest.raises(RuntimeError, match=msg):
         ctensor.zeros(1, device=f"cuda:{n}")
-    with pytest.raises(RuntimeError, match=msg):
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
         cuda.set_device(n)
 
 
@@ -487,14 +508,14 @@ def check_op(op, a, b, alpha=None, mode=None, label=""):
     def cuda_operand(x, i):
         return x.cuda() if move[i] else x
 
-    def torch_operand(x, i):
+    def torch_operand(x, i, dev):
         if isinstance(x, ctensor.Tensor):
             t = as_torch(x)
-            return t.cuda() if move[i] else t
+            return t.cuda() if dev == "cuda-all" or (dev == "cuda" and move[i]) else t
         return x
 
-    def torch_call():
-        return call(torch, op, torch_operand(a, 0), torch_operand(b, 1), alpha, mode)
+    def torch_call(dev="cuda"):
+        return call(torch, op, torch_operand(a, 0, dev), torch_operand(b, 1, dev), alpha, mode)
 
     got = outcome(lambda: call(ctensor, op, cuda_operand(a, 0), cuda_operand(b, 1), alpha, mode))
     want = outcome(lambda: call(ctensor, op, a, b, alpha, mode))
@@ -512,10 +533,18 @@ def check_op(op, a, b, alpha=None, mode=None, label=""):
     check_same(r, want[1], ulps=ulps, what=f"{label} cuda vs cpu")
     if not TORCH_CUDA:
         return
-    tr = torch_call()
+    try:
+        tr = torch_call()
+    except RuntimeError as e:
+        # torch 2.11's jitted complex logical kernels refuse a 0-dim cpu operand with an
+        # internal assert (a torch bug); that operand on cuda means the same
+        if "INTERNAL ASSERT" not in str(e):
+            raise
+        TORCH_DEVICES_DIFFER.append(f"{label}: torch cuda refused the 0-dim cpu operand")
+        tr = torch_call("cuda-all")
     assert dname(r.dtype) == dname(tr.dtype), f"{label}: {r.dtype} vs {tr.dtype}"
     ulps = tolerance(op, alpha, mode, dname(r.dtype), scalar_divisor)
-    check_same(r, tr, ulps=ulps, what=f"{label} vs torch")
+    check_torch(r, tr, lambda: torch_call("cpu"), ulps=ulps, what=f"{label} vs torch")
 
 
 def same_error(got, want, torch_call, label=""):
@@ -970,7 +999,8 @@ def test_binary2_operators(name):
         if TORCH_CUDA:
             tr = outcome(lambda: fn(as_torch(a).cuda(), as_torch(b).cuda()))
             if tr[0] == "ok":
-                check_same(got[1], tr[1], ulps=ulps, what=what + " vs torch")
+                check_torch(got[1], tr[1], lambda: fn(as_torch(a), as_torch(b)), ulps=ulps,
+                            what=what + " vs torch")
     # in place
     for op in ["remainder_", "pow_", "bitwise_and_", "maximum"]:
         if not hasattr(a, op):
@@ -1138,7 +1168,7 @@ def test_reduce_every_dtype(name, op):
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("name", COMPLEX)
+@pytest.mark.parametrize("name", sorted(COMPLEX))
 def test_reduce_complex_through_host(name):
     """Complex sums, products and statistics have no GPU kernel: they run through host memory
     (docs/cuda.md), so they give the cpu's bytes, on cuda."""
@@ -1327,13 +1357,6 @@ def test_ternary_out_and_errors():
         ctensor.where(c.cuda(), a, b.cuda())
 
 
-def test_zz_report_tolerated():
-    """Lists the comparisons that needed the one-ulp tolerance (always passes)."""
-    if TOLERATED:
-        warnings.warn("within tolerance but not bitwise equal to torch: "
-                      + "; ".join(sorted(set(TOLERATED))))
-
-
 # ---- unary ops (ctensor/unary.def) -------------------------------------------------------------
 # ctensor on cuda against ctensor on the cpu and torch on cuda, every op x dtype, the new,
 # out= and in-place forms. The exact ops (neg, abs, floor, round, sqrt, reciprocal, ...) match
@@ -1405,8 +1428,8 @@ def test_unary_every_op_and_dtype(op, name):
                 tr = outcome(lambda: th(op)(as_torch(xin).cuda()))
                 if tr[0] == "ok":
                     assert dname(tr[1].dtype) == rn, f"{label}: {rn} vs {tr[1].dtype}"
-                    check_same(r, tr[1], ulps=unary_ulps(op, name, rn, True),
-                               what=f"{label} vs torch")
+                    check_torch(r, tr[1], lambda: th(op)(as_torch(xin)),
+                                ulps=unary_ulps(op, name, rn, True), what=f"{label} vs torch")
 
 
 def test_unary_exp_matches_torch_and_methods():
@@ -1628,3 +1651,15 @@ def test_cumsum_long_rows_and_columns():
                    what=f"cumsum long dim={dim}")
         check_same(ctensor.cumprod(x.cuda(), dim), ctensor.cumprod(x, dim),
                    what=f"cumprod long dim={dim}")
+
+
+def test_zz_report_tolerated():
+    """Lists the comparisons that needed a tolerance, and those where torch's cuda and cpu
+    kernels disagree and ctensor matched torch's cpu (always passes; last in the file, so it
+    sees this process's cases when the tests run in one process)."""
+    if TOLERATED:
+        warnings.warn("within tolerance but not bitwise equal to torch: "
+                      + "; ".join(sorted(set(TOLERATED))))
+    if TORCH_DEVICES_DIFFER:
+        warnings.warn("torch's cuda and cpu results differ, ctensor matches torch's cpu: "
+                      + "; ".join(sorted(set(TORCH_DEVICES_DIFFER))))

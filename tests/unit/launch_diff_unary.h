@@ -15,19 +15,29 @@
 
 #include "launch_diff.h"
 
-static int ldu_ulps;           /* tolerance for ldu_inexact ops; 0: bytes */
-static long ldu_staged;        /* ops the device has no kernel for, run through the host */
+static int ldu_ulps;    /* tolerance for ldu_inexact ops; 0: bytes */
+static long ldu_staged; /* ops the device has no kernel for, run through the host */
 
 /* The ops whose results come from libm functions (exp, sin, hypot, ...): everything but
  * the exact ones (sqrt and divisions are correctly rounded on both devices). */
 static bool ldu_inexact(ct_unop op, ct_dtype in) {
     switch (op) {
-    case CT_UNOP_NEG: case CT_UNOP_POSITIVE: case CT_UNOP_SIGN: case CT_UNOP_FLOOR:
-    case CT_UNOP_CEIL: case CT_UNOP_TRUNC: case CT_UNOP_FRAC: case CT_UNOP_ROUND:
-    case CT_UNOP_RECIPROCAL: case CT_UNOP_LOGICAL_NOT: case CT_UNOP_BITWISE_NOT:
-    case CT_UNOP_SQRT: case CT_UNOP_RSQRT:
+    case CT_UNOP_NEG:
+    case CT_UNOP_POSITIVE:
+    case CT_UNOP_SIGN:
+    case CT_UNOP_FLOOR:
+    case CT_UNOP_CEIL:
+    case CT_UNOP_TRUNC:
+    case CT_UNOP_FRAC:
+    case CT_UNOP_ROUND:
+    case CT_UNOP_RECIPROCAL:
+    case CT_UNOP_LOGICAL_NOT:
+    case CT_UNOP_BITWISE_NOT:
+    case CT_UNOP_SQRT:
+    case CT_UNOP_RSQRT:
         return false;
-    case CT_UNOP_ABS: case CT_UNOP_SGN:
+    case CT_UNOP_ABS:
+    case CT_UNOP_SGN:
         return ct_dtype_is_complex(in); /* hypot */
     default:
         return true;
@@ -36,8 +46,25 @@ static bool ldu_inexact(ct_unop op, ct_dtype in) {
 
 /* Whether the device has a kernel for op on a complex computation (unary_plan.h). */
 static bool ldu_device_complex_ok(ct_unop op) {
-    return op == CT_UNOP_NEG || op == CT_UNOP_POSITIVE || op == CT_UNOP_ABS ||
-           op == CT_UNOP_SGN || op == CT_UNOP_LOGICAL_NOT;
+    return op == CT_UNOP_NEG || op == CT_UNOP_POSITIVE || op == CT_UNOP_ABS || op == CT_UNOP_SGN ||
+           op == CT_UNOP_LOGICAL_NOT;
+}
+
+/* The real dtype of a complex one (the dtype itself otherwise). */
+static ct_dtype ldu_real_of(ct_dtype d) {
+    return d == CT_COMPLEX32    ? CT_FLOAT16
+           : d == CT_COMPLEX64  ? CT_FLOAT32
+           : d == CT_COMPLEX128 ? CT_FLOAT64
+                                : d;
+}
+
+/* The stored mantissa bits of a floating dtype; 0 for the others. */
+static int ldu_mantissa_bits(ct_dtype d) {
+    return d == CT_FLOAT16    ? 10
+           : d == CT_BFLOAT16 ? 7
+           : d == CT_FLOAT32  ? 23
+           : d == CT_FLOAT64  ? 52
+                              : 0;
 }
 
 /* a and b (doubles of a result dtype dt) within n units in the last place of dt. */
@@ -46,7 +73,7 @@ static bool ldu_close(ct_dtype dt, double a, double b, int n) {
         return true;
     if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
         return false;
-    int mant = dt == CT_FLOAT16 ? 10 : dt == CT_BFLOAT16 ? 7 : dt == CT_FLOAT32 ? 23 : 52;
+    int mant = ldu_mantissa_bits(dt);
     int emin = dt == CT_FLOAT16 ? -14 : dt == CT_FLOAT64 ? -1022 : -126;
     double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
     int e;
@@ -88,10 +115,12 @@ static void ldu_compare(const char *what, ct_unop op, ct_dtype in, const ct_tens
         ct_tensor_release(got);
         return;
     }
-    /* a complex result's parts are judged in its real dtype */
-    ct_dtype part = dt == CT_COMPLEX32 ? CT_FLOAT16 : dt == CT_COMPLEX64 ? CT_FLOAT32
-                    : dt == CT_COMPLEX128                               ? CT_FLOAT64
-                                                                        : dt;
+    /* a complex result's parts are judged in its real dtype; a float or complex input
+     * narrower than the result was computed in its own precision and then widened (abs of
+     * complex64 into a float64 out= is a float32 hypot), so ulps count in that precision */
+    ct_dtype part = ldu_real_of(dt), in_part = ldu_real_of(in);
+    if (ldu_mantissa_bits(in_part) > 0 && ldu_mantissa_bits(in_part) < ldu_mantissa_bits(part))
+        part = in_part;
     for (int64_t i = 0; i < ct_tensor_numel(want); i++) {
         unsigned char x[16], y[16];
         ct_complex128 a, b;
@@ -113,8 +142,8 @@ static void ldu_compare(const char *what, ct_unop op, ct_dtype in, const ct_tens
 /* The device's outcome against the cpu's: the same. A complex op without a device kernel is
  * refused by the device and runs through host memory (counted in ldu_staged; nothing is
  * launched for an empty tensor). Returns whether both succeeded. */
-static bool ldu_outcome(const char *what, ct_unop op, ct_dtype in, int64_t numel,
-                        ct_status want, const char *want_msg, ct_status got) {
+static bool ldu_outcome(const char *what, ct_unop op, ct_dtype in, int64_t numel, ct_status want,
+                        const char *want_msg, ct_status got) {
     if (want == CT_OK && ct_dtype_is_complex(in) && !ldu_device_complex_ok(op) && numel > 0)
         ldu_staged++;
     return ld_same_outcome(what, want, want_msg, got);
@@ -122,8 +151,8 @@ static bool ldu_outcome(const char *what, ct_unop op, ct_dtype in, int64_t numel
 
 /* op(x) new, out= (each of outs, shaped like x: contiguous, or transposed when x is 2-d and
  * out_t), and in place on clones of x. */
-static void ldu_unary_dev(const char *what, ct_unop op, const ct_tensor *x,
-                          const ct_tensor *x_dev, const ct_dtype *outs, int nouts, bool out_t) {
+static void ldu_unary_dev(const char *what, ct_unop op, const ct_tensor *x, const ct_tensor *x_dev,
+                          const ct_dtype *outs, int nouts, bool out_t) {
     char name[256], msg[1024];
     ct_dtype in = ct_tensor_dtype(x);
     ct_tensor *xd = x_dev != NULL ? ct_tensor_retain((ct_tensor *)x_dev) : ld_to_dev(x);
@@ -222,11 +251,11 @@ static void ldu_unary_all(void) {
 /* Long operands (the GPU's flat and grid-stride paths, a misaligned start) for the ops and
  * dtypes of the fast paths. */
 static void ldu_unary_big(int64_t n) {
-    static const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT64, CT_INT32,
-                                   CT_UINT8};
-    static const ct_unop ops[] = {CT_UNOP_NEG, CT_UNOP_ABS, CT_UNOP_EXP, CT_UNOP_SQRT,
-                                  CT_UNOP_SIGMOID, CT_UNOP_LOGICAL_NOT, CT_UNOP_TANH,
-                                  CT_UNOP_ROUND};
+    static const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT16, CT_BFLOAT16,
+                                   CT_FLOAT64, CT_INT32,   CT_UINT8};
+    static const ct_unop ops[] = {CT_UNOP_NEG,  CT_UNOP_ABS,     CT_UNOP_EXP,
+                                  CT_UNOP_SQRT, CT_UNOP_SIGMOID, CT_UNOP_LOGICAL_NOT,
+                                  CT_UNOP_TANH, CT_UNOP_ROUND};
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
         int64_t len = n + 1;
         ct_tensor *a = ld_values(dts[k], &len, 1, (unsigned)k + 40, false), *a1 = NULL;
