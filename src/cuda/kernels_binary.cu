@@ -6,7 +6,7 @@
  *
  * Per math dtype (13) two kernels are stamped:
  *  - general: any geometry of the launch (up to CT_LAUNCH_MAX_DIMS dims, innermost first),
- *    passed by value as a __grid_constant__ parameter (about 3 KB, within the 4 KB limit),
+ *    passed by value as a __grid_constant__ parameter (about 2.6 KB, within the 4 KB limit),
  *    each element's offsets decoded from its linear index (kernels_geo.h);
  *  - contiguous: every operand either dense (stride = its element size) or one broadcast
  *    element (stride 0), the usual case. For float32 math with all operands in one of

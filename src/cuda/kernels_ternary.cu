@@ -8,8 +8,8 @@
  *
  * Kernels:
  *  - general: any geometry (up to CT_LAUNCH_MAX_DIMS dims, innermost first, four operands)
- *    passed by value as a __grid_constant__ parameter (about 2.7 KB), each element's offsets
- *    decoded from its linear index (32-bit below 2^31 elements), the row and dtype switched
+ *    passed by value as a __grid_constant__ parameter (about 3.1 KB), each element's offsets
+ *    decoded from its linear index (kernels_geo.h), the row and dtype switched
  *    on at run time (the same branch for every thread);
  *  - contiguous, one per math dtype and one for the selects: every operand dense (stride =
  *    its element size) or one broadcast element (stride 0), the usual case (clamp(x, 0, 1),
