@@ -9,12 +9,12 @@
  * Kernels:
  *  - general: any geometry (up to CT_LAUNCH_MAX_DIMS dims, innermost first, four operands)
  *    passed by value as a __grid_constant__ parameter (about 3.1 KB), each element's offsets
- *    decoded from its linear index (kernels_geo.h), the row and dtype switched
- *    on at run time (the same branch for every thread);
- *  - contiguous, one per math dtype and one for the selects: every operand dense (stride =
- *    its element size) or one broadcast element (stride 0), the usual case (clamp(x, 0, 1),
- *    where(c, x, 0.), x.lerp(y, 0.5)); stamped per math dtype so that each body holds only
- *    its own element function.
+ *    decoded from its linear index (kernels_geo.h);
+ *  - contiguous: every operand dense (stride = its element size) or one broadcast element
+ *    (stride 0), the usual case (clamp(x, 0, 1), where(c, x, 0.), x.lerp(y, 0.5)).
+ * Both are stamped per math dtype and per select width, so that each body holds only its
+ * own element function; the row is switched on at run time (the same branch for every
+ * thread).
  * Both are grid-stride loops over 64-bit indices, so any numel works with any grid. No row
  * can fail per element, so there is no error flag. */
 #include <cuda_runtime.h>
@@ -36,12 +36,17 @@ typedef struct ct_tflat {
     int64_t step[4];
 } ct_tflat;
 
-__global__ void __launch_bounds__(CT_TTHREADS)
-    k_ternary_gen(const __grid_constant__ ct_tgeo g, const __grid_constant__ ct_tplan p) {
-    CT_KGEO_FOR_EACH(4, g,
-                     ct_telem(&p, g.data[0] + off[0], g.data[1] + off[1], g.data[2] + off[2],
-                              g.data[3] + off[3]));
-}
+/* The general kernels, stamped like the flat ones: one kernel that switched over every row
+ * and dtype (ct_telem) took nvcc four minutes of this file's four and a half (real sm_90
+ * code), one function too large to optimise quickly; per math dtype and select width the
+ * same code is a dozen small kernels. */
+#define CT_TGEN_KERNEL(NAME, FN)                                                                   \
+    __global__ void __launch_bounds__(CT_TTHREADS)                                                 \
+        NAME(const __grid_constant__ ct_tgeo g, const __grid_constant__ ct_tplan p) {              \
+        CT_KGEO_FOR_EACH(4, g,                                                                     \
+                         FN(&p, g.data[0] + off[0], g.data[1] + off[1], g.data[2] + off[2],        \
+                            g.data[3] + off[3]));                                                  \
+    }
 
 #define CT_TFLAT_KERNEL(NAME, FN)                                                                  \
     __global__ void __launch_bounds__(CT_TTHREADS)                                                 \
@@ -52,10 +57,14 @@ __global__ void __launch_bounds__(CT_TTHREADS)
                f.data[2] + i * f.step[2], f.data[3] + i * f.step[3]);                              \
     }
 
-#define CT_TFLAT_STAMP(E, S, T) CT_TFLAT_KERNEL(k_ternary_flat_##S, ct_telem_##S)
-CT_TPLAN_MATH_ROWS(CT_TFLAT_STAMP)
-#undef CT_TFLAT_STAMP
-#define CT_TSEL_STAMP(S) CT_TFLAT_KERNEL(k_ternary_sel_##S, ct_tsel_##S)
+#define CT_TMATH_STAMP(E, S, T)                                                                    \
+    CT_TFLAT_KERNEL(k_ternary_flat_##S, ct_telem_##S)                                              \
+    CT_TGEN_KERNEL(k_ternary_gen_##S, ct_telem_##S)
+CT_TPLAN_MATH_ROWS(CT_TMATH_STAMP)
+#undef CT_TMATH_STAMP
+#define CT_TSEL_STAMP(S)                                                                           \
+    CT_TFLAT_KERNEL(k_ternary_sel_##S, ct_tsel_##S)                                                \
+    CT_TGEN_KERNEL(k_ternary_gsel_##S, ct_tsel_##S)
 CT_TSEL_STAMP(w1)
 CT_TSEL_STAMP(w2)
 CT_TSEL_STAMP(w4)
@@ -122,6 +131,32 @@ extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tpla
     }
     ct_tgeo g;
     ct_kgeo_fill(&g, l, nops);
-    k_ternary_gen<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);
+    if (p->select) {
+        switch (p->size) {
+#define CT_TCASE(W, S)                                                                             \
+    case W:                                                                                        \
+        k_ternary_gsel_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);                        \
+        break;
+            CT_TCASE(1, w1)
+            CT_TCASE(2, w2)
+            CT_TCASE(4, w4)
+            CT_TCASE(8, w8)
+            CT_TCASE(16, w16)
+#undef CT_TCASE
+        default:
+            return (int)cudaErrorInvalidValue;
+        }
+        return (int)cudaGetLastError();
+    }
+    switch (p->math) {
+#define CT_TCASE(E, S, T)                                                                          \
+    case CT_##E:                                                                                   \
+        k_ternary_gen_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);                         \
+        break;
+        CT_TPLAN_MATH_ROWS(CT_TCASE)
+#undef CT_TCASE
+    default:
+        return (int)cudaErrorInvalidValue;
+    }
     return (int)cudaGetLastError();
 }
