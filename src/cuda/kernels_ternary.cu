@@ -80,6 +80,48 @@ static int64_t ct_tblocks(int64_t work, int sm_count) {
     return want < 1 ? 1 : want > cap ? cap : want;
 }
 
+/* Launch on ARG (the flat f or the general g) the kernel stamped for plan p: SEL<width> for
+ * a select, else the math dtype's by MATH_CASE; returns from the caller. */
+#define CT_TLAUNCH(SEL, MATH_CASE, ARG)                                                            \
+    do {                                                                                           \
+        if (p->select) {                                                                           \
+            switch (p->size) {                                                                     \
+            case 1:                                                                                \
+                SEL##w1<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
+                break;                                                                             \
+            case 2:                                                                                \
+                SEL##w2<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
+                break;                                                                             \
+            case 4:                                                                                \
+                SEL##w4<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
+                break;                                                                             \
+            case 8:                                                                                \
+                SEL##w8<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
+                break;                                                                             \
+            case 16:                                                                               \
+                SEL##w16<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                        \
+                break;                                                                             \
+            default:                                                                               \
+                return (int)cudaErrorInvalidValue;                                                 \
+            }                                                                                      \
+        } else {                                                                                   \
+            switch (p->math) {                                                                     \
+                CT_TPLAN_MATH_ROWS(MATH_CASE)                                                      \
+            default:                                                                               \
+                return (int)cudaErrorInvalidValue;                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        return (int)cudaGetLastError();                                                            \
+    } while (0)
+#define CT_TCASE_FLAT(E, S, T)                                                                     \
+    case CT_##E:                                                                                   \
+        k_ternary_flat_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                        \
+        break;
+#define CT_TCASE_GEN(E, S, T)                                                                      \
+    case CT_##E:                                                                                   \
+        k_ternary_gen_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);                         \
+        break;
+
 extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tplan *p, int sm_count,
                                         ct_cuda_impl_stream_t stream) {
     cudaStream_t s = (cudaStream_t)stream;
@@ -99,64 +141,9 @@ extern "C" int ct_cuda_impl_ternary_run(const ct_kernel_launch *l, const ct_tpla
     if (flat && f.step[0] == 0 && f.n > 1)
         flat = false; /* (an output is never broadcast; keep the general path honest) */
     int64_t blocks = ct_tblocks(l->numel, sm_count);
-    if (flat && p->select) {
-        switch (p->size) {
-#define CT_TCASE(W, S)                                                                             \
-    case W:                                                                                        \
-        k_ternary_sel_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                         \
-        break;
-            CT_TCASE(1, w1)
-            CT_TCASE(2, w2)
-            CT_TCASE(4, w4)
-            CT_TCASE(8, w8)
-            CT_TCASE(16, w16)
-#undef CT_TCASE
-        default:
-            return (int)cudaErrorInvalidValue;
-        }
-        return (int)cudaGetLastError();
-    }
-    if (flat) {
-        switch (p->math) {
-#define CT_TCASE(E, S, T)                                                                          \
-    case CT_##E:                                                                                   \
-        k_ternary_flat_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(f, *p);                        \
-        break;
-            CT_TPLAN_MATH_ROWS(CT_TCASE)
-#undef CT_TCASE
-        default:
-            return (int)cudaErrorInvalidValue;
-        }
-        return (int)cudaGetLastError();
-    }
+    if (flat)
+        CT_TLAUNCH(k_ternary_sel_, CT_TCASE_FLAT, f);
     ct_tgeo g;
     ct_kgeo_fill(&g, l, nops);
-    if (p->select) {
-        switch (p->size) {
-#define CT_TCASE(W, S)                                                                             \
-    case W:                                                                                        \
-        k_ternary_gsel_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);                        \
-        break;
-            CT_TCASE(1, w1)
-            CT_TCASE(2, w2)
-            CT_TCASE(4, w4)
-            CT_TCASE(8, w8)
-            CT_TCASE(16, w16)
-#undef CT_TCASE
-        default:
-            return (int)cudaErrorInvalidValue;
-        }
-        return (int)cudaGetLastError();
-    }
-    switch (p->math) {
-#define CT_TCASE(E, S, T)                                                                          \
-    case CT_##E:                                                                                   \
-        k_ternary_gen_##S<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(g, *p);                         \
-        break;
-        CT_TPLAN_MATH_ROWS(CT_TCASE)
-#undef CT_TCASE
-    default:
-        return (int)cudaErrorInvalidValue;
-    }
-    return (int)cudaGetLastError();
+    CT_TLAUNCH(k_ternary_gsel_, CT_TCASE_GEN, g);
 }
