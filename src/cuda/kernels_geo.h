@@ -51,49 +51,42 @@ template <int N> static void ct_kgeo_fill(ct_kgeo_n<N> *g, const ct_kernel_launc
             g->div[d] = ct_kdiv_make((uint32_t)l->shape[d]); /* 1 <= shape < 2^31: numel > 0 */
 }
 
-/* off[k] = the byte offset of element i in operand k, i < numel < 2^31, g.fast. */
-template <int N>
-__device__ __forceinline__ void ct_kgeo_offsets(const ct_kgeo_n<N> &g, uint32_t i, int64_t off[N]) {
-#pragma unroll
-    for (int k = 0; k < N; k++)
-        off[k] = 0;
-    if (g.ndim == 0)
-        return;
-    uint32_t r = i;
-    int32_t last = g.ndim - 1;
-    for (int32_t d = 0; d < last; d++) {
-        uint32_t q = ct_kdiv_quot(g.div[d], r);
-        int32_t c = (int32_t)(r - q * (uint32_t)g.shape[d]);
-        r = q;
-#pragma unroll
-        for (int k = 0; k < N; k++)
-            off[k] += (int64_t)c * (int32_t)g.strides[k][d];
-    }
-#pragma unroll
-    for (int k = 0; k < N; k++)
-        off[k] += (int64_t)(int32_t)r * (int32_t)g.strides[k][last];
+/* One dimension's step of each decoding: the quotient by shape[d] and a coordinate times a
+ * stride. Fast (uint32_t index): the host-made divider and a 32 x 32 -> 64-bit multiply
+ * (g.fast says the strides fit in 32 bits); otherwise 64-bit arithmetic. */
+__device__ __forceinline__ uint32_t ct_kgeo_quot(const ct_kdiv &v, int64_t, uint32_t r) {
+    return ct_kdiv_quot(v, r);
 }
+__device__ __forceinline__ int64_t ct_kgeo_quot(const ct_kdiv &, int64_t size, int64_t r) {
+    return r / size;
+}
+__device__ __forceinline__ int64_t ct_kgeo_mul(uint32_t c, int64_t stride) {
+    return (int64_t)(int32_t)c * (int32_t)stride;
+}
+__device__ __forceinline__ int64_t ct_kgeo_mul(int64_t c, int64_t stride) { return c * stride; }
 
-/* The same for any i < numel, in 64-bit arithmetic. */
-template <int N>
-__device__ __forceinline__ void ct_kgeo_offsets(const ct_kgeo_n<N> &g, int64_t i, int64_t off[N]) {
+/* off[k] = the byte offset of element i in operand k (I = uint32_t: i < numel < 2^31 and
+ * g.fast; I = int64_t: any i < numel). */
+template <int N, typename I>
+__device__ __forceinline__ void ct_kgeo_offsets(const ct_kgeo_n<N> &g, I i, int64_t off[N]) {
 #pragma unroll
     for (int k = 0; k < N; k++)
         off[k] = 0;
     if (g.ndim == 0)
         return;
-    int64_t r = i;
+    I r = i;
     int32_t last = g.ndim - 1;
     for (int32_t d = 0; d < last; d++) {
-        int64_t q = r / g.shape[d], c = r - q * g.shape[d];
+        I q = ct_kgeo_quot(g.div[d], g.shape[d], r);
+        I c = r - q * (I)g.shape[d];
         r = q;
 #pragma unroll
         for (int k = 0; k < N; k++)
-            off[k] += c * g.strides[k][d];
+            off[k] += ct_kgeo_mul(c, g.strides[k][d]);
     }
 #pragma unroll
     for (int k = 0; k < N; k++)
-        off[k] += r * g.strides[k][last];
+        off[k] += ct_kgeo_mul(r, g.strides[k][last]);
 }
 
 /* A grid-stride loop over every element of g, the statement in the variable arguments run
