@@ -100,35 +100,19 @@ __device__ __forceinline__ int64_t ct_kvec_f32(const ct_kflat &f, const ct_kplan
     float y0 = 0.0f;
     if (b_one) /* one element of any dtype, by the plan's route */
         CT_KPLAN_LOAD(p, CT_FLOAT32, p->dt_b, p->via_b, f.data[2], y0);
-    /* Two vectors per step, every load issued before the first store (which the compiler may
-     * not reorder: out may alias a or b), so that each thread has twice the bytes in flight;
-     * an odd last vector is done alone. */
-    int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; v < nvec; v += 2 * stride) {
-        int u_n = v + stride < nvec ? 2 : 1;
-        ct_kvec<ST> va[2], vb[2], vo[2];
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
+        ct_kvec<ST> va, vb, vo;
+        va.v = a[v];
+        if (!b_one)
+            vb.v = b[v];
 #pragma unroll
-        for (int u = 0; u < 2; u++)
-            if (u < u_n) {
-                va[u].v = a[v + u * stride];
-                if (!b_one)
-                    vb[u].v = b[v + u * stride];
-            }
-#pragma unroll
-        for (int u = 0; u < 2; u++)
-            if (u < u_n) {
-#pragma unroll
-                for (int j = 0; j < N; j++) {
-                    float r;
-                    (void)ct_kop_f32(p, ct_kvec_load<ST>(va[u].e[j]),
-                                     b_one ? y0 : ct_kvec_load<ST>(vb[u].e[j]), &r);
-                    vo[u].e[j] = ct_kvec_store<ST>(r);
-                }
-            }
-#pragma unroll
-        for (int u = 0; u < 2; u++)
-            if (u < u_n)
-                o[v + u * stride] = vo[u].v;
+        for (int j = 0; j < N; j++) {
+            float r;
+            (void)ct_kop_f32(p, ct_kvec_load<ST>(va.e[j]), b_one ? y0 : ct_kvec_load<ST>(vb.e[j]),
+                             &r);
+            vo.e[j] = ct_kvec_store<ST>(r);
+        }
+        o[v] = vo.v;
     }
     return nvec * N;
 }
