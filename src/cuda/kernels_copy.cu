@@ -65,8 +65,7 @@ extern "C" int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count,
     return (int)cudaGetLastError();
 }
 
-/* ---- fill -------------------------------------------------------------------------------------
- */
+/* ---- fill ---------------------------------------------------------------------------- */
 
 #define CT_KFILL(NAME, T)                                                                          \
     __global__ void __launch_bounds__(CT_THREADS) NAME(T *dst, int64_t n, T value) {               \
