@@ -59,12 +59,17 @@
  * tile, at a channel's distance from each other) the hardware prefetchers keep up with
  * neither the rows nor the gathered input, and loads wait for L3. So the tile loop asks for
  * memory ahead of use: the gather, GATHER_AHEAD rows of dim 0 ahead of the rows it reads
- * (into the next tile too, while the strip lasts); the row loop, before each kernel call,
- * the same row of the next tile for every operand whose rows are dense (with write intent
- * for the output). When dim 0 fits in one tile (NCHW -> NHWC: dim 0 is the 64 channels),
- * the gather asks instead for the whole next unit's tile while it works on this one.
- * Prefetches never fault, but their addresses are kept inside the operands anyway. Measured: about 15% (row prefetch) and 10-40% (gather prefetch) on the case
- * above. */
+ * (into the next tile too, while the strip lasts); a direct move, the next tile's part of its
+ * output rows, with write intent. When dim 0 fits in one tile (NCHW -> NHWC: dim 0 is the 64
+ * channels), the gather asks instead for the whole next unit's tile while it works on this
+ * one. Prefetches never fault, but their addresses are kept inside the operands anyway.
+ * Measured: 10-40% (gather prefetch) on contiguous + channels_last float32.
+ * The kernel's dense rows are not prefetched: they are TILE_BYTES / TILE_B = 8 KB runs, which
+ * the hardware prefetchers follow once started, and asking for the next tile's part of every
+ * row (64 rows x 8 KB per operand, twice L2 beside the gathered tile) evicted lines before
+ * their use. Dropping it, on an AVX2 Zen 3 VM, one thread, contiguous + channels_last
+ * (10, 64, 125, 125): 16-18 ms -> 13-14 ms (50-53% -> 61-68% of the bandwidth probe);
+ * contiguous + transposed 3162^2: 21.9 -> 19.0 ms. */
 #define GATHER_AHEAD 16
 #define MAX_ITEM 16 /* bytes of the largest element (complex128) */
 /* A stride from which every element of a row is a new cache line. */
@@ -432,13 +437,11 @@ static void tiles_body(void *p, int64_t begin, int64_t end) {
     int64_t s0[CT_CONVERT_WALK_MAX_OPERANDS], sk[CT_CONVERT_WALK_MAX_OPERANDS],
         rs[CT_CONVERT_WALK_MAX_OPERANDS];
     int64_t pitch[CT_CONVERT_WALK_MAX_OPERANDS]; /* bytes between rows of a gathered tile */
-    bool ahead[CT_CONVERT_WALK_MAX_OPERANDS];    /* rows worth prefetching (Note [Tile prefetch]) */
     for (int k = 0; k < nt; k++) {
         s0[k] = it->strides[k][0];
         sk[k] = it->strides[k][kd];
         rs[k] = r->gather[k] ? r->isz[k] : s0[k]; /* the stride the loop sees */
         pitch[k] = ta * r->isz[k] + TILE_PAD;
-        ahead[k] = !r->gather[k] && s0[k] > 0 && s0[k] <= MAX_ITEM;
     }
     for (int64_t u = begin; u < end; u++) {
         int64_t off[CT_CONVERT_WALK_MAX_OPERANDS];
@@ -494,10 +497,6 @@ static void tiles_body(void *p, int64_t begin, int64_t end) {
                 if (r->gather[k])
                     gather_tile(bufs[k - 1], pitch[k], it->data[k] + off[k] + a0 * s0[k], s0[k],
                                 sk[k], na, nb, r->isz[k], it->shape[0] - a0);
-            /* the next tile's part of each row (none after the last tile of the strip) */
-            int64_t next = it->shape[0] - a0 - na;
-            if (next > ta)
-                next = ta;
             for (int64_t b = 0; b < nb; b++) {
                 char *ptr[CT_CONVERT_WALK_MAX_OPERANDS];
                 for (int k = 0; k < nt; k++) {
@@ -506,15 +505,6 @@ static void tiles_body(void *p, int64_t begin, int64_t end) {
                         continue;
                     }
                     ptr[k] = it->data[k] + off[k] + a0 * s0[k] + b * sk[k];
-                    if (ahead[k] && next > 0) { /* Note [Tile prefetch] */
-                        const char *q = ptr[k] + na * s0[k];
-                        for (int64_t x = 0; x < next * s0[k]; x += LINE_BYTES) {
-                            if (k == 0)
-                                __builtin_prefetch(q + x, 1, 2);
-                            else
-                                __builtin_prefetch(q + x, 0, 2);
-                        }
-                    }
                 }
                 if (record(r, r->loop(r->ctx, ptr, rs, na)))
                     goto done;
