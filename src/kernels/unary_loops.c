@@ -350,16 +350,16 @@ static void lut_run(lut *t, ct_unary_math_loop compute, void *o, const void *i, 
         }
     }
     /* Scalar loads, four results to one 8-byte store (x86: little-endian): a 2-byte store
-     * per element is 20% slower (the store queue fills), AVX-512 gathers no faster. */
+     * per element is 20% slower (the store queue fills), AVX-512 gathers no faster. Each
+     * index is its own zero-extending load: loads have ports to spare, and splitting one
+     * 8-byte load with shifts and masks cost 5-20% more (AVX2 Zen 3, 10^7 bfloat16). */
     uint16_t *y = o;
     const uint16_t *x = i;
     const uint16_t *v = t->v;
     int64_t k = 0;
     for (; k + 4 <= n; k += 4) {
-        uint64_t w;
-        memcpy(&w, x + k, sizeof w);
-        uint64_t r = (uint64_t)v[w & 0xFFFF] | (uint64_t)v[(w >> 16) & 0xFFFF] << 16 |
-                     (uint64_t)v[(w >> 32) & 0xFFFF] << 32 | (uint64_t)v[w >> 48] << 48;
+        uint64_t r = (uint64_t)v[x[k]] | (uint64_t)v[x[k + 1]] << 16 |
+                     (uint64_t)v[x[k + 2]] << 32 | (uint64_t)v[x[k + 3]] << 48;
         memcpy(y + k, &r, sizeof r);
     }
     for (; k < n; k++)
