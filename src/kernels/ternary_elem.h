@@ -30,9 +30,9 @@ typedef struct ct_ter_w16 {
 CT_TER_WHERE(w16, ct_ter_w16)
 
 /* ---- clamp: max(x, lo) then min(., hi), so lo > hi gives hi; a NaN bound gives NaN (a NaN x
- * stays NaN: both comparisons are false). Scalar NaN bounds of clamp_min / clamp_max are
- * infinities by then (src/ops/ternary.c: PyTorch's scalar kernels ignore them). For integers
- * and bool (0/1) there is no NaN test (NANTEST is CT_TER_NO_NAN). ---- */
+ * stays NaN: both comparisons are false). A scalar NaN bound of clamp with only one bound is
+ * an infinity by then (src/ops/ternary.c: PyTorch's one-bound kernels ignore it). For
+ * integers and bool (0/1) there is no NaN test (NANTEST is CT_TER_NO_NAN). ---- */
 #define CT_TER_IS_NAN(v) ((v) != (v))
 #define CT_TER_NO_NAN(v) 0
 #define CT_TER_CLAMP(S, T, NANTEST)                                                                \

@@ -342,7 +342,8 @@ static ct_status run_once(ct_terop op, const ct_tensor *a, const ct_tensor *b,
             return ct_set_error(CT_ERR_NOT_IMPLEMENTED, "%s%s(): sparse COO operands are not "
                                 "supported", SPECS[op].cfg[0].name, inplace ? "_" : "");
     /* clamp with one bound is clamp_min or clamp_max */
-    if (op == CT_TEROP_CLAMP && (b == NULL || c == NULL)) {
+    bool one_bound_clamp = op == CT_TEROP_CLAMP && (b == NULL || c == NULL);
+    if (one_bound_clamp) {
         if (b == NULL && c == NULL)
             return ct_set_error(CT_ERR_RUNTIME,
                                 "torch.clamp: At least one of 'min' or 'max' must not be None");
@@ -355,9 +356,11 @@ static ct_status run_once(ct_terop op, const ct_tensor *a, const ct_tensor *b,
     CT_TRY(op_check(op, a, b, c, scalar, inplace));
     const ct_tensor *in[3] = {a, b, c};
     ct_tensor *bound = NULL;
-    /* PyTorch's scalar clamp_min / clamp_max ignore a NaN bound (their max(x, NaN) keeps x):
-     * an infinite bound does the same through the one element function */
-    if (scalar && (op == CT_TEROP_CLAMP_MIN || op == CT_TEROP_CLAMP_MAX) && is_nan_scalar(b)) {
+    /* PyTorch's clamp with one scalar bound runs the clamp_min / clamp_max kernel, whose
+     * max(x, NaN) keeps x: a NaN bound there is ignored, as an infinite one is through the
+     * element function. clamp_min / clamp_max themselves (and clamp with both bounds) fill
+     * the result with a NaN bound, as the element function does. */
+    if (scalar && one_bound_clamp && is_nan_scalar(b)) {
         CT_TRY(ct_tensor_wrapped_number(
             ct_scalar_float(op == CT_TEROP_CLAMP_MIN ? -INFINITY : INFINITY), &bound));
         in[1] = bound;

@@ -260,6 +260,23 @@ def test_clamp_nan_tensor_bounds():
     check(lambda L, x, lo: L.clamp(x, max=lo), x, lo)
 
 
+@pytest.mark.parametrize("d", ["float32", "float64", "int32", "int64"])
+def test_clamp_min_max_nan_scalar(d):
+    """clamp_min / clamp_max (function, method, in-place) fill their result with a NaN scalar
+    bound; clamp with that bound alone ignores it; clamp with two bounds fills again."""
+    x = T(d, (3, 5), 23)
+    nan = math.nan
+    for fn in (lambda L, x: L.clamp_min(x, nan), lambda L, x: L.clamp_max(x, nan),
+               lambda L, x: x.clamp_min(nan), lambda L, x: x.clamp_max(nan),
+               lambda L, x: L.clamp(x, nan), lambda L, x: L.clamp(x, max=nan),
+               lambda L, x: x.clip(min=nan), lambda L, x: L.clamp(x, nan, 1),
+               lambda L, x: L.clamp(x, -1, nan)):
+        check(fn, x)
+    if d.startswith("float"):
+        for name in ("clamp_min_", "clamp_max_"):
+            check(lambda L, x: getattr(x.clone()[1:, ::2], name)(nan), x)
+
+
 def test_clamp_forms():
     base = T("float32", (4, 6), 16)
     # in place on a view: only the view changes

@@ -185,7 +185,7 @@ static void lt_op_dtype(ct_terop op, ct_dtype dt, ct_dtype dt2, unsigned seed) {
                 lt_ternary("number max only", op, a, NULL, n2, value, 4u, CT_DTYPE_UNDEFINED);
                 lt_ternary("tensor min only", op, a, b, NULL, value, 0u, CT_DTYPE_UNDEFINED);
             }
-            if (!ld_is_int(dt)) { /* a NaN bound: PyTorch's scalar kernels ignore it */
+            if (!ld_is_int(dt)) { /* a NaN bound: all NaN, or ignored by one-bound clamp */
                 ct_tensor *nan = NULL;
                 LD_CHECK(ct_tensor_wrapped_number(ct_scalar_float(NAN), &nan));
                 lt_ternary("NaN bound", op, a, nan, nin == 3 ? n2 : NULL, value, 6u,
