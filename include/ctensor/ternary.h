@@ -39,8 +39,9 @@
  *    got tensor with 1 dimension(s).") and convertible to self's dtype; masked_fill_ on an
  *    expanded self warns as PyTorch does, masked_fill's result is contiguous.
  *  - NaN: clamp propagates a NaN input and a NaN tensor bound; a NaN scalar bound with the
- *    other given gives NaN everywhere; a lone NaN scalar bound leaves the input unchanged;
- *    min > max gives max.
+ *    other given gives NaN everywhere, and so does a NaN scalar bound of CT_TEROP_CLAMP_MIN /
+ *    CT_TEROP_CLAMP_MAX; a lone NaN scalar bound of CT_TEROP_CLAMP leaves the input
+ *    unchanged; min > max gives max.
  *  - Computation: float16 and bfloat16 compute in float32 and round once; addcmul is
  *    fma(value * b, c, a), lerp one fma per branch, addcdiv a + (value * b) / c, as PyTorch's
  *    CPU kernels compute them.
