@@ -12,7 +12,8 @@
  * Dtypes (PyTorch's):
  *  - sum, prod: the result dtype is `dtype` when given (not CT_DTYPE_UNDEFINED), else
  *    out's dtype (ct_reduce_out), else int64 for bool and integer inputs, else the input's.
- *    The input is converted to the result dtype, then reduced. float16 and bfloat16 reduce
+ *    The input is converted to the result dtype, then reduced: into bool, sum is any and
+ *    prod is all of the input converted to bool. float16 and bfloat16 reduce
  *    in float32 and round once; integers reduce in int64 (wrapping) and convert. Float
  *    sums are cascade sums (Note [Reduction kernels], src/kernels/reduce.h). With both
  *    `dtype` and out of another dtype: CT_ERR_RUNTIME "Expected out tensor to have dtype

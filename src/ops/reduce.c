@@ -158,6 +158,9 @@ static ct_status kernel_choice(ct_reduce_op op, ct_dtype in_dtype, ct_dtype res,
         *conv = *acc = c;
         return CT_OK;
     }
+    /* into bool, PyTorch casts the input to bool and adds (or) / multiplies (and) there */
+    if ((op == CT_REDUCE_SUM || op == CT_REDUCE_PROD) && c == CT_BOOL)
+        op = op == CT_REDUCE_SUM ? CT_REDUCE_ANY : CT_REDUCE_ALL;
     if (op == CT_REDUCE_ALL || op == CT_REDUCE_ANY) {
         *k = op == CT_REDUCE_ALL ? CT_REDK_ALL : CT_REDK_ANY;
         *t = CT_REDT_U8;
@@ -338,9 +341,11 @@ static ct_status launch_compute(ct_reduce_op op, const ct_tensor *in, const ct_r
         break;
     default: /* sum (and mean), prod */
         rop = op == CT_REDUCE_PROD ? CT_LAUNCH_RED_PROD : CT_LAUNCH_RED_SUM;
-        if (r == CT_BOOL) /* the cpu reads non-integers as int64 here, not as bool */
-            read = is_int_or_bool(ind) ? ind : CT_INT64;
-        else if (!(r == CT_INT64 && is_int_or_bool(ind)))
+        if (r == CT_BOOL) { /* any / all of the input cast to bool, as on the cpu */
+            rop = op == CT_REDUCE_PROD ? CT_LAUNCH_RED_ALL : CT_LAUNCH_RED_ANY;
+            if (!ct_reduce_impl_has_kernel(ind))
+                read = CT_BOOL;
+        } else if (!(r == CT_INT64 && is_int_or_bool(ind)))
             read = r; /* the rounding to the result dtype is part of the result */
         if (r_float)
             acc = (op == CT_REDUCE_PROD && r != CT_FLOAT64) ? CT_FLOAT32 : CT_FLOAT64;

@@ -133,6 +133,34 @@ def test_dtype_argument_rounds_the_input_first(src, op, to, form):
     same(fn)
 
 
+@pytest.mark.parametrize("src", ["float32", "float64", "int64", "int8", "uint8", "bool"])
+@pytest.mark.parametrize("op", ["sum", "prod"])
+@pytest.mark.parametrize("form", ["dtype", "out"])
+def test_bool_result_casts_the_input_first(src, op, form):
+    """sum / prod into bool cast the input to bool first and then add (or) / multiply (and):
+    [2, 1, -3] sums to True although its integer sum is 0, and [0.5, 4.0] has product True
+    although 0.5 truncates to 0."""
+    data = {"float32": [[0.5, 4.0, 0.0], [-0.0, 0.25, 2.0], [0.0, -0.0, 0.0]],
+            "float64": [[0.5, float("nan"), 1.0], [0.0, 0.0, 0.0], [3.0, -0.5, 0.125]],
+            "int64": [[2, 1, -3], [0, 5, 0], [0, 0, 0]],
+            "int8": [[2, -2, 0], [1, 1, 1], [0, 0, 0]],
+            "uint8": [[2, 254, 0], [1, 1, 1], [0, 0, 0]],
+            "bool": [[True, False, True], [True, True, True], [False, False, False]]}[src]
+
+    def fn(m, *dim):
+        x = m.tensor(data, dtype=getattr(m, src))
+        if form == "dtype":
+            return getattr(m, op)(x, *dim, dtype=m.bool)
+        out = m.empty(0, dtype=m.bool)
+        getattr(m, op)(x, *dim, out=out)
+        return out
+
+    if form == "dtype":
+        same(fn)
+    for d in (0, 1):
+        same(lambda m: fn(m, d))
+
+
 NAN = float("nan")
 CASES = {
     "nan_amax": lambda m: m.tensor([1.0, NAN, 3.0]).amax(),
