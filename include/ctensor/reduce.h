@@ -102,7 +102,9 @@ CT_API ct_status ct_mean(const ct_tensor *input, const int64_t *dims, int64_t nd
  * without a dim: CT_ERR_INDEX "argmax(): Expected reduction dim to be specified for
  * input.numel() == 0."; complex inputs: CT_ERR_RUNTIME "max(): does not support complex
  * input", CT_ERR_NOT_IMPLEMENTED "\"argmax_cpu\" not implemented for 'ComplexFloat'"
- * (and for 'Bool'); other dtypes without kernels likewise. Devices as ct_reduce. out= forms
+ * (and for 'Bool'); other dtypes without kernels likewise. As in PyTorch, argmax / argmin
+ * along a given dim of size 1, or with an empty result, give 0s (or nothing) whatever the
+ * dtype. Devices as ct_reduce. out= forms
  * (ct_max_dim_out): see below. New references in *values, *indices, *out. */
 
 /** torch.max(input, dim, keepdim): (values, indices). */

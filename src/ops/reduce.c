@@ -594,7 +594,10 @@ static ct_status arg_impl(bool is_max, bool with_values, const ct_tensor *in, co
     if (p.count == 0)
         return ct_set_error(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
                             name, (int)p.first_empty);
-    if (!with_values && p.count == 1) /* one element per index: 0, whatever the dtype */
+    /* PyTorch's argmax / argmin fill 0 for a given dim of size 1, and leave an empty result
+     * alone, before choosing a kernel: whatever the dtype. Over all dims (and of a 0-dim
+     * input) they need one. */
+    if (!with_values && dim != NULL && in->ndim > 0 && (p.count == 1 || p.out_numel == 0))
         return ct_tensor_zeros(p.out_sizes, p.out_ndim, CT_INT64, &in->device,
                                CT_LAYOUT_STRIDED, indices);
     if (with_values && (d == CT_COMPLEX32 || d == CT_COMPLEX64 || d == CT_COMPLEX128))

@@ -352,6 +352,23 @@ def test_arg_cases(name):
     same(ARG_CASES[name])
 
 
+@pytest.mark.parametrize("dtype", ["bool", "complex64", "float16", "int64"])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (2, 1), (3,), (0, 3), (3, 0), (1, 0)])
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_arg_dtypes_without_kernels(dtype, shape, op):
+    """argmax / argmin fill 0 along a given dim of size 1 and leave an empty result alone
+    whatever the dtype (no kernel runs); over all dims, and for a 0-dim input, bool and
+    complex have no kernel."""
+    for dim in (None, 0, -1, 1):
+        for keepdim in (False, True):
+            def fn(m):
+                x = m.ones(shape, dtype=getattr(m, dtype))
+                if dim is None:
+                    return getattr(x, op)(keepdim=keepdim)
+                return getattr(x, op)(dim, keepdim=keepdim)
+            same(fn)
+
+
 def test_same_bits_at_every_isa_level():
     """Note [Reduction kernels]: 256 bytes of accumulators at every CPU level, so a float sum
     gives the same bits under CT_CPU_ISA=baseline, avx2 and avx512 (levels above the CPU's
