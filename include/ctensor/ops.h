@@ -177,7 +177,9 @@ CT_API ct_status ct_ge_scalar(const ct_tensor *a, ct_scalar b, ct_tensor **out);
  *    -1, else 0), floats libm's pow, complex cpow; no bool kernel. With a wrapped-number
  *    exponent b (ct_tensor_wrapped_number: Python's t ** 2) it is pow.Tensor_Scalar:
  *    CT_ERR_RUNTIME "Integers to negative integer powers are not allowed." for an integral
- *    or bool base and a negative integral exponent, an out= / self of exactly the result
+ *    or bool base and a negative integral exponent, CT_ERR_OVERFLOW "value cannot be
+ *    converted to type int8_t without overflow" for an exponent outside an integral, float16
+ *    or bfloat16 result dtype, an out= / self of exactly the result
  *    dtype ("Found dtype Long but expected Float"), and x*x, x*x*x, 1/(x*x), sqrt, 1/sqrt,
  *    1/x for the exponents 2, 3, -2, 0.5, -0.5, -1 (float16: plain pow).
  *  - remainder (Python's %, the divisor's sign) and fmod (C's): integer division by zero is

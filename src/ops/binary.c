@@ -132,12 +132,33 @@ static ct_status pow_scalar_check(const ct_tensor *base, const ct_tensor *exp) {
     return CT_OK;
 }
 
+/* PyTorch's pow.Tensor_Scalar converts the exponent to an integral, float16 or bfloat16
+ * computation dtype with Scalar::to, which refuses values out of that dtype's range ("value
+ * cannot be converted to type int8_t without overflow"); float, double and complex
+ * computations take it as a double or complex double. */
+static ct_status pow_scalar_range_check(const ct_tensor *base, const ct_tensor *exp) {
+    ct_operand ops[2] = {
+        {.dtype = base->dtype,
+         .category = base->ndim > 0 ? CT_OPERAND_DIMENSIONED : CT_OPERAND_ZERO_DIM},
+        {.dtype = exp->dtype, .category = CT_OPERAND_SCALAR}};
+    ct_dtype common;
+    if (ct_result_type(ops, 2, &common) != CT_OK)
+        return CT_OK; /* the iterator reports it */
+    if (!ct_dtype_is_integral(common, true) && common != CT_FLOAT16 && common != CT_BFLOAT16)
+        return CT_OK;
+    ct_scalar e;
+    CT_TRY(ct_tensor_item(exp, &e));
+    unsigned char converted[16];
+    return ct_scalar_to_dtype(e, common, converted);
+}
+
 /* The spec of op(a, b): pow with a wrapped-number exponent is pow.Tensor_Scalar. */
 static ct_status spec_of(ct_op op, const ct_tensor *a, const ct_tensor *b,
                          const binop_spec **spec) {
     *spec = &SPECS[op];
     if (op == CT_OP_POW && ct_tensor_is_wrapped_number(b) && !ct_tensor_is_wrapped_number(a)) {
         CT_TRY(pow_scalar_check(a, b));
+        CT_TRY(pow_scalar_range_check(a, b));
         *spec = b->dtype == CT_BOOL ? &POW_BOOL_SCALAR_SPEC : &POW_SCALAR_SPEC;
     }
     return CT_OK;

@@ -298,6 +298,17 @@ def test_pow_tensor_scalar(da, exponent):
                                      lib.tensor(exponent)))
 
 
+@pytest.mark.parametrize("da", DTYPES)
+@pytest.mark.parametrize("exponent", [127, 128, 255, 256, -129, 2**31, 2**40, 65504.0, 1e10,
+                                      -1e10, 3e38, 1e39, float("inf"), float("nan")])
+def test_pow_scalar_exponent_range(da, exponent):
+    """pow.Tensor_Scalar takes the exponent into an integral, float16 or bfloat16 computation
+    with a range check ("value cannot be converted to type int8_t without overflow"); float,
+    double and complex computations take any exponent."""
+    check("pow", lambda lib: make(lib, da, (5,), 22, "a", "pow") ** exponent)
+    check("pow", lambda lib: make(lib, da, (5,), 22, "a", "pow").pow_(exponent))
+
+
 @pytest.mark.parametrize("dtype", INTS)
 def test_integer_division_by_zero(dtype):
     for op in ("remainder", "fmod", "floor_divide"):
