@@ -48,7 +48,8 @@ CT_API ct_status ct_msort(const ct_tensor *input, ct_tensor **values);
 
 /** torch.topk(input, k, dim, largest, sorted): the k largest (smallest) along dim, in order
  *  (sorted=false gives the same order). Errors: CT_ERR_RUNTIME "selected index k out of
- *  range" for k < 0 or k > the dim's size (1 for a 0-dim tensor). */
+ *  range" for k < 0 or k > the dim's size (1 for a 0-dim tensor). A 0-dim input gives
+ *  itself and index 0 for k = 0 as for k = 1, as PyTorch does. */
 CT_API ct_status ct_topk(const ct_tensor *input, int64_t k, int64_t dim, bool largest,
                          bool sorted, ct_tensor **values, ct_tensor **indices);
 

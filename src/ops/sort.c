@@ -174,7 +174,8 @@ static ct_status sort_along(sort_kind kind, const char *name, const ct_tensor *i
     if (kind == SORT_TOPK) {
         if (k < 0 || k > n)
             return ct_set_error(CT_ERR_RUNTIME, "selected index k out of range");
-        kout = k;
+        /* a 0-dim result holds one element whatever k (0 or 1) is: PyTorch gives the input */
+        kout = in->ndim == 0 ? 1 : k;
     } else if (kind == SORT_KTH) {
         if (n == 0)
             return ct_set_error(CT_ERR_INDEX,
