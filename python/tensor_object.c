@@ -431,6 +431,51 @@ static PyMappingMethods tensor_as_mapping = {
     .mp_ass_subscript = ctp_tensor_setitem,
 };
 
+/* `element in t`: PyTorch's Tensor.__contains__, (element == t).any(), for a tensor or a
+ * number (numbers.Number: numpy's scalars too); anything else is its RuntimeError. */
+static int tensor_contains(PyObject *self, PyObject *element) {
+    static PyObject *number_type; /* numbers.Number, imported once */
+    if (!PyObject_TypeCheck(element, &ctp_tensor_type)) {
+        if (number_type == NULL) {
+            PyObject *numbers = PyImport_ImportModule("numbers");
+            if (numbers == NULL)
+                return -1;
+            number_type = PyObject_GetAttrString(numbers, "Number");
+            Py_DECREF(numbers);
+            if (number_type == NULL)
+                return -1;
+        }
+        int is_number = PyObject_IsInstance(element, number_type);
+        if (is_number < 0)
+            return -1;
+        if (!is_number) {
+            PyObject *type_repr = PyObject_Repr((PyObject *)Py_TYPE(element));
+            if (type_repr != NULL)
+                PyErr_Format(PyExc_RuntimeError,
+                             "Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                             "in a %U.", type_repr);
+            Py_XDECREF(type_repr);
+            return -1;
+        }
+    }
+    PyObject *eq = PyObject_RichCompare(element, self, Py_EQ);
+    if (eq == NULL)
+        return -1;
+    PyObject *any = PyObject_CallMethod(eq, "any", NULL);
+    Py_DECREF(eq);
+    if (any == NULL)
+        return -1;
+    int r = PyObject_IsTrue(any);
+    Py_DECREF(any);
+    return r;
+}
+
+/* Only sq_contains: without sq_item, PySequence_Check() stays false for tensors, so
+ * tensor(data) treats a tensor inside a list as an element, as PyTorch does. */
+static PySequenceMethods tensor_as_sequence = {
+    .sq_contains = tensor_contains,
+};
+
 /* No sq_item: PySequence_Check() stays false for tensors, so tensor(data) treats a tensor
  * inside a list as an element, as PyTorch does. Messages that name an argument's type say
  * "ctensor.Tensor" where PyTorch's say "Tensor" (its Python class). */
@@ -442,6 +487,7 @@ PyTypeObject ctp_tensor_type = {
     .tp_dealloc = tensor_dealloc,
     .tp_repr = tensor_repr,
     .tp_as_number = &ctp_tensor_as_number,
+    .tp_as_sequence = &tensor_as_sequence,
     .tp_as_mapping = &tensor_as_mapping,
     .tp_str = tensor_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

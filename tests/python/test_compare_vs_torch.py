@@ -149,6 +149,21 @@ def test_bool_ambiguous():
     same(lambda lib: "yes" if lib.tensor([1, 2]) == lib.tensor([1, 2]) else "no")
 
 
+@pytest.mark.parametrize("element", ["1", "7", "1.0", "True", "2+0j", "np.int64(3)",
+                                     "np.float32(7)", "lib.tensor(1)", "lib.tensor([1, 3])",
+                                     "lib.tensor([[1], [5]])", "lib.tensor([1, 2, 3])",
+                                     "lib.tensor([], dtype=lib.int64)", "'a'", "None", "[1]"])
+def test_in(element):
+    """`element in t` is (element == t).any() for a tensor or a number, PyTorch's error for
+    anything else; a tensor element broadcasts (or fails to) against t."""
+    import numpy as np  # noqa: F401 - used by the element expressions
+
+    def fn(lib):
+        return eval(element) in lib.tensor([1, 3])
+    same(fn)
+    same(lambda lib: eval(element) in lib.tensor([], dtype=lib.float32))
+
+
 @settings(max_examples=150, derandomize=True, deadline=None)
 @given(op=st.sampled_from(OPS), da=st.sampled_from(DTYPES), db=st.sampled_from(DTYPES),
        sa=st.sampled_from([(), (1,), (3,), (2, 3), (2, 1), (0,), (1, 3)]),
