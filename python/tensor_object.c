@@ -470,8 +470,7 @@ static int tensor_contains(PyObject *self, PyObject *element) {
     return r;
 }
 
-/* Only sq_contains: without sq_item, PySequence_Check() stays false for tensors, so
- * tensor(data) treats a tensor inside a list as an element, as PyTorch does. */
+/* sq_contains alone (no sq_item: see the type below) */
 static PySequenceMethods tensor_as_sequence = {
     .sq_contains = tensor_contains,
 };
