@@ -80,27 +80,22 @@ static int64_t ct_tblocks(int64_t work, int sm_count) {
     return want < 1 ? 1 : want > cap ? cap : want;
 }
 
+/* One select width W: its case of CT_TLAUNCH's switch. */
+#define CT_TSEL_CASE(SEL, W, ARG)                                                                  \
+    case W:                                                                                        \
+        SEL##w##W<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                               \
+        break;
 /* Launch on ARG (the flat f or the general g) the kernel stamped for plan p: SEL<width> for
  * a select, else the math dtype's by MATH_CASE; returns from the caller. */
 #define CT_TLAUNCH(SEL, MATH_CASE, ARG)                                                            \
     do {                                                                                           \
         if (p->select) {                                                                           \
             switch (p->size) {                                                                     \
-            case 1:                                                                                \
-                SEL##w1<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
-                break;                                                                             \
-            case 2:                                                                                \
-                SEL##w2<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
-                break;                                                                             \
-            case 4:                                                                                \
-                SEL##w4<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
-                break;                                                                             \
-            case 8:                                                                                \
-                SEL##w8<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                         \
-                break;                                                                             \
-            case 16:                                                                               \
-                SEL##w16<<<(unsigned)blocks, CT_TTHREADS, 0, s>>>(ARG, *p);                        \
-                break;                                                                             \
+                CT_TSEL_CASE(SEL, 1, ARG)                                                          \
+                CT_TSEL_CASE(SEL, 2, ARG)                                                          \
+                CT_TSEL_CASE(SEL, 4, ARG)                                                          \
+                CT_TSEL_CASE(SEL, 8, ARG)                                                          \
+                CT_TSEL_CASE(SEL, 16, ARG)                                                         \
             default:                                                                               \
                 return (int)cudaErrorInvalidValue;                                                 \
             }                                                                                      \
