@@ -112,16 +112,17 @@ CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
 /* ---- complex: PyTorch's c10::complex arithmetic ------------------------------------------
  *
  * Note [Complex division]
- * PyTorch 1.13 divides complex numbers by the textbook formula (ac + bd, bc - ad) / (c^2 +
- * d^2), not by Smith's or NumPy's scaled algorithm (newer PyTorch): (1+0j)/0 is nan+nanj and
- * c^2 + d^2 overflows for parts beyond ~1e154. Its cpu kernel (div_true_kernel through
- * cpu_kernel_vec, AVX2 build) computes the formula two ways: the vector body, every product
- * and sum rounded (ct_kdiv), over whole chunks of 2 vectors (8 complex64 or 4 complex128
- * elements) of a contiguous or scalar-operand row, and the scalar c10::complex operator/,
- * which GCC contracts into fmas (ct_kdivfused), for the rest of the row and for rows of any
- * other strides. ct_kdiv_rows (binary_elem_impl.h) splits a row the same way, so a row that
- * PyTorch's iterator hands its kernel whole gets its bits. */
-#define CT_KCOMPLEX(S, CT, T, FMA)                                                                \
+ * Newest PyTorch divides complex numbers as NumPy does, by Smith's method (c10::complex
+ * operator/): with |c| >= |d|, r = d/c and (a + bi) / (c + di) = ((a + b*r) + (b - a*r)i) /
+ * (c + d*r), the roles of c and d swapped otherwise, and 0/0 divided part by part. Nothing
+ * overflows before the result does: (1+2j) / (inf+0j) is 0, and parts up to the dtype's
+ * maximum divide. Its cpu kernels (vectorised or not) and its CUDA kernel both run that
+ * scalar code, built with a*b+c contracted to fma, so the three sums here are fma()s and the
+ * results are theirs bit for bit (checked against torch 2.11 on cpu and cuda, special values
+ * included). Torch 1.13's textbook formula gave NaN there and overflowed for parts beyond
+ * ~1e19 (complex64). Complex reciprocal, rsqrt and sigmoid divide the same way
+ * (unary_elem.h), and so does addcdiv (ternary_elem.h). */
+#define CT_KCOMPLEX(S, CT, T, FMA, ABS)                                                             \
     CT_HD CT ct_kadd1_##S(CT a, CT b) {                                                       \
         CT r = {a.re + b.re, a.im + b.im};                                                         \
         return r;                                                                                  \
@@ -135,31 +136,30 @@ CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
     CT_HD CT ct_kadd_##S(CT a, CT b, CT alpha) {                                              \
         return ct_kadd1_##S(a, ct_kmul_##S(alpha, b));                                             \
     }                                                                                              \
-    /* x op y with x86's NaN rule, which a compiler may break by swapping the operands of a   \
-     * commutative op: a NaN x is the result, else a NaN y, else a NaN the op makes (negative) */ \
-    CT_HD T ct_knan_##S(T x, T y, T r) { return r == r ? r : x != x ? x : y != y ? y : r; }        \
-    /* PyTorch 1.13's complex division (Note [Complex division]): the textbook formula with  \
-     * every step rounded, operand for operand as its AVX2 Vectorized operator/ computes it: \
-     * (a*c + b*d, a*(-d) + b*c) / (c*c + d*d) ... */                                             \
+    /* Smith's method (Note [Complex division]) */                                               \
     CT_HD CT ct_kdiv_##S(CT x, CT y) {                                                        \
-        T a = x.re, b = x.im, c = y.re, d = y.im, nd = -d;                                         \
-        T ac = ct_knan_##S(a, c, a * c), bd = ct_knan_##S(b, d, b * d);                            \
-        T and_ = ct_knan_##S(nd, a, a * nd), bc = ct_knan_##S(b, c, b * c);                        \
-        T cc = c * c, dd = d * d, den = ct_knan_##S(cc, dd, cc + dd);                              \
-        T re = ct_knan_##S(ac, bd, ac + bd), im = ct_knan_##S(and_, bc, and_ + bc);                \
-        CT r = {ct_knan_##S(re, den, re / den), ct_knan_##S(im, den, im / den)};                   \
-        return r;                                                                                  \
-    }                                                                                              \
-    /* ... and the same formula as GCC contracts c10::complex operator/ in its scalar loops */    \
-    CT_HD CT ct_kdivfused_##S(CT x, CT y) {                                                   \
         T a = x.re, b = x.im, c = y.re, d = y.im;                                                  \
-        T den = FMA(c, c, d * d);                                                                  \
-        CT r = {FMA(a, c, b * d) / den, FMA(b, c, -(a * d)) / den};                                \
+        T abs_c = ABS(c), abs_d = ABS(d); /* +0 for -0: 1 / (-0 + 0j) is (inf, nan) */          \
+        CT r;                                                                                      \
+        if (abs_c >= abs_d) {                                                                      \
+            if (abs_c == 0 && abs_d == 0) { /* a complex infinity or NaN */                        \
+                r.re = a / abs_c;                                                                  \
+                r.im = b / abs_d;                                                                  \
+            } else {                                                                               \
+                T rat = d / c, scl = (T)1 / FMA(d, rat, c);                                        \
+                r.re = FMA(b, rat, a) * scl;                                                       \
+                r.im = FMA(-a, rat, b) * scl;                                                      \
+            }                                                                                      \
+        } else {                                                                                   \
+            T rat = c / d, scl = (T)1 / FMA(c, rat, d);                                            \
+            r.re = FMA(a, rat, b) * scl;                                                           \
+            r.im = FMA(b, rat, -a) * scl;                                                          \
+        }                                                                                          \
         return r;                                                                                  \
     }
 
-CT_KCOMPLEX(c64, ct_complex64, float, fmaf)
-CT_KCOMPLEX(c128, ct_complex128, double, fma)
+CT_KCOMPLEX(c64, ct_complex64, float, fmaf, fabsf)
+CT_KCOMPLEX(c128, ct_complex128, double, fma, fabs)
 
 
 /* ---- float16 / bfloat16 trunc and floor division with a tensor divisor ----------------------

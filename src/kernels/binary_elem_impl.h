@@ -32,12 +32,6 @@
     X(COMPLEX64, c64, ct_complex64, C, c64)                                                        \
     X(COMPLEX128, c128, ct_complex128, C, c128)
 
-#if defined(__clang__)
-#define CT_KNO_VEC
-#else
-#define CT_KNO_VEC __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize")))
-#endif
-
 /* ---- strided loops stamped from the element functions ------------------------------------
  * CT_KLOOP_SIG is the ct_binary_math_loop signature. Elements go through memcpy: strided
  * operands need not be aligned to their type. */
@@ -102,27 +96,7 @@
         return P##_adda_##S(out, a, b, so, sa, sb, n, alpha);                                      \
     }                                                                                              \
     CT_KLOOP_STRIDED(P##_mul_##S, T, r = ct_kmul_##S(x, y))                                        \
-    CT_KLOOP_STRIDED(P##_divfused_##S, T, r = ct_kdivfused_##S(x, y))                              \
-    /* Note [Complex division]: whole chunks of a contiguous or scalar-operand row rounded    \
-     * step by step, the rest of the row and other strides fused. Not vectorized: GCC turns   \
-     * the unfused formula into vfmsubadd, which fuses what must round. */                      \
-    CT_KNO_VEC static CT_KLOOP_SIG(P##_div_##S) {                                                  \
-        const int64_t z = (int64_t)sizeof(T), chunk = 64 / z;                                      \
-        int64_t body = 0;                                                                          \
-        if (so == z && (sa == z || sa == 0) && (sb == z || sb == 0) && (sa | sb) != 0)             \
-            body = n - n % chunk;                                                                  \
-        for (int64_t i = 0; i < body; i++) {                                                       \
-            T x, y, r;                                                                             \
-            memcpy(&x, a + i * sa, sizeof x);                                                      \
-            memcpy(&y, b + i * sb, sizeof y);                                                      \
-            r = ct_kdiv_##S(x, y);                                                                 \
-            memcpy(out + i * so, &r, sizeof r);                                                    \
-        }                                                                                          \
-        if (body == n) /* no tail: out may be NULL when n is 0, and NULL + 0 is undefined */  \
-            return CT_KERNEL_OK;                                                                   \
-        return P##_divfused_##S(out + body * so, a + body * sa, b + body * sb, so, sa, sb,         \
-                                n - body, alpha);                                                  \
-    }
+    CT_KLOOP_STRIDED(P##_div_##S, T, r = ct_kdiv_##S(x, y))
 
 /* Table entries [op][math dtype] for the loops stamped with prefix P. */
 #define CT_KENTRIES_B(P, E, S)                                                                     \

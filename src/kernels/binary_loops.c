@@ -274,7 +274,7 @@ CT_FLOAT_LOOPS(f64, double, vf64, f64)
                     memcpy(&al, alpha->S, sizeof al), CT_SC_ADDA_##S, gen_add_##S, CT_NO_VEC)      \
     CT_ALPHA_SPLIT(fast_add_##S, fast_add1_##S, fast_adda_##S)                                     \
     CT_TYPED_LOOP_A(fast_mul_##S, CT, CT_NOTHING, ct_kmul_##S, gen_mul_##S, CT_NO_VEC)             \
-    /* division splits rows as PyTorch does (Note [Complex division]) */                        \
+    /* Smith's division, element by element (Note [Complex division]) */                     \
     static CT_KLOOP_SIG(fast_div_##S) { return gen_div_##S(out, a, b, so, sa, sb, n, alpha); }
 
 CT_COMPLEX_LOOPS(c64, ct_complex64, f32)

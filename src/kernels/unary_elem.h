@@ -122,7 +122,14 @@ CT_HD double ct_un_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 #if !defined(__CUDACC__)
 /* ---- complex64 and complex128 (C99 <complex.h>; C only) ------------------------------------ */
 #include <complex.h>
-#define CT_UN_COMPLEX(S, T, R, F)                                                                  \
+/* 1 / x as c10::complex divides, by Smith's method (Note [Complex division]): reciprocal,
+ * rsqrt and sigmoid divide this way in PyTorch. */
+#define CT_UN_COMPLEX(S, T, R, F, CT, MAKE)                                                        \
+    static inline T ct_un_inv_##S(T x) {                                                         \
+        CT one = {1, 0}, y = {creal##F(x), cimag##F(x)};                                           \
+        CT r = ct_kdiv_##S(one, y);                                                                \
+        return MAKE(r.re, r.im);                                                                   \
+    }                                                                                            \
     CT_HD T ct_un_neg_##S(T x) { return -x; }                                                   \
     CT_HD T ct_un_positive_##S(T x) { return x; }                                               \
     CT_HD R ct_un_abs_##S(T x) { return cabs##F(x); }                                           \
@@ -130,14 +137,14 @@ CT_HD double ct_un_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
         R a = cabs##F(x);                                                                        \
         return a == 0 ? (T)0 : x / a;                                                            \
     }                                                                                            \
-    CT_HD T ct_un_reciprocal_##S(T x) { return (T)1 / x; }                                      \
+    CT_HD T ct_un_reciprocal_##S(T x) { return ct_un_inv_##S(x); }                              \
     CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }                      \
     CT_HD T ct_un_exp_##S(T x) { return cexp##F(x); }                                           \
     CT_HD T ct_un_log_##S(T x) { return clog##F(x); }                                           \
     CT_HD T ct_un_log2_##S(T x) { return clog##F(x) / (R)0.693147180559945309417232121458176568; } \
     CT_HD T ct_un_log10_##S(T x) { return clog##F(x) / (R)2.30258509299404568401799145468436421; } \
     CT_HD T ct_un_sqrt_##S(T x) { return csqrt##F(x); }                                         \
-    CT_HD T ct_un_rsqrt_##S(T x) { return (T)1 / csqrt##F(x); }                                 \
+    CT_HD T ct_un_rsqrt_##S(T x) { return ct_un_inv_##S(csqrt##F(x)); }                         \
     CT_HD T ct_un_sin_##S(T x) { return csin##F(x); }                                           \
     CT_HD T ct_un_cos_##S(T x) { return ccos##F(x); }                                           \
     CT_HD T ct_un_tan_##S(T x) { return ctan##F(x); }                                           \
@@ -150,9 +157,9 @@ CT_HD double ct_un_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
     CT_HD T ct_un_asinh_##S(T x) { return casinh##F(x); }                                       \
     CT_HD T ct_un_acosh_##S(T x) { return cacosh##F(x); }                                       \
     CT_HD T ct_un_atanh_##S(T x) { return catanh##F(x); }                                       \
-    CT_HD T ct_un_sigmoid_##S(T x) { return (T)1 / ((T)1 + cexp##F(-x)); }
-CT_UN_COMPLEX(c64, float _Complex, float, f)
-CT_UN_COMPLEX(c128, double _Complex, double, )
+    CT_HD T ct_un_sigmoid_##S(T x) { return ct_un_inv_##S((T)1 + cexp##F(-x)); }
+CT_UN_COMPLEX(c64, float _Complex, float, f, ct_complex64, CMPLXF)
+CT_UN_COMPLEX(c128, double _Complex, double, , ct_complex128, CMPLX)
 #endif
 
 #endif /* CT_KERNELS_UNARY_ELEM_H */

@@ -282,12 +282,11 @@ def floor_overflow(case, ta, tb, want):
 def complex_division_extremes(case, ta, tb, want):
     """Complex true division where a textbook formula over- or underflows: an operand part
     that is inf or NaN, a zero divisor, or |c|^2 + |d|^2 or |a|*|b| beyond the computation
-    dtype's range. There PyTorch's own result depends on its version and on the loop that
-    handles the element: torch 1.13 divides as (a*conj(b))/|b|^2 everywhere; newest PyTorch
-    divides like NumPy (Smith's method, c10/util/complex.h@newest) in its scalar loop and with
-    a max(|c|,|d|) scaling in its vectorised loop (vec256_complex*.h@newest), so 1 / (inf+0j)
-    is 0 in one and NaN in the other. Such elements are not compared (both components). The
-    reflected `s / t` computes t.reciprocal() * s; its reciprocal has the same split.
+    dtype's range. torch 1.13 divides as (a*conj(b))/|b|^2 there and gets NaN or infinity;
+    ctensor divides as newest PyTorch and NumPy do (Smith's method, Note [Complex division],
+    tested bit for bit in test_complex_div.py), so 1 / (inf+0j) is 0. Such elements are not
+    compared (both components). The reflected `s / t` computes t.reciprocal() * s; its
+    reciprocal has the same split.
     None, or a bool tensor per float component of `want`."""
     if case.op != "div" or case.mode not in (NO, None) or not is_complex(dname(want.dtype)):
         return None

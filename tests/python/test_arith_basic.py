@@ -22,8 +22,9 @@ from test_tensor_common import outcome, same
 from leak_util import run_ignoring_errors
 
 def same_close(fn):
-    """same(), but values within a few ulps: complex division rounds differently in torch's
-    vectorised kernels (an ulp), which is the kernels' business, not the binding's."""
+    """same(), but values within a few ulps: complex division rounds differently in torch
+    1.13's textbook formula and newest PyTorch's Smith's method (an ulp), which is the kernels'
+    business, not the binding's."""
     a, b = outcome(fn, ctensor), outcome(fn, torch)
     if a[0] == b[0] == "ok":
         _close(a[1], b[1])

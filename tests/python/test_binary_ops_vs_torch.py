@@ -170,8 +170,8 @@ def check(op, fn):
     if op in INEXACT:
         close(fn)
     elif op == "true_divide":
-        # complex division is div's (test_arith_*: torch's vectorized complex division is not
-        # the scalar one); real results are exact
+        # complex division is div's (test_arith_*: torch 1.13 divides by the textbook formula,
+        # ctensor by newest PyTorch's Smith's method); real results are exact
         a = outcome(fn, ctensor)
         close(fn, values=not (a[0] == "ok" and a[1][4].startswith("complex")))
     else:

@@ -223,6 +223,11 @@ def test_scalar(data):
     # complex -> bool of the 0-dim operand: 1.13 keeps the real part (1j -> False), ctensor
     # follows the newest PyTorch (real != 0 or imag != 0: True); a dense-cast difference
     assume(not (zdt == "bool" and isinstance(k, complex) and k.imag != 0))
+    # a complex value over zero: torch 1.13's textbook formula gives nan+nanj, ctensor divides
+    # part by part as newest PyTorch (Smith's method: 1 / 0 is inf+nanj; test_complex_div.py)
+    divides = op in ("s/k", "s/t0", "s/=k", "s/z")
+    assume(not (divides and k == 0 and (a["dtype"].startswith("complex")
+                                         or (op in ("s/t0", "s/z") and zdt.startswith("complex")))))
     fns = {
         "s*k": lambda m: build(m, a) * k,
         "k*s": lambda m: k * build(m, a),
