@@ -23,6 +23,15 @@
 
 #define CT_THREADS 256
 
+/* The integer-division flag: static device memory, one per device, zero at module load and
+ * kept 0 between launches (launch.c resets it after a hit). Static, not cudaMalloc'd, so it
+ * needs no free at exit and no allocation that can fail. */
+static __device__ int ct_kzero_flag;
+
+extern "C" int ct_cuda_impl_zero_flag(int **out) {
+    return (int)cudaGetSymbolAddress((void **)out, ct_kzero_flag);
+}
+
 /* The general geometry, by value (kernels_geo.h). */
 typedef ct_kgeo_n<3> ct_kgeo;
 static_assert(sizeof(ct_kgeo) + sizeof(ct_kplan) + sizeof(int *) < 4000,

@@ -28,6 +28,10 @@ extern "C" {
 int ct_cuda_impl_binary_run(const ct_kernel_launch *l, const ct_kplan *p, int *err_flag,
                             int sm_count, ct_cuda_impl_stream_t stream);
 
+/* The current device's integer-division flag (an int in static device memory that the
+ * binary kernels set on a zero divisor; 0 between launches) into *out. */
+int ct_cuda_impl_zero_flag(int **out);
+
 /* A COPY launch (numel > 0; dtypes checked: float4_e2m1fn_x2 only to itself). */
 int ct_cuda_impl_copy_run(const ct_kernel_launch *l, int sm_count, ct_cuda_impl_stream_t stream);
 

@@ -20,13 +20,11 @@
 
 #define MAX_DEVICES 128
 
-/* Per device, made once: the multiprocessor count (grid sizes) and an int in device memory
- * that the division kernels set on a zero divisor (kept 0 between launches). A thread that
- * loses the race to publish its flag frees its own. Two threads dividing integers on two
- * streams of one device share the flag: a zero divisor in one may then be reported by the
- * other as well (never missed). */
+/* Per device, made once: the multiprocessor count (grid sizes). The integer-division flag
+ * is static device memory (ct_cuda_impl_zero_flag). Two threads dividing integers on two
+ * streams of one device share it: a zero divisor in one may then be reported by the other
+ * as well (never missed). */
 static atomic_int sm_counts[MAX_DEVICES];
-static _Atomic(int *) zero_flags[MAX_DEVICES];
 
 static ct_status sm_count(int32_t index, int *out) {
     int n = atomic_load(&sm_counts[index]);
@@ -37,30 +35,6 @@ static ct_status sm_count(int32_t index, int *out) {
         atomic_store(&sm_counts[index], n);
     }
     *out = n;
-    return CT_OK;
-}
-
-static ct_status zero_flag(int32_t index, int **out) {
-    int *flag = atomic_load(&zero_flags[index]);
-    if (flag == NULL) {
-        int *mine = NULL;
-        int err = (int)cudaMalloc((void **)&mine, sizeof *mine);
-        if (err == 0)
-            err = (int)cudaMemset(mine, 0, sizeof *mine);
-        if (err != 0) {
-            if (mine != NULL)
-                (void)cudaFree(mine);
-            return ct_cuda_impl_error(err);
-        }
-        int *expected = NULL;
-        if (atomic_compare_exchange_strong(&zero_flags[index], &expected, mine)) {
-            flag = mine;
-        } else {
-            (void)cudaFree(mine);
-            flag = expected;
-        }
-    }
-    *out = flag;
     return CT_OK;
 }
 
@@ -165,7 +139,9 @@ static ct_status launch_body(int32_t index, void *arg) {
         return err != 0 ? ct_cuda_impl_error(err) : CT_OK;
     }
     int *flag = NULL;
-    CT_TRY(zero_flag(index, &flag));
+    int ferr = ct_cuda_impl_zero_flag(&flag);
+    if (ferr != 0)
+        return ct_cuda_impl_error(ferr);
     int err = a->plan->op >= CT_KP_EQ ? ct_cuda_impl_binary2_run(l, a->plan, flag, sms, stream)
                                       : ct_cuda_impl_binary_run(l, a->plan, flag, sms, stream);
     if (err != 0)
