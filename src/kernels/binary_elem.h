@@ -136,25 +136,24 @@ CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
     CT_HD CT ct_kadd_##S(CT a, CT b, CT alpha) {                                              \
         return ct_kadd1_##S(a, ct_kmul_##S(alpha, b));                                             \
     }                                                                                              \
-    /* Smith's method (Note [Complex division]) */                                               \
+    /* Smith's method (Note [Complex division]). The two forms differ only in which        \
+     * operands they take, so selects pick them (no data-dependent branch to mispredict); the \
+     * bits are the branchy form's. */                                                        \
     CT_HD CT ct_kdiv_##S(CT x, CT y) {                                                        \
         T a = x.re, b = x.im, c = y.re, d = y.im;                                                  \
         T abs_c = ABS(c), abs_d = ABS(d); /* +0 for -0: 1 / (-0 + 0j) is (inf, nan) */          \
         CT r;                                                                                      \
-        if (abs_c >= abs_d) {                                                                      \
-            if (abs_c == 0 && abs_d == 0) { /* a complex infinity or NaN */                        \
-                r.re = a / abs_c;                                                                  \
-                r.im = b / abs_d;                                                                  \
-            } else {                                                                               \
-                T rat = d / c, scl = (T)1 / FMA(d, rat, c);                                        \
-                r.re = FMA(b, rat, a) * scl;                                                       \
-                r.im = FMA(-a, rat, b) * scl;                                                      \
-            }                                                                                      \
-        } else {                                                                                   \
-            T rat = c / d, scl = (T)1 / FMA(c, rat, d);                                            \
-            r.re = FMA(a, rat, b) * scl;                                                           \
-            r.im = FMA(b, rat, -a) * scl;                                                          \
+        if (abs_c == 0 && abs_d == 0) { /* a complex infinity or NaN */                            \
+            r.re = a / abs_c;                                                                      \
+            r.im = b / abs_d;                                                                      \
+            return r;                                                                              \
         }                                                                                          \
+        int c_big = abs_c >= abs_d; /* false with a NaN part: the second form */                  \
+        T big = c_big ? c : d, small = c_big ? d : c;                                              \
+        T rat = small / big, scl = (T)1 / FMA(small, rat, big);                                    \
+        /* |c| >= |d|: ((a + b*rat), (b - a*rat)); else ((a*rat + b), (b*rat - a)) */              \
+        r.re = FMA(c_big ? b : a, rat, c_big ? a : b) * scl;                                       \
+        r.im = FMA(c_big ? -a : b, rat, c_big ? b : -a) * scl;                                     \
         return r;                                                                                  \
     }
 
