@@ -357,34 +357,27 @@ else
     record pytest FAIL 0 "$([ "$built" = 1 ] && echo 'no Python module (Python.h)' || echo 'no build')"
 fi
 
-if [ "$have_gpu" = 0 ]; then
-    say ""
-    say "NO GPU on this machine: built, ran the host-side steps; the GPU steps (compute-sanitizer, unit sanity, benchmarks) are skipped."
-    say "== summary"
-    for r in "${results[@]}"; do say "$r"; done
-    if [ "$failed" = 0 ]; then
-        say "RESULT: no GPU (exit 77); everything that ran passed, in $((SECONDS - start))s"
-        exit 77
-    fi
-    say "RESULT: FAIL (no GPU, and a host-side step failed), in $((SECONDS - start))s"
-    exit 1
-fi
-
-# the summary lines, the verdict, and the exit status (0 all passed, 1 something failed)
+# the summary lines, the verdict, and the exit status: "$1" and status $2 when everything
+# passed, "$3" and status 1 when something failed
 finish() {
     say ""
     say "== summary (logs in $logs)"
     for r in "${results[@]}"; do say "$r"; done
     if [ "$failed" = 0 ]; then
-        say "RESULT: PASS in $((SECONDS - start))s"
-        exit 0
+        say "RESULT: $1 in $((SECONDS - start))s"
+        exit "$2"
     fi
-    say "RESULT: FAIL in $((SECONDS - start))s"
+    say "RESULT: $3 in $((SECONDS - start))s"
     exit 1
 }
+if [ "$have_gpu" = 0 ]; then
+    say ""
+    say "NO GPU on this machine: built, ran the host-side steps; the GPU steps (compute-sanitizer, unit sanity, benchmarks) are skipped."
+    finish "no GPU (exit 77); everything that ran passed," 77 "FAIL (no GPU, and a host-side step failed),"
+fi
 if [ "$quick" = 1 ]; then
     say "CT_GPU_QUICK=1: compute-sanitizer, the unit sanity check and the benchmarks are not run"
-    finish
+    finish PASS 0 FAIL
 fi
 
 # ---- 5. compute-sanitizer memcheck -----------------------------------------------------------------------
@@ -467,4 +460,4 @@ else
 fi
 
 # ---- summary ---------------------------------------------------------------------------------------------
-finish
+finish PASS 0 FAIL
