@@ -252,10 +252,10 @@ CT_FLOAT_LOOPS(f32, float, vf32, f32)
 CT_FLOAT_LOOPS(f64, double, vf64, f64)
 
 /* ---- complex ---------------------------------------------------------------------------------
- * a + b with both contiguous is a real add over twice the elements. The other loops are not
- * vectorized: GCC 12 recognizes (ac - bd, ad + bc) as a complex product and emits
- * vfmaddsub, a fused operation that rounds differently from PyTorch's and the reference's,
- * even with contraction off. */
+ * a + b with both contiguous is a real add over twice the elements; division is vectorized
+ * by hand (CT_COMPLEX_DIV). The other loops are not vectorized: GCC 12 recognizes (ac - bd,
+ * ad + bc) as a complex product and emits vfmaddsub, a fused operation that rounds
+ * differently from PyTorch's and the reference's, even with contraction off. */
 #if defined(__clang__)
 #define CT_NO_VEC
 #else
@@ -274,8 +274,102 @@ CT_FLOAT_LOOPS(f64, double, vf64, f64)
                     memcpy(&al, alpha->S, sizeof al), CT_SC_ADDA_##S, gen_add_##S, CT_NO_VEC)      \
     CT_ALPHA_SPLIT(fast_add_##S, fast_add1_##S, fast_adda_##S)                                     \
     CT_TYPED_LOOP_A(fast_mul_##S, CT, CT_NOTHING, ct_kmul_##S, gen_mul_##S, CT_NO_VEC)             \
-    /* Smith's division, element by element (Note [Complex division]) */                     \
+    CT_COMPLEX_DIV(S, CT, RS)
+
+/* Smith's division (Note [Complex division]). With vector FMA, the fast case computes
+ * ct_kdiv's steps lane by lane on L quotients at a time: the parts de-interleaved into
+ * vectors of real and of imaginary parts, the two forms and the 0/0 case chosen by masks
+ * (every lane computes all three and keeps one), the same divisions, fmas and products, so
+ * the same bits. Without vector FMA, the generic loop. */
+#if defined(CT_HAVE_VFMA)
+#if CT_VBYTES == 64
+#define CT_VFMA3_f32(x, y, z) ((vf32)_mm512_fmadd_ps((__m512)(x), (__m512)(y), (__m512)(z)))
+#define CT_VFMA3_f64(x, y, z) ((vf64)_mm512_fmadd_pd((__m512d)(x), (__m512d)(y), (__m512d)(z)))
+#else
+#define CT_VFMA3_f32(x, y, z) ((vf32)_mm256_fmadd_ps((__m256)(x), (__m256)(y), (__m256)(z)))
+#define CT_VFMA3_f64(x, y, z) ((vf64)_mm256_fmadd_pd((__m256d)(x), (__m256d)(y), (__m256d)(z)))
+#endif
+/* the even / odd lanes of two L-lane vectors, and two vectors' lanes interleaved (low and
+ * high halves) */
+#define CT_EVENS_4 0, 2, 4, 6
+#define CT_ODDS_4 1, 3, 5, 7
+#define CT_ZIPLO_4 0, 4, 1, 5
+#define CT_ZIPHI_4 2, 6, 3, 7
+#define CT_EVENS_8 0, 2, 4, 6, 8, 10, 12, 14
+#define CT_ODDS_8 1, 3, 5, 7, 9, 11, 13, 15
+#define CT_ZIPLO_8 0, 8, 1, 9, 2, 10, 3, 11
+#define CT_ZIPHI_8 4, 12, 5, 13, 6, 14, 7, 15
+#define CT_EVENS_16 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define CT_ODDS_16 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define CT_ZIPLO_16 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define CT_ZIPHI_16 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
+#define CT_SHUF(x, y, ...) __builtin_shufflevector(x, y, __VA_ARGS__)
+#define CT_LANES_f32 (CT_VBYTES / 4)
+#define CT_LANES_f64 (CT_VBYTES / 8)
+#define CT_VSEL(VT, VU, m, x, y) ((VT)(((VU)(x) & (m)) | ((VU)(y) & ~(m))))
+/* the two vectors of operand P at element i (a broadcast operand: its value repeated) */
+#define CT_CDIV_LOAD(V0, V1, P, SP, BC, T, L)                                                      \
+    if (SP) {                                                                                      \
+        memcpy(&V0, (const T *)(const void *)(P) + 2 * i, sizeof V0);                              \
+        memcpy(&V1, (const T *)(const void *)(P) + 2 * i + L, sizeof V1);                          \
+    } else {                                                                                       \
+        V0 = V1 = BC;                                                                              \
+    }
+#define CT_CDIV_VEC(S, CT, RS, T, VT, VU, L, EV, OD, LO, HI)                                       \
+    static CT_KLOOP_SIG(fast_div_##S) {                                                            \
+        if (!CT_FAST_OK(CT) || n < L)                                                              \
+            return gen_div_##S(out, a, b, so, sa, sb, n, alpha);                                   \
+        T pa[2], pb[2];                                                                            \
+        memcpy(pa, a, sizeof pa);                                                                  \
+        memcpy(pb, b, sizeof pb);                                                                  \
+        VT ba, bb, one, zero_v = {0}; /* broadcast operands, as (re, im) pairs */                  \
+        VU mag;                                                                                    \
+        for (int k_ = 0; k_ < L; k_++) {                                                           \
+            ba[k_] = pa[k_ % 2];                                                                   \
+            bb[k_] = pb[k_ % 2];                                                                   \
+            one[k_] = 1;                                                                           \
+            mag[k_] = (__typeof__(mag[0]))-1 >> 1; /* every bit but the sign */                    \
+        }                                                                                          \
+        int64_t i = 0;                                                                             \
+        for (; i + L <= n; i += L) {                                                               \
+            VT x0, x1, y0, y1;                                                                     \
+            CT_CDIV_LOAD(x0, x1, a, sa, ba, T, L)                                                  \
+            CT_CDIV_LOAD(y0, y1, b, sb, bb, T, L)                                                  \
+            VT va = CT_SHUF(x0, x1, EV), vb = CT_SHUF(x0, x1, OD);                                 \
+            VT vc = CT_SHUF(y0, y1, EV), vd = CT_SHUF(y0, y1, OD);                                 \
+            VT abs_c = (VT)((VU)vc & mag), abs_d = (VT)((VU)vd & mag);                             \
+            VU c_big = (VU)(abs_c >= abs_d), zero = (VU)((abs_c == zero_v) & (abs_d == zero_v)); \
+            VT big = CT_VSEL(VT, VU, c_big, vc, vd), small = CT_VSEL(VT, VU, c_big, vd, vc);       \
+            VT rat = small / big, scl = one / CT_VFMA3_##RS(small, rat, big), na = -va;            \
+            VT re = CT_VFMA3_##RS(CT_VSEL(VT, VU, c_big, vb, va), rat,                             \
+                                  CT_VSEL(VT, VU, c_big, va, vb)) * scl;                           \
+            VT im = CT_VFMA3_##RS(CT_VSEL(VT, VU, c_big, na, vb), rat,                             \
+                                  CT_VSEL(VT, VU, c_big, vb, na)) * scl;                           \
+            re = CT_VSEL(VT, VU, zero, va / abs_c, re);                                            \
+            im = CT_VSEL(VT, VU, zero, vb / abs_d, im);                                            \
+            VT o0 = CT_SHUF(re, im, LO), o1 = CT_SHUF(re, im, HI);                                 \
+            memcpy((T *)(void *)out + 2 * i, &o0, sizeof o0);                                      \
+            memcpy((T *)(void *)out + 2 * i + L, &o1, sizeof o1);                                  \
+        }                                                                                          \
+        if (i == n)                                                                                \
+            return CT_KERNEL_OK;                                                                   \
+        return gen_div_##S(out + i * so, a + i * sa, b + i * sb, so, sa, sb, n - i, alpha);        \
+    }
+#define CT_CDIV_VEC_L(S, CT, RS, T, VT, VU, L)                                                     \
+    CT_CDIV_VEC(S, CT, RS, T, VT, VU, L, CT_EVENS_##L, CT_ODDS_##L, CT_ZIPLO_##L, CT_ZIPHI_##L)
+#define CT_CDIV_VEC_X(S, CT, RS, T, VT, VU, L) CT_CDIV_VEC_L(S, CT, RS, T, VT, VU, L)
+#define CT_COMPLEX_DIV(S, CT, RS) CT_COMPLEX_DIV_##RS(S, CT)
+#if CT_VBYTES == 64
+#define CT_COMPLEX_DIV_f32(S, CT) CT_CDIV_VEC_X(S, CT, f32, float, vf32, vu32, 16)
+#define CT_COMPLEX_DIV_f64(S, CT) CT_CDIV_VEC_X(S, CT, f64, double, vf64, vu64, 8)
+#else
+#define CT_COMPLEX_DIV_f32(S, CT) CT_CDIV_VEC_X(S, CT, f32, float, vf32, vu32, 8)
+#define CT_COMPLEX_DIV_f64(S, CT) CT_CDIV_VEC_X(S, CT, f64, double, vf64, vu64, 4)
+#endif
+#else
+#define CT_COMPLEX_DIV(S, CT, RS)                                                                  \
     static CT_KLOOP_SIG(fast_div_##S) { return gen_div_##S(out, a, b, so, sa, sb, n, alpha); }
+#endif
 
 CT_COMPLEX_LOOPS(c64, ct_complex64, f32)
 CT_COMPLEX_LOOPS(c128, ct_complex128, f64)

@@ -160,6 +160,14 @@ def test_scalar_and_zero_dim_divisors(dtype):
         assert_bits(np_of(tg / complex(yc)), want, f"tensor / {y}")
         assert_bits(np_of(tg / ctensor.tensor(complex(yc), dtype=getattr(ctensor, dtype))), want,
                     f"tensor / 0-dim {y}")
+        # a broadcast dividend (the vector loop's other broadcast operand)
+        want = reference(np.full(len(g), yc), g, dtype)
+        assert_bits(np_of(ctensor.tensor(complex(yc), dtype=getattr(ctensor, dtype)) / tg), want,
+                    f"0-dim {y} / tensor")
+        one = ctensor.tensor([complex(yc)], dtype=getattr(ctensor, dtype))
+        assert_bits(np_of(one.expand(len(g)) / tg), want, f"expanded {y} / tensor")
+        assert_bits(np_of(tg / one.expand(len(g))), reference(g, np.full(len(g), yc), dtype),
+                    f"tensor / expanded {y}")
 
 
 def test_reciprocal_and_reflected(grid_case):
