@@ -121,7 +121,8 @@ CT_KFLOAT(f64, double, fma, trunc, fmod, floor, copysign)
  * results are theirs bit for bit (checked against torch 2.11 on cpu and cuda, special values
  * included). Torch 1.13's textbook formula gave NaN there and overflowed for parts beyond
  * ~1e19 (complex64). Complex reciprocal, rsqrt and sigmoid divide the same way
- * (unary_elem.h), and so does addcdiv (ternary_elem.h). */
+ * (unary_elem.h), and so does addcdiv (ternary_elem.h); binary_loops.c runs the same steps
+ * on vectors (CT_COMPLEX_DIV). */
 #define CT_KCOMPLEX(S, CT, T, FMA, ABS)                                                             \
     CT_HD CT ct_kadd1_##S(CT a, CT b) {                                                       \
         CT r = {a.re + b.re, a.im + b.im};                                                         \
