@@ -122,13 +122,16 @@ CT_HD double ct_un_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 #if !defined(__CUDACC__)
 /* ---- complex64 and complex128 (C99 <complex.h>; C only) ------------------------------------ */
 #include <complex.h>
+#include <string.h> /* memcpy */
 /* 1 / x as c10::complex divides, by Smith's method (Note [Complex division]): reciprocal,
  * rsqrt and sigmoid divide this way in PyTorch. */
-#define CT_UN_COMPLEX(S, T, R, F, CT, MAKE)                                                        \
+#define CT_UN_COMPLEX(S, T, R, F, CT)                                                              \
     static inline T ct_un_inv_##S(T x) {                                                         \
-        CT one = {1, 0}, y = {creal##F(x), cimag##F(x)};                                           \
-        CT r = ct_kdiv_##S(one, y);                                                                \
-        return MAKE(r.re, r.im);                                                                   \
+        CT one = {1, 0}, y, r;                                                                     \
+        memcpy(&y, &x, sizeof y); /* C11: a complex is laid out as its (re, im) array */          \
+        r = ct_kdiv_##S(one, y);                                                                   \
+        memcpy(&x, &r, sizeof x);                                                                  \
+        return x;                                                                                  \
     }                                                                                            \
     CT_HD T ct_un_neg_##S(T x) { return -x; }                                                   \
     CT_HD T ct_un_positive_##S(T x) { return x; }                                               \
@@ -158,8 +161,10 @@ CT_HD double ct_un_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
     CT_HD T ct_un_acosh_##S(T x) { return cacosh##F(x); }                                       \
     CT_HD T ct_un_atanh_##S(T x) { return catanh##F(x); }                                       \
     CT_HD T ct_un_sigmoid_##S(T x) { return ct_un_inv_##S((T)1 + cexp##F(-x)); }
-CT_UN_COMPLEX(c64, float _Complex, float, f, ct_complex64, CMPLXF)
-CT_UN_COMPLEX(c128, double _Complex, double, , ct_complex128, CMPLX)
+_Static_assert(sizeof(float _Complex) == sizeof(ct_complex64), "complex64 layouts agree");
+_Static_assert(sizeof(double _Complex) == sizeof(ct_complex128), "complex128 layouts agree");
+CT_UN_COMPLEX(c64, float _Complex, float, f, ct_complex64)
+CT_UN_COMPLEX(c128, double _Complex, double, , ct_complex128)
 #endif
 
 #endif /* CT_KERNELS_UNARY_ELEM_H */
