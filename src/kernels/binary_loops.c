@@ -221,11 +221,15 @@ CT_INT_LOOPS(i64, int64_t, vu64, uint64_t, i64)
  * Add with alpha is fma(alpha, b, a) everywhere: one fused instruction per vector when the
  * level has FMA, else the scalar fma() of the generic loop (same rounding). */
 #if defined(CT_HAVE_VFMA) && CT_VBYTES == 64
-#define CT_VFMA_f32(x, y) ((vf32)_mm512_fmadd_ps((__m512)val, (__m512)(y), (__m512)(x)))
-#define CT_VFMA_f64(x, y) ((vf64)_mm512_fmadd_pd((__m512d)val, (__m512d)(y), (__m512d)(x)))
+#define CT_VFMA3_f32(x, y, z) ((vf32)_mm512_fmadd_ps((__m512)(x), (__m512)(y), (__m512)(z)))
+#define CT_VFMA3_f64(x, y, z) ((vf64)_mm512_fmadd_pd((__m512d)(x), (__m512d)(y), (__m512d)(z)))
 #elif defined(CT_HAVE_VFMA) && CT_VBYTES == 32
-#define CT_VFMA_f32(x, y) ((vf32)_mm256_fmadd_ps((__m256)val, (__m256)(y), (__m256)(x)))
-#define CT_VFMA_f64(x, y) ((vf64)_mm256_fmadd_pd((__m256d)val, (__m256d)(y), (__m256d)(x)))
+#define CT_VFMA3_f32(x, y, z) ((vf32)_mm256_fmadd_ps((__m256)(x), (__m256)(y), (__m256)(z)))
+#define CT_VFMA3_f64(x, y, z) ((vf64)_mm256_fmadd_pd((__m256d)(x), (__m256d)(y), (__m256d)(z)))
+#endif
+#if defined(CT_VFMA3_f32) /* x + alpha * y, alpha splat in `val` */
+#define CT_VFMA_f32(x, y) CT_VFMA3_f32(val, y, x)
+#define CT_VFMA_f64(x, y) CT_VFMA3_f64(val, y, x)
 #endif
 #define CT_SF_ADDA_f32(x, y) ct_kadd_f32(x, y, al)
 #define CT_SF_ADDA_f64(x, y) ct_kadd_f64(x, y, al)
@@ -281,14 +285,7 @@ CT_FLOAT_LOOPS(f64, double, vf64, f64)
  * vectors of real and of imaginary parts, the two forms and the 0/0 case chosen by masks
  * (every lane computes all three and keeps one), the same divisions, fmas and products, so
  * the same bits. Without vector FMA, the generic loop. */
-#if defined(CT_HAVE_VFMA)
-#if CT_VBYTES == 64
-#define CT_VFMA3_f32(x, y, z) ((vf32)_mm512_fmadd_ps((__m512)(x), (__m512)(y), (__m512)(z)))
-#define CT_VFMA3_f64(x, y, z) ((vf64)_mm512_fmadd_pd((__m512d)(x), (__m512d)(y), (__m512d)(z)))
-#else
-#define CT_VFMA3_f32(x, y, z) ((vf32)_mm256_fmadd_ps((__m256)(x), (__m256)(y), (__m256)(z)))
-#define CT_VFMA3_f64(x, y, z) ((vf64)_mm256_fmadd_pd((__m256d)(x), (__m256d)(y), (__m256d)(z)))
-#endif
+#if defined(CT_VFMA3_f32)
 /* the even / odd lanes of two L-lane vectors, and two vectors' lanes interleaved (low and
  * high halves) */
 #define CT_EVENS_4 0, 2, 4, 6
@@ -304,8 +301,6 @@ CT_FLOAT_LOOPS(f64, double, vf64, f64)
 #define CT_ZIPLO_16 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
 #define CT_ZIPHI_16 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
 #define CT_SHUF(x, y, ...) __builtin_shufflevector(x, y, __VA_ARGS__)
-#define CT_LANES_f32 (CT_VBYTES / 4)
-#define CT_LANES_f64 (CT_VBYTES / 8)
 #define CT_VSEL(VT, VU, m, x, y) ((VT)(((VU)(x) & (m)) | ((VU)(y) & ~(m))))
 /* the two vectors of operand P at element i (a broadcast operand: its value repeated) */
 #define CT_CDIV_LOAD(V0, V1, P, SP, BC, T, L)                                                      \
@@ -357,14 +352,13 @@ CT_FLOAT_LOOPS(f64, double, vf64, f64)
     }
 #define CT_CDIV_VEC_L(S, CT, RS, T, VT, VU, L)                                                     \
     CT_CDIV_VEC(S, CT, RS, T, VT, VU, L, CT_EVENS_##L, CT_ODDS_##L, CT_ZIPLO_##L, CT_ZIPHI_##L)
-#define CT_CDIV_VEC_X(S, CT, RS, T, VT, VU, L) CT_CDIV_VEC_L(S, CT, RS, T, VT, VU, L)
 #define CT_COMPLEX_DIV(S, CT, RS) CT_COMPLEX_DIV_##RS(S, CT)
 #if CT_VBYTES == 64
-#define CT_COMPLEX_DIV_f32(S, CT) CT_CDIV_VEC_X(S, CT, f32, float, vf32, vu32, 16)
-#define CT_COMPLEX_DIV_f64(S, CT) CT_CDIV_VEC_X(S, CT, f64, double, vf64, vu64, 8)
+#define CT_COMPLEX_DIV_f32(S, CT) CT_CDIV_VEC_L(S, CT, f32, float, vf32, vu32, 16)
+#define CT_COMPLEX_DIV_f64(S, CT) CT_CDIV_VEC_L(S, CT, f64, double, vf64, vu64, 8)
 #else
-#define CT_COMPLEX_DIV_f32(S, CT) CT_CDIV_VEC_X(S, CT, f32, float, vf32, vu32, 8)
-#define CT_COMPLEX_DIV_f64(S, CT) CT_CDIV_VEC_X(S, CT, f64, double, vf64, vu64, 4)
+#define CT_COMPLEX_DIV_f32(S, CT) CT_CDIV_VEC_L(S, CT, f32, float, vf32, vu32, 8)
+#define CT_COMPLEX_DIV_f64(S, CT) CT_CDIV_VEC_L(S, CT, f64, double, vf64, vu64, 4)
 #endif
 #else
 #define CT_COMPLEX_DIV(S, CT, RS)                                                                  \

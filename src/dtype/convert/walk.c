@@ -338,6 +338,12 @@ static void rows_body(void *p, int64_t begin, int64_t end) {
 
 /* ---- tiles ----------------------------------------------------------------------------------- */
 
+/* Line j of a group of rows of row_lines lines each, from pf on, rows sa bytes apart, into L1
+ * (Note [Tile prefetch]). */
+static inline void prefetch_line(const char *pf, int64_t sa, int64_t row_lines, int64_t j) {
+    __builtin_prefetch(pf + (j / row_lines) * sa + (j % row_lines) * LINE_BYTES, 0, 3);
+}
+
 /* Gather an na x nb tile of `isz`-byte elements (src steps sa along the tile's rows, sb
  * across them) into buf, row b at buf + b * row. `avail` (>= na) rows of dim 0 exist from
  * src on, for the prefetch. */
@@ -357,11 +363,8 @@ static void gather_tile(char *buf, int64_t row, const char *src, int64_t sa, int
             const char *pf = src + (a + GATHER_AHEAD) * sa;
             int64_t j = 0;
             for (int64_t b = 0; b < b4; b += 4) {
-                if (ahead && j < lines) {
-                    __builtin_prefetch(pf + (j / row_lines) * sa + (j % row_lines) * LINE_BYTES, 0,
-                                       3);
-                    j++;
-                }
+                if (ahead && j < lines)
+                    prefetch_line(pf, sa, row_lines, j++);
                 const char *s = src + a * sa + b * 4;
                 __m128 r0 = _mm_loadu_ps((const float *)s);
                 __m128 r1 = _mm_loadu_ps((const float *)(s + sa));
@@ -374,8 +377,8 @@ static void gather_tile(char *buf, int64_t row, const char *src, int64_t sa, int
                 _mm_storeu_ps((float *)(d + 2 * row), r2);
                 _mm_storeu_ps((float *)(d + 3 * row), r3);
             }
-            for (; ahead && j < lines; j++) /* lines beyond the blocks (rows wider than nb) */
-                __builtin_prefetch(pf + (j / row_lines) * sa + (j % row_lines) * LINE_BYTES, 0, 3);
+            while (ahead && j < lines) /* lines beyond the blocks (rows wider than nb) */
+                prefetch_line(pf, sa, row_lines, j++);
         }
         for (int64_t a = a4; a < na; a++) /* the last rows of dim 0 */
             for (int64_t b = 0; b < b4; b++)
