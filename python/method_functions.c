@@ -1,6 +1,7 @@
 /* Module functions that are forms of a Tensor method: ctensor.transpose(input, dim0, dim1) is
- * input.transpose(dim0, dim1), and likewise t, squeeze, unsqueeze, is_signed, clone and negative
- * (PyTorch's alias of neg),
+ * input.transpose(dim0, dim1), and likewise t, squeeze, unsqueeze, reshape, permute, narrow,
+ * select, broadcast_to (input.expand(size)), is_signed, clone and negative (PyTorch's alias
+ * of neg),
  * so that every layout gets what its method gives (sparse tensors their sparse forms, through
  * python/sparse.c's wrappers). The arguments are parsed with PyTorch's signature first, so
  * that a wrong argument raises the TypeError PyTorch raises for the function. */
@@ -19,6 +20,23 @@ static const ctp_signature squeeze_sigs[] = {
 static const ctp_signature unsqueeze_sig[] = {
     {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim"}}}};
 static const ctp_signature is_signed_sig[] = {{1, {{CTP_PARAM_TENSOR, "input"}}}};
+static const ctp_signature reshape_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_SYMINT_LIST, "shape"}}}};
+static const ctp_signature permute_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT_LIST, "dims"}}}};
+static const ctp_signature narrow_sigs[] = {
+    {4, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim"}, {CTP_PARAM_TENSOR, "start"},
+         {CTP_PARAM_INT64, "length"}}},
+    {4, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim"}, {CTP_PARAM_INT64, "start"},
+         {CTP_PARAM_INT64, "length"}}},
+};
+static const ctp_signature select_sigs[] = {
+    {3, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_INT64, "dim"}, {CTP_PARAM_INT64, "index"}}},
+    {3, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_NAME, "dim"}, {CTP_PARAM_INT64, "index"}}},
+};
+static const ctp_signature broadcast_to_sig[] = {
+    {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_SYMINT_LIST, "size"}}}};
+static const ctp_signature size_sig[] = {{1, {{CTP_PARAM_SYMINT_LIST, "size"}}}};
 static const ctp_signature negative_sig[] = {
     {2, {{CTP_PARAM_TENSOR, "input"}, {CTP_PARAM_TENSOR, "*out=None"}}}};
 
@@ -27,7 +45,8 @@ static PyObject *call_method(const char *method, PyObject *const *a, int npos, c
     PyObject *name = PyUnicode_FromString(method);
     if (name == NULL)
         return NULL;
-    PyObject *argv[4] = {a[0], npos > 1 ? a[1] : NULL, npos > 2 ? a[2] : NULL, NULL};
+    PyObject *argv[5] = {a[0], npos > 1 ? a[1] : NULL, npos > 2 ? a[2] : NULL,
+                         npos > 3 ? a[3] : NULL, NULL};
     PyObject *kwnames = NULL;
     size_t n = (size_t)npos;
     if (kwname != NULL && a[npos] != NULL) {
@@ -50,6 +69,59 @@ static PyObject *py_transpose(PyObject *mod, PyObject *args, PyObject *kwargs) {
     if (ctp_parse_args("transpose", transpose_sig, 1, args, kwargs, a) < 0)
         return NULL;
     return call_method("transpose", a, 3, NULL);
+}
+
+/* The method's own parser and the C API then decide the rest (a shape's -1, a dim's range,
+ * narrow's 0-dim tensor start), with the method's messages, as torch's functions share one
+ * implementation with their methods. */
+static PyObject *py_reshape(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("reshape", reshape_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("reshape", a, 2, NULL);
+}
+
+static PyObject *py_permute(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("permute", permute_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("permute", a, 2, NULL);
+}
+
+static PyObject *py_narrow(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("narrow", narrow_sigs, 2, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("narrow", a, 4, NULL);
+}
+
+static PyObject *py_select(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("select", select_sigs, 2, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("select", a, 3, NULL);
+}
+
+/* broadcast_to is expand without expand's `implicit` (PyTorch: at::broadcast_to calls
+ * expand, so the messages are expand's). */
+static PyObject *py_broadcast_to(PyObject *mod, PyObject *args, PyObject *kwargs) {
+    (void)mod;
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("broadcast_to", broadcast_to_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    return call_method("expand", a, 2, NULL);
+}
+
+static PyObject *tensor_broadcast_to(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS + 1];
+    if (ctp_parse_args("broadcast_to", size_sig, 1, args, kwargs, a + 1) < 0)
+        return NULL;
+    a[0] = self;
+    return call_method("expand", a, 2, NULL);
 }
 
 static PyObject *py_t(PyObject *mod, PyObject *args, PyObject *kwargs) {
@@ -165,16 +237,28 @@ static PyObject *tensor_square_(PyObject *self, PyObject *args, PyObject *kwargs
 }
 
 static PyMethodDef square_methods[] = {
+    {"broadcast_to", CTP_KW_FUNC(tensor_broadcast_to), METH_VARARGS | METH_KEYWORDS,
+     "broadcast_to(size) -> Tensor"},
     {"square", CTP_KW_FUNC(tensor_square), METH_VARARGS | METH_KEYWORDS, "square() -> Tensor"},
     {"square_", CTP_KW_FUNC(tensor_square_), METH_VARARGS | METH_KEYWORDS, "square_() -> Tensor"},
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef method_functions[] = {
+    {"broadcast_to", CTP_KW_FUNC(py_broadcast_to), METH_VARARGS | METH_KEYWORDS,
+     "broadcast_to(input, size) -> Tensor"},
     {"clone", CTP_KW_FUNC(py_clone), METH_VARARGS | METH_KEYWORDS,
      "clone(input, *, memory_format=None) -> Tensor"},
+    {"narrow", CTP_KW_FUNC(py_narrow), METH_VARARGS | METH_KEYWORDS,
+     "narrow(input, dim, start, length) -> Tensor"},
     {"negative", CTP_KW_FUNC(py_negative), METH_VARARGS | METH_KEYWORDS,
      "negative(input, *, out=None) -> Tensor"},
+    {"permute", CTP_KW_FUNC(py_permute), METH_VARARGS | METH_KEYWORDS,
+     "permute(input, dims) -> Tensor"},
+    {"reshape", CTP_KW_FUNC(py_reshape), METH_VARARGS | METH_KEYWORDS,
+     "reshape(input, shape) -> Tensor"},
+    {"select", CTP_KW_FUNC(py_select), METH_VARARGS | METH_KEYWORDS,
+     "select(input, dim, index) -> Tensor"},
     {"t", CTP_KW_FUNC(py_t), METH_VARARGS | METH_KEYWORDS, "t(input) -> Tensor"},
     {"squeeze", CTP_KW_FUNC(py_squeeze), METH_VARARGS | METH_KEYWORDS,
      "squeeze(input, dim=None) -> Tensor"},

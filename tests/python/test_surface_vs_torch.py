@@ -437,6 +437,9 @@ def ops():
          ("resize_", lambda s: ([s.x, 3, 2], {})), ("t", lambda s: ([s.x], {})),
          ("squeeze", lambda s: ([s.x[:1]], {})), ("unsqueeze", lambda s: ([s.x, 0], {})),
          ("transpose", lambda s: ([s.x, 0, 1], {})),
+         ("reshape", lambda s: ([s.x, (3, 2)], {})), ("permute", lambda s: ([s.b3, (2, 0, 1)], {})),
+         ("narrow", lambda s: ([s.x, 1, 1, 2], {})), ("select", lambda s: ([s.x, 1, -1], {})),
+         ("broadcast_to", lambda s: ([s.v, (2, 3)], {})),
          # indexing
          ("index_select", lambda s: ([s.x, 1, s.idx], {})),
          ("gather", lambda s: ([s.x, 1, s.idx2], {})),
