@@ -398,6 +398,11 @@ int ctp_sparse_init(PyObject *module);
 /* ctensor.transpose, t, clone, negative: the Tensor methods as module functions
  * (method_functions.c). */
 int ctp_method_functions_init(PyObject *module);
+/** no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+ *  is_inference_mode_enabled and Tensor.detach / requires_grad_ (grad_mode.c). */
+int ctp_grad_mode_init(PyObject *module);
+/** The setter of Tensor.requires_grad: False is accepted, True refused (no autograd). */
+int ctp_tensor_set_requires_grad(PyObject *self, PyObject *value, void *closure);
 
 /* Method tables of the tensor files, merged into the type at initialisation. */
 extern PyMethodDef ctp_tensor_view_methods[];    /* tensor_views.c */

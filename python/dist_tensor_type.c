@@ -642,7 +642,7 @@ static const char *const inherited[] = {
     "dim",        "ndimension", "numel",        "nelement",      "element_size",
     "is_complex", "is_signed",  "__format__",   "layout",        "itemsize",
     "nbytes",     "is_sparse",  "is_quantized", "requires_grad", "is_leaf",
-    "grad",       "is_floating_point",
+    "grad",       "grad_fn",    "is_floating_point",
 };
 
 static int is_inherited(const char *name) {

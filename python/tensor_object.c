@@ -230,7 +230,9 @@ static PyGetSetDef tensor_getset[] = {
     {"nbytes", get_nbytes, NULL, "numel() * element_size().", NULL},
     /* No autograd: the attributes code commonly reads, with their values for a tensor that
      * does not require gradients. */
-    {"requires_grad", get_false, NULL, "Always False: ctensor has no autograd.", NULL},
+    {"requires_grad", get_false, ctp_tensor_set_requires_grad,
+     "Always False: ctensor has no autograd (setting False is accepted).", NULL},
+    {"grad_fn", get_none, NULL, NULL, NULL},
     {"is_leaf", get_true, NULL, NULL, NULL},
     {"grad", get_none, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
