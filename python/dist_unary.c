@@ -98,7 +98,7 @@ static PyObject *inplace_method(ct_unop op) {
     return ctp_dist_failed(ct_unop_name(op), mark);
 }
 
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse)                              \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse)                              \
     static PyObject *g_##E(PyObject *s, PyObject *a, PyObject *k) {                                \
         return method(CT_UNOP_##E, s, a, k);                                                       \
     }                                                                                              \
@@ -116,11 +116,11 @@ static PyObject *inplace_method(ct_unop op) {
 /* Every row's method, then the in-place names of the rows that have one (compacted at init:
  * the others have a NULL name). */
 PyMethodDef ctp_global_unary_methods[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse)                              \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse)                              \
     {name, CTP_KW_FUNC(g_##E), KW, name "() -> GlobalTensor\n\nunary.def's " #E " row. Collective."},
 #include "ctensor/unary.def"
 #undef CT_UNARY
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse)                              \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse)                              \
     {(inplace) ? name "_" : NULL, CTP_KW_FUNC(gi_##E), KW,                                         \
      "Not supported: global tensors have no in-place forms."},
 #include "ctensor/unary.def"

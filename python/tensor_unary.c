@@ -41,7 +41,15 @@ static PyObject *target_result(ct_status st, PyObject *target) {
     return Py_NewRef(target);
 }
 
-/* op(input, *, out=None) and round(input, *, decimals=0, out=None). */
+/* The rows' out column: whether ctensor.<name> takes out=. */
+static const bool takes_out[CT_NUM_UNOPS] = {
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) [CT_UNOP_##E] = (out),
+#include "ctensor/unary.def"
+#undef CT_UNARY
+};
+
+/* op(input, *, out=None), op(input) for rows without out=, and round(input, *, decimals=0,
+ * out=None). */
 static PyObject *function_call(ct_unop op, const char *fname, PyObject *args, PyObject *kwargs) {
 #ifdef CT_HAVE_DIST
     if (ctp_dist_any_global(NULL, args, kwargs))
@@ -53,10 +61,16 @@ static PyObject *function_call(ct_unop op, const char *fname, PyObject *args, Py
         if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:round", kw, &input, &decimals,
                                          &out))
             return NULL;
-    } else {
+    } else if (takes_out[op]) {
         static char *kw[] = {(char *)"input", (char *)"out", NULL};
         if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O", kw, &input, &out))
             return NULL;
+    } else {
+        static const ctp_signature input_only[] = {{1, {{CTP_PARAM_TENSOR, "input"}}}};
+        PyObject *a[CTP_MAX_PARAMS];
+        if (ctp_parse_args(fname, input_only, 1, args, kwargs, a) < 0)
+            return NULL;
+        input = a[0];
     }
     ct_tensor *t = tensor_arg(fname, "input", 1, input);
     if (t == NULL)
@@ -147,7 +161,7 @@ static PyObject *function_inplace_call(ct_unop op, const char *fname, PyObject *
 static const char *const method_only_inplace[] = {"sign", "sgn", "logical_not", "bitwise_not"};
 
 #define KW METH_VARARGS | METH_KEYWORDS
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) \
     static PyObject *fn_##E(PyObject *m, PyObject *a, PyObject *k) {                               \
         (void)m;                                                                                   \
         return function_call(CT_UNOP_##E, name, a, k);                                             \
@@ -166,7 +180,7 @@ static const char *const method_only_inplace[] = {"sign", "sgn", "logical_not", 
 #undef CT_UNARY
 
 static PyMethodDef unary_functions[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) \
     {name, CTP_KW_FUNC(fn_##E), KW, name "(input, *, out=None) -> Tensor\n\nunary.def's " #E " row."},
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -174,7 +188,7 @@ static PyMethodDef unary_functions[] = {
 };
 
 static PyMethodDef unary_inplace_functions[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) \
     {(inplace) ? name "_" : NULL, CTP_KW_FUNC(fi_##E), KW, name "_(input) -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
@@ -182,11 +196,11 @@ static PyMethodDef unary_inplace_functions[] = {
 };
 
 static PyMethodDef unary_methods[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) \
     {name, CTP_KW_FUNC(m_##E), KW, name "() -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) \
     {(inplace) ? name "_" : NULL, CTP_KW_FUNC(mi_##E), KW, name "_() -> Tensor"},
 #include "ctensor/unary.def"
 #undef CT_UNARY

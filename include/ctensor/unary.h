@@ -49,7 +49,7 @@ extern "C" {
 
 /** The unary ops, one per row of ctensor/unary.def. */
 typedef enum ct_unop {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) CT_UNOP_##E,
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) CT_UNOP_##E,
 #include "ctensor/unary.def"
 #undef CT_UNARY
     CT_NUM_UNOPS

@@ -13,7 +13,7 @@
 #include "dist/dist_impl.h"
 
 typedef enum unary_partial { PARTIAL_NONE, PARTIAL_LINEAR } unary_partial;
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse)                              \
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse)                              \
     [CT_UNOP_##E] = PARTIAL_##partial,
 static const unary_partial PARTIAL[] = {
 #include "ctensor/unary.def"

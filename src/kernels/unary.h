@@ -13,7 +13,7 @@
 /* The kernel rows: one per row of ctensor/unary.def, in its order (ct_unop of the public
  * unary.h, which sits in the ops layer above, has the same values: src/ops/unary.c checks). */
 typedef enum ct_unary_kop {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) CT_UNK_##E,
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) CT_UNK_##E,
 #include "ctensor/unary.def"
 #undef CT_UNARY
     CT_NUM_UNKS

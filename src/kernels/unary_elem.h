@@ -32,10 +32,12 @@ CT_HD uint8_t ct_un_logical_not_b8(uint8_t x) { return (uint8_t)(x == 0); }
     CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }
 #define CT_UN_SIGN_1(S, T, W)                                                                      \
     CT_HD T ct_un_abs_##S(T x) { return x < 0 ? (T)((W)0 - (W)x) : x; }                         \
-    CT_HD T ct_un_sign_##S(T x) { return (T)((x > 0) - (x < 0)); }
+    CT_HD T ct_un_sign_##S(T x) { return (T)((x > 0) - (x < 0)); }                              \
+    CT_HD T ct_un_relu_##S(T x) { return x < 0 ? (T)0 : x; }
 #define CT_UN_SIGN_0(S, T, W)                                                                      \
     CT_HD T ct_un_abs_##S(T x) { return x; }                                                    \
-    CT_HD T ct_un_sign_##S(T x) { return (T)(x > 0); }
+    CT_HD T ct_un_sign_##S(T x) { return (T)(x > 0); }                                          \
+    CT_HD T ct_un_relu_##S(T x) { return x; }
 CT_UN_INT(u8, uint8_t, uint32_t, 0)
 CT_UN_INT(i8, int8_t, uint32_t, 1)
 CT_UN_INT(i16, int16_t, uint32_t, 1)
@@ -43,7 +45,8 @@ CT_UN_INT(i32, int32_t, uint32_t, 1)
 CT_UN_INT(i64, int64_t, uint64_t, 1)
 
 /* ---- float32 and float64 ----------------------------------------------------------------- */
-/* sign: PyTorch's (0 < x) - (x < 0), so NaN -> 0 and -0.0 -> 0.0 */
+/* sign: PyTorch's (0 < x) - (x < 0), so NaN -> 0 and -0.0 -> 0.0; relu: clamp_min(x, 0)
+ * keeps NaN and -0.0 (neither is below 0) */
 #define CT_UN_FLOAT(S, T, F)                                                                       \
     CT_HD T ct_un_neg_##S(T x) { return -x; }                                                   \
     CT_HD T ct_un_positive_##S(T x) { return x; }                                               \
@@ -55,6 +58,7 @@ CT_UN_INT(i64, int64_t, uint64_t, 1)
     CT_HD T ct_un_frac_##S(T x) { return x - trunc##F(x); }                                     \
     CT_HD T ct_un_round_##S(T x) { return nearbyint##F(x); }                                    \
     CT_HD T ct_un_reciprocal_##S(T x) { return (T)1 / x; }                                      \
+    CT_HD T ct_un_relu_##S(T x) { return x < 0 ? (T)0 : x; }                                    \
     CT_HD uint8_t ct_un_logical_not_##S(T x) { return (uint8_t)(x == 0); }
 CT_UN_FLOAT(f32, float, f)
 CT_UN_FLOAT(f64, double, )

@@ -18,14 +18,14 @@
 #define MAX_ITEM 16
 
 static const char *const CPU_NAMES[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) [CT_UNK_##E] = cpu_name,
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) [CT_UNK_##E] = cpu_name,
 #include "ctensor/unary.def"
 #undef CT_UNARY
 };
 _Static_assert(sizeof CPU_NAMES / sizeof CPU_NAMES[0] == CT_NUM_UNKS, "one name per row");
 
 static const unsigned DTYPES[] = {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) [CT_UNK_##E] = (dtypes),
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) [CT_UNK_##E] = (dtypes),
 #include "ctensor/unary.def"
 #undef CT_UNARY
 };

@@ -33,7 +33,8 @@ LOOP(logical_not, b8, uint8_t, uint8_t)
 /* integers */
 #define INT_LOOPS(S, T)                                                                            \
     LOOP(neg, S, T, T) LOOP(positive, S, T, T) LOOP(abs, S, T, T) LOOP(sign, S, T, T)             \
-    LOOP(floor, S, T, T) LOOP(bitwise_not, S, T, T) LOOP(logical_not, S, T, uint8_t)
+    LOOP(floor, S, T, T) LOOP(bitwise_not, S, T, T) LOOP(logical_not, S, T, uint8_t)           \
+    LOOP(relu, S, T, T)
 INT_LOOPS(u8, uint8_t)
 INT_LOOPS(i8, int8_t)
 INT_LOOPS(i16, int16_t)
@@ -45,7 +46,8 @@ INT_LOOPS(i64, int64_t)
 #define FLOAT_PLAIN(S, T)                                                                          \
     LOOP(neg, S, T, T) LOOP(positive, S, T, T) LOOP(abs, S, T, T) LOOP(sign, S, T, T)             \
     LOOP(floor, S, T, T) LOOP(ceil, S, T, T) LOOP(trunc, S, T, T) LOOP(frac, S, T, T)             \
-    LOOP(round, S, T, T) LOOP(reciprocal, S, T, T) LOOP(logical_not, S, T, uint8_t)
+    LOOP(round, S, T, T) LOOP(reciprocal, S, T, T) LOOP(logical_not, S, T, uint8_t)           \
+    LOOP(relu, S, T, T)
 #define TRANSCENDENTAL(X)                                                                          \
     X(exp) X(expm1) X(exp2) X(log) X(log1p) X(log2) X(log10) X(sqrt) X(rsqrt) X(sin) X(cos)        \
     X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh)              \
@@ -444,4 +446,5 @@ const ct_unary_loop_table CAT2(ct_unary_loops, CT_ISA_SUFFIX) = {
     TRANS_ROW(sigmoid, SIGMOID)
     [CT_UNK_ERF] = {VFLOATS(erf)},
     [CT_UNK_ERFC] = {VFLOATS(erfc)},
+    [CT_UNK_RELU] = {INTS(relu), FLOATS(relu)},
 };

@@ -25,7 +25,7 @@
 /* The rows of unary.def, numbered as ct_unop (kept apart from kernels/unary.h, which is
  * host-only). */
 enum {
-#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, partial, sparse) CT_UP_##E,
+#define CT_UNARY(E, name, cpu_name, result, dtypes, inplace, out, partial, sparse) CT_UP_##E,
 #include "ctensor/unary.def"
 #undef CT_UNARY
     CT_UP_COUNT
@@ -74,7 +74,8 @@ static inline bool ct_uplan_supported(int op, ct_dtype math) {
     case CT_INT64:
         return op == CT_UP_NEG || op == CT_UP_POSITIVE || op == CT_UP_ABS || op == CT_UP_SIGN ||
                op == CT_UP_SGN || op == CT_UP_FLOOR || op == CT_UP_CEIL || op == CT_UP_TRUNC ||
-               op == CT_UP_ROUND || op == CT_UP_LOGICAL_NOT || op == CT_UP_BITWISE_NOT;
+               op == CT_UP_ROUND || op == CT_UP_LOGICAL_NOT || op == CT_UP_BITWISE_NOT ||
+               op == CT_UP_RELU;
     case CT_FLOAT32:
     case CT_FLOAT64:
         return op >= 0 && op < CT_UP_COUNT && op != CT_UP_BITWISE_NOT;
@@ -233,6 +234,7 @@ CT_UELEM_END(BOOL)
     CT_UCASE(TRUNC, ct_un_floor_##S)                                                               \
     CT_UCASE(ROUND, ct_un_floor_##S)                                                               \
     CT_UCASE(BITWISE_NOT, ct_un_bitwise_not_##S)                                                   \
+    CT_UCASE(RELU, ct_un_relu_##S)                                                                 \
     CT_UCASE_BOOL(ct_un_logical_not_##S)                                                           \
     CT_UELEM_END(E)
 CT_UELEM_INT(UINT8, u8, uint8_t)
@@ -280,6 +282,7 @@ CT_UELEM_INT(INT64, i64, int64_t)
     CT_UCASE(SIGMOID, ct_un_sigmoid_##S)                                                           \
     CT_UCASE(ERF, ct_un_erf_##S)                                                                   \
     CT_UCASE(ERFC, ct_un_erfc_##S)                                                                 \
+    CT_UCASE(RELU, ct_un_relu_##S)                                                                 \
     CT_UCASE_BOOL(ct_un_logical_not_##S)                                                           \
     CT_UELEM_END(E)
 CT_UELEM_FLOAT(FLOAT32, f32, float)

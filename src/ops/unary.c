@@ -37,7 +37,7 @@ typedef struct unop_spec {
 #define SAME_OUT_FLOAT false
 #define SAME_OUT_BOOL false
 #define SAME_OUT_REAL true
-#define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace, partial, sparse_)                   \
+#define CT_UNARY(E, name_, cpu_name, result_, dtypes, inplace, out, partial, sparse_)                   \
     [CT_UNOP_##E] = {.cfg = {.name = name_,                                                        \
                              .promote_inputs = false,                                              \
                              .int_to_float = TO_FLOAT_##result_,                                   \
@@ -86,6 +86,12 @@ static ct_status op_check(ct_unop op, const ct_tensor *t, bool inplace) {
         if (ct_dtype_is_complex(d))
             return ct_set_error(CT_ERR_RUNTIME, "%s is not supported for complex inputs",
                                 SPECS[op].cfg.name);
+        break;
+    case CT_UNOP_RELU: /* clamp_min(x, 0) refuses these before dispatching */
+        if (d == CT_BOOL)
+            return ct_set_error(CT_ERR_RUNTIME, "Boolean inputs not supported for relu");
+        if (ct_dtype_is_complex(d))
+            return ct_set_error(CT_ERR_RUNTIME, "clamp is not supported for complex types");
         break;
     case CT_UNOP_ABS:
         if (inplace && ct_dtype_is_complex(d))

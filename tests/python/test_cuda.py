@@ -1381,9 +1381,9 @@ def test_ternary_out_and_errors():
 UNARY = ["neg", "positive", "abs", "sign", "sgn", "floor", "ceil", "trunc", "frac", "round",
          "reciprocal", "logical_not", "bitwise_not", "exp", "expm1", "exp2", "log", "log1p",
          "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc"]
+         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "relu"]
 UNARY_EXACT = {"neg", "positive", "sign", "floor", "ceil", "trunc", "frac", "round",
-               "reciprocal", "logical_not", "bitwise_not", "sqrt", "rsqrt"}
+               "reciprocal", "logical_not", "bitwise_not", "sqrt", "rsqrt", "relu"}
 UNARY_COMPLEX_ON_CUDA = {"neg", "positive", "abs", "sgn", "logical_not"}
 
 

@@ -22,7 +22,7 @@ ROWS = [name for name in ("neg", "positive", "abs", "sign", "sgn", "floor", "cei
                           "frac", "round", "reciprocal", "logical_not", "bitwise_not", "exp",
                           "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
                           "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-                          "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc")]
+                          "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "relu")]
 SUPPORTED = {"abs", "sign", "sgn", "floor", "ceil", "trunc", "round", "expm1", "log1p", "sqrt",
              "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "erf"}
 

@@ -347,7 +347,7 @@ def red(name, build, exact=True, **k):
 
 
 EXACT_UNARY = "neg positive abs sign sgn floor ceil trunc frac round logical_not bitwise_not " \
-              "isnan isinf isfinite isposinf isneginf isreal negative absolute fix square".split()
+              "isnan isinf isfinite isposinf isneginf isreal negative absolute fix square relu".split()
 TRANS_UNARY = "reciprocal exp expm1 exp2 log log1p log2 log10 sqrt rsqrt sin cos tan asin " \
               "acos atan sinh cosh tanh asinh acosh atanh sigmoid erf erfc arcsin arccos arctan " \
               "arcsinh arccosh arctanh".split()

@@ -23,12 +23,13 @@ from arith_util import torch_error, torch_warning
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64", "complex64", "complex128"]
 EXACT = ["neg", "positive", "abs", "sign", "sgn", "floor", "ceil", "trunc", "frac", "round",
-         "logical_not", "bitwise_not"]
+         "logical_not", "bitwise_not", "relu"]
 TRANS = ["reciprocal", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
          "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
          "atanh", "sigmoid", "erf", "erfc"]
 OPS = EXACT + TRANS
 NO_INPLACE = {"positive"}
+NO_OUT = {"relu"}  # torch.relu has no out= overload
 REAL_PREC = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53,
              "complex64": 24, "complex128": 53}
 
@@ -229,7 +230,7 @@ def test_method_and_inplace(op, dtype):
 OUT_DTYPES = ["bool", "int32", "int64", "float16", "float32", "float64", "complex64"]
 
 
-@pytest.mark.parametrize("op", [o for o in OPS if o != "positive"])
+@pytest.mark.parametrize("op", [o for o in OPS if o != "positive" and o not in NO_OUT])
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64", "bool"])
 @pytest.mark.parametrize("out_dtype", OUT_DTYPES)
 def test_out_every_dtype(op, dtype, out_dtype):
@@ -334,6 +335,22 @@ def test_type_error_for_non_tensor():
     with pytest.raises(TypeError, match=r"exp\(\): argument 'input' \(position 1\) must be "
                                         r"Tensor, not int"):
         ctensor.exp(3)
+
+
+@pytest.mark.parametrize("op", sorted(NO_OUT))
+def test_no_out_like_torch(op):
+    """Rows without out= (their `out` column) refuse it with torch's TypeError."""
+    calls = [lambda L: getattr(L, op)(L.ones(2), out=L.empty(2)),
+             lambda L: getattr(L, op)(L.ones(2), L.ones(2)),
+             lambda L: getattr(L, op)(),
+             lambda L: getattr(L, op)(3)]
+    for call in calls:
+        with pytest.raises(TypeError) as want:
+            call(torch)
+        with pytest.raises(TypeError) as got:
+            call(ctensor)
+        assert str(got.value) == str(want.value)
+    assert getattr(ctensor, op)(input=ctensor.ones(2)).tolist() == [1.0, 1.0]
 
 
 # ---- accuracy of the float32 transcendental functions ------------------------------------

@@ -21,7 +21,7 @@ only4 = pytest.mark.skipif(WORLD != 4, reason="the 2x2 mesh needs exactly 4 rank
 UNARY = ["neg", "positive", "abs", "sign", "sgn", "floor", "ceil", "trunc", "frac", "round",
          "reciprocal", "logical_not", "bitwise_not", "exp", "expm1", "exp2", "log", "log1p",
          "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc"]
+         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "relu"]
 LINEAR = {"neg", "positive"}
 
 
