@@ -401,6 +401,8 @@ int ctp_method_functions_init(PyObject *module);
 /** no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
  *  is_inference_mode_enabled and Tensor.detach / requires_grad_ (grad_mode.c). */
 int ctp_grad_mode_init(PyObject *module);
+/** softmax and log_softmax, functions and methods (tensor_softmax.c). */
+int ctp_softmax_init(PyObject *module);
 /** The setter of Tensor.requires_grad: False is accepted, True refused (no autograd). */
 int ctp_tensor_set_requires_grad(PyObject *self, PyObject *value, void *closure);
 

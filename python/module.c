@@ -98,7 +98,7 @@ PyMODINIT_FUNC PyInit_ctensor(void) {
         ctp_scatter_init(module) < 0 /* gather, scatter, index_add, ... (tensor_scatter.c) */ ||
         ctp_search_init(module) < 0 /* searchsorted, bucketize (tensor_search.c) */ ||
         ctp_method_functions_init(module) < 0 /* transpose, t, clone, negative */ ||
-        ctp_grad_mode_init(module) < 0 ||
+        ctp_grad_mode_init(module) < 0 || ctp_softmax_init(module) < 0 ||
         ctp_sparse_init(module) < 0 /* after every method and function it wraps exists */
 #ifdef CT_HAVE_DIST
         || ctp_dist_init(module) < 0 /* placement, sbp, env, GlobalTensor; MPI starts later */

@@ -224,6 +224,24 @@ CT_API ct_status ct_cumulative(bool prod, const ct_tensor *input, int64_t dim, c
  *  float should match"). */
 CT_API ct_status ct_cumulative_(bool prod, ct_tensor *self, int64_t dim, ct_dtype dtype);
 
+/** torch.softmax (log false) / torch.log_softmax (log true) of input along dim, out= (out, or
+ *  NULL for a new tensor): exp(x - max) / sum(exp(x - max)), and x - max - log(sum(exp(x -
+ *  max))), max and sums along dim. `dtype` (CT_DTYPE_UNDEFINED: none) casts the input first;
+ *  the result has the (cast) input's dtype and is contiguous whatever the input's layout.
+ *  float16 and bfloat16 compute in float32 and round once. A line holding NaN, or only -inf
+ *  (or an inf), gives NaN, as in PyTorch. Every device whose backend runs amax, sum, exp and
+ *  the arithmetic runs it; meta gives the shape and dtype. Errors: dim out of range
+ *  (CT_ERR_INDEX, as ct_reduce); a (cast) input other than float16, bfloat16, float32 and
+ *  float64: CT_ERR_NOT_IMPLEMENTED "\"softmax_lastdim_kernel_impl\" not implemented for
+ *  'Long'" ("log_softmax_lastdim_kernel_impl" for log; "softmax_kernel_impl", for both,
+ *  along another dim than the last);
+ *  out of another dtype than the result: CT_ERR_RUNTIME "Expected out tensor to have dtype
+ *  float, but got double instead"; out of another shape is resized (a warning when it had
+ *  elements); a sparse input: CT_ERR_NOT_IMPLEMENTED. New reference in *result (out itself
+ *  when given). */
+CT_API ct_status ct_softmax(bool log, const ct_tensor *input, int64_t dim, ct_dtype dtype,
+                            ct_tensor *out, ct_tensor **result);
+
 CT_EXTERN_C_END
 
 #endif /* CTENSOR_REDUCE_H */

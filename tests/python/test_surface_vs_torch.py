@@ -418,7 +418,10 @@ def ops():
           red("var", lambda s: ([s.x, 1], {"keepdim": True}), exact=False, label="var_dim"),
           red("norm", lambda s: ([s.x], {}), exact=False),
           red("norm", lambda s: ([s.x, 1, 1], {}), exact=False, label="norm_p1_dim"),
-          red("logsumexp", lambda s: ([s.x, (0, 1)], {}), exact=False, label="logsumexp_dims")]
+          red("logsumexp", lambda s: ([s.x, (0, 1)], {}), exact=False, label="logsumexp_dims"),
+          red("softmax", lambda s: ([s.x, 1], {}), exact=False),
+          red("softmax", lambda s: ([s.x, 0], {}), exact=False, label="softmax_dim0"),
+          red("log_softmax", lambda s: ([s.x, -1], {}), exact=False)]
     for op in o:
         if op.name == "logsumexp":
             op.exact = False

@@ -307,6 +307,7 @@ static ct_status op_rdiv_scalar(ct_tensor **o) {
 static ct_status op_unary_exp_half(ct_tensor **o) { return ct_unary(CT_UNOP_EXP, h23, o); }
 static ct_status op_unary_sqrt_int(ct_tensor **o) { return ct_unary(CT_UNOP_SQRT, i31, o); }
 static ct_status op_unary_abs_complex(ct_tensor **o) { return ct_unary(CT_UNOP_ABS, cx3, o); }
+static ct_status op_unary_relu_half(ct_tensor **o) { return ct_unary(CT_UNOP_RELU, h23, o); }
 static ct_status op_unary_out(ct_tensor **o) {
     (void)o;
     return ct_unary_out(CT_UNOP_SIN, i31, target);
@@ -534,6 +535,7 @@ static const fault_case cases[] = {
     CASE(op_unary_exp_half),
     CASE(op_unary_sqrt_int),
     CASE(op_unary_abs_complex),
+    CASE(op_unary_relu_half),
     CASE_ON(op_unary_out, prep_empty),
     CASE_ON(op_argmax_out, prep_empty_i64),
     CASE_ON(op_nonzero_out, prep_empty_i64),

@@ -1,8 +1,8 @@
 /* Allocation-failure injection over the ops that came after test_fault_all.c's table: the
  * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
- * logsumexp), joining and splitting (join.h), linspace/logspace/eye (range.h), reordering
- * (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu,
+ * logsumexp, softmax / log_softmax), joining and splitting (join.h), linspace / logspace /
+ * eye (range.h), reordering (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu,
  * linalg_add.h (addbmm, addr, addmv_), gather / scatter / index_add / index_fill /
  * index_copy (scatter.h), searchsorted / bucketize (search.h), unique_dim /
  * unique_consecutive (unique.h) and nonzero. The
@@ -217,6 +217,21 @@ static ct_status op_count_nonzero(ct_tensor **o) {
 }
 static ct_status op_logsumexp(ct_tensor **o) {
     return ct_reduce(CT_REDUCE_LOGSUMEXP, d13, DIMS(0), 1, true, U, o);
+}
+static ct_status op_softmax_last(ct_tensor **o) { return ct_softmax(false, x345, 2, U, NULL, o); }
+static ct_status op_log_softmax_dim0(ct_tensor **o) {
+    return ct_softmax(true, x345, 0, U, NULL, o);
+}
+static ct_status op_softmax_half(ct_tensor **o) { return ct_softmax(false, h23, -1, U, NULL, o); }
+static ct_status op_softmax_dtype(ct_tensor **o) {
+    return ct_softmax(false, d13, 0, CT_FLOAT32, NULL, o);
+}
+static ct_status op_log_softmax_out(ct_tensor **o) {
+    (void)o;
+    ct_tensor *r = NULL;
+    ct_status st = ct_softmax(true, f23, 1, U, target, &r);
+    ct_tensor_release(r);
+    return st;
 }
 static ct_status op_nansum_out(ct_tensor **o) {
     (void)o;
@@ -464,6 +479,11 @@ static const fault_case cases[] = {
     CASE(op_nanmean_h),
     CASE(op_count_nonzero),
     CASE(op_logsumexp),
+    CASE(op_softmax_last),
+    CASE(op_log_softmax_dim0),
+    CASE(op_softmax_half),
+    CASE(op_softmax_dtype),
+    CASE_ON(op_log_softmax_out, prep_empty_f),
     CASE_ON(op_nansum_out, prep_empty_f),
     CASE(op_argmin),
     CASE(op_cat),
