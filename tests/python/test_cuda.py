@@ -1549,6 +1549,21 @@ def test_var_std_logsumexp_nanmean(name):
                         f"nanmean({name} {lay}, {kw})", ulps=ulps)
 
 
+@pytest.mark.parametrize("name", sorted(FLOATS))
+def test_softmax(name):
+    """softmax on cuda (amax, exp, sum and division through the GPU kernels) against the cpu
+    (its fused rows along the last dim, the same steps elsewhere), every layout, both dims;
+    log_softmax's values near 0 carry the sum's absolute rounding, so it is checked only for
+    running there and its dtype and shape."""
+    for lay, x in red_layouts(name, "softmax"):
+        for dim in ((0,) if x.dim() == 0 else (0, -1)):
+            check_multi(lambda t: ctensor.softmax(t, dim), None, x,
+                        f"softmax({name} {lay}, {dim})", ulps=16)
+            got = ctensor.log_softmax(cuda_view(x) if x.dim() else x.cuda(), dim)
+            on_cuda(got)
+            assert (got.dtype, tuple(got.shape)) == (x.dtype, tuple(x.shape))
+
+
 def test_reduce2_large_float32():
     """Long rows through the split-row kernels: the first maximum of many ties, var within
     rounding."""
