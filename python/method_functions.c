@@ -124,6 +124,25 @@ static PyObject *tensor_broadcast_to(PyObject *self, PyObject *args, PyObject *k
     return call_method("expand", a, 2, NULL);
 }
 
+/* type_as(other): PyTorch's self.to(other.options()), other's dtype and device (self itself
+ * when they are self's). */
+static const ctp_signature type_as_sig[] = {{1, {{CTP_PARAM_TENSOR, "other"}}}};
+
+static PyObject *tensor_type_as(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args("type_as", type_as_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    ct_tensor *t = ctp_tensor_get(self), *other = ctp_tensor_get(a[0]), *r = NULL;
+    ct_device device = ct_tensor_device(other);
+    ct_status st = ct_tensor_to(t, ct_tensor_dtype(other), &device, false,
+                                CT_MEMFMT_PRESERVE, &r);
+    if (st == CT_OK && r == t) {
+        ct_tensor_release(r);
+        return Py_NewRef(self);
+    }
+    return ctp_tensor_result(NULL, st, r);
+}
+
 static PyObject *py_t(PyObject *mod, PyObject *args, PyObject *kwargs) {
     (void)mod;
     PyObject *a[CTP_MAX_PARAMS];
@@ -240,6 +259,8 @@ static PyMethodDef square_methods[] = {
     {"broadcast_to", CTP_KW_FUNC(tensor_broadcast_to), METH_VARARGS | METH_KEYWORDS,
      "broadcast_to(size) -> Tensor"},
     {"square", CTP_KW_FUNC(tensor_square), METH_VARARGS | METH_KEYWORDS, "square() -> Tensor"},
+    {"type_as", CTP_KW_FUNC(tensor_type_as), METH_VARARGS | METH_KEYWORDS,
+     "type_as(other) -> Tensor"},
     {"square_", CTP_KW_FUNC(tensor_square_), METH_VARARGS | METH_KEYWORDS, "square_() -> Tensor"},
     {NULL, NULL, 0, NULL},
 };

@@ -1,5 +1,6 @@
 /* Joining and splitting (include/ctensor/join.h): the functions cat (concat, concatenate),
- * stack, split, chunk, unbind, flatten, unflatten, movedim (moveaxis), swapaxes, swapdims
+ * stack, hstack, vstack (row_stack), dstack, column_stack, atleast_1d / 2d / 3d, split, chunk,
+ * unbind, flatten, unflatten, movedim (moveaxis), swapaxes, swapdims
  * and the methods split, chunk, unflatten, movedim, moveaxis.
  *
  * A thin skin: it parses PyTorch's signatures, turns a sequence of tensors into an array and
@@ -244,6 +245,133 @@ static PyObject *py_chunk(PyObject *m, PyObject *args, PyObject *kwargs) {
     return chunk_impl(a[0], a[1], a[2]);
 }
 
+/* ---- hstack, vstack, dstack, column_stack, atleast_Nd ---------------------------------------- */
+
+/* A global tensor among `seq`'s items: the error of a local function (argparse.c's wording),
+ * as these have no global form. */
+static int refuse_global(const char *fname, PyObject *seq) {
+#ifdef CT_HAVE_DIST
+    if (ctp_dist_seq_has_global(seq)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s(): Expected all tensors to be local, but found a global tensor (no "
+                     "global form of this function yet; x.to_local() gives this rank's "
+                     "component)",
+                     fname);
+        return -1;
+    }
+#else
+    (void)fname;
+    (void)seq;
+#endif
+    return 0;
+}
+
+static const ctp_signature join_kind_sig[] = {{2, {{OBJ, "tensors"}, {TEN, "*out=None"}}}};
+
+static PyObject *run_join_kind(const char *fname, ct_join_kind kind, PyObject *args,
+                               PyObject *kwargs) {
+    PyObject *a[CTP_MAX_PARAMS];
+    if (ctp_parse_args(fname, join_kind_sig, 1, args, kwargs, a) < 0)
+        return NULL;
+    ct_tensor **v = NULL;
+    size_t n = 0;
+    if (tensors_of(fname, a[0], &v, &n) < 0)
+        return NULL;
+    if (refuse_global(fname, a[0]) < 0) {
+        PyMem_Free(v);
+        return NULL;
+    }
+    PyObject *r;
+    if (a[1] != NULL) {
+        ct_status st = ct_tensor_join_kind_out(kind, (const ct_tensor *const *)v, n,
+                                               ctp_tensor_get(a[1]));
+        r = st != CT_OK ? ctp_raise_status(st)
+                        : ctp_warning_error() < 0 ? NULL : Py_NewRef(a[1]);
+    } else {
+        ct_tensor *t = NULL;
+        ct_status st = ct_tensor_join_kind(kind, (const ct_tensor *const *)v, n, &t);
+        r = ctp_tensor_result(NULL, st, t);
+    }
+    PyMem_Free(v);
+    return r;
+}
+
+#define JOIN_KIND(name, kind)                                                                      \
+    static PyObject *py_##name(PyObject *m, PyObject *args, PyObject *kwargs) {                    \
+        (void)m;                                                                                   \
+        return run_join_kind(#name, kind, args, kwargs);                                           \
+    }
+JOIN_KIND(hstack, CT_JOIN_HSTACK)
+JOIN_KIND(vstack, CT_JOIN_VSTACK)
+JOIN_KIND(row_stack, CT_JOIN_VSTACK)
+JOIN_KIND(dstack, CT_JOIN_DSTACK)
+JOIN_KIND(column_stack, CT_JOIN_COLUMN_STACK)
+
+/* atleast_Nd(*tensors): one tensor gives a tensor (itself when it has the dims), several or
+ * one sequence give a tuple, as torch's Python function. */
+static PyObject *atleast_one(PyObject *obj, int ndim) {
+    ct_tensor *in = ctp_tensor_get(obj), *r = NULL;
+    ct_status st = ct_tensor_atleast(in, ndim, &r);
+    if (st == CT_OK && r == in) { /* itself: the same Python object */
+        ct_tensor_release(r);
+        return Py_NewRef(obj);
+    }
+    return ctp_tensor_result(NULL, st, r);
+}
+
+static PyObject *run_atleast(const char *fname, int ndim, PyObject *args, PyObject *kwargs) {
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) { /* torch's `def f(*tensors)` */
+        PyObject *key = NULL, *value;
+        Py_ssize_t pos = 0;
+        PyDict_Next(kwargs, &pos, &key, &value);
+        return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'",
+                            fname, key);
+    }
+    PyObject *seq = args;
+    if (PyTuple_GET_SIZE(args) == 1) {
+        PyObject *only = PyTuple_GET_ITEM(args, 0);
+        if (ctp_tensor_check(only)) {
+            if (refuse_global(fname, args) < 0)
+                return NULL;
+            return atleast_one(only, ndim);
+        }
+        if (!PyTuple_Check(only) && !PyList_Check(only)) /* the overloads' TypeError */
+            return PyErr_Format(
+                PyExc_TypeError,
+                "%s() received an invalid combination of arguments - got (%s), but expected "
+                "one of:\n * (Tensor input)\n      didn't match because some of the arguments "
+                "have invalid types: (!%s!)\n * (tuple of Tensors tensors)\n      didn't match "
+                "because some of the arguments have invalid types: (!%s!)\n",
+                fname, Py_TYPE(only)->tp_name, Py_TYPE(only)->tp_name, Py_TYPE(only)->tp_name);
+        seq = only; /* atleast_1d([a, b]) */
+    }
+    ct_tensor **v = NULL;
+    size_t n = 0;
+    if (tensors_of(fname, seq, &v, &n) < 0)
+        return NULL;
+    PyMem_Free(v); /* (checked: every item is a tensor) */
+    if (refuse_global(fname, seq) < 0)
+        return NULL;
+    PyObject *r = PyTuple_New((Py_ssize_t)n);
+    for (size_t i = 0; r != NULL && i < n; i++) {
+        PyObject *item = atleast_one(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), ndim);
+        if (item == NULL)
+            Py_CLEAR(r);
+        else
+            PyTuple_SET_ITEM(r, (Py_ssize_t)i, item);
+    }
+    return r;
+}
+
+#define ATLEAST(n)                                                                                 \
+    static PyObject *py_atleast_##n##d(PyObject *m, PyObject *args, PyObject *kwargs) {            \
+        (void)m;                                                                                   \
+        return run_atleast("atleast_" #n "d", n, args, kwargs);                                    \
+    }
+ATLEAST(1)
+ATLEAST(2)
+ATLEAST(3)
+
 /* ---- unflatten, movedim ---------------------------------------------------------------------- */
 
 static const ctp_signature unflatten_sig[] = {{2, {{I64, "dim"}, {ILS, "sizes"}}}};
@@ -404,6 +532,14 @@ static PyMethodDef join_functions[] = {
     FN(moveaxis, "moveaxis(input, source, destination) -> Tensor\n\nAlias of movedim."),
     FN(swapaxes, "swapaxes(input, axis0, axis1) -> Tensor"),
     FN(swapdims, "swapdims(input, dim0, dim1) -> Tensor"),
+    FN(hstack, "hstack(tensors, *, out=None) -> Tensor"),
+    FN(vstack, "vstack(tensors, *, out=None) -> Tensor"),
+    FN(row_stack, "row_stack(tensors, *, out=None) -> Tensor\n\nAlias of vstack."),
+    FN(dstack, "dstack(tensors, *, out=None) -> Tensor"),
+    FN(column_stack, "column_stack(tensors, *, out=None) -> Tensor"),
+    FN(atleast_1d, "atleast_1d(*tensors) -> Tensor or tuple of Tensors"),
+    FN(atleast_2d, "atleast_2d(*tensors) -> Tensor or tuple of Tensors"),
+    FN(atleast_3d, "atleast_3d(*tensors) -> Tensor or tuple of Tensors"),
     {NULL, NULL, 0, NULL},
 };
 

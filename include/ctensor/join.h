@@ -61,6 +61,32 @@ CT_API ct_status ct_tensor_stack(const ct_tensor *const *tensors, size_t n, int6
 CT_API ct_status ct_tensor_stack_out(const ct_tensor *const *tensors, size_t n, int64_t dim,
                                      ct_tensor *out);
 
+/** torch.atleast_1d / atleast_2d / atleast_3d (ndim 1, 2 or 3): the tensor itself (a new
+ *  reference to the same object) when it has at least ndim dims, else a view with dims of
+ *  size 1 added as PyTorch adds them: a 0-dim tensor becomes (1), (1, 1) or (1, 1, 1); a
+ *  vector (n) becomes (1, n) or (1, n, 1); a matrix (m, n) becomes (m, n, 1). Errors:
+ *  CT_ERR_MISUSE for ndim outside 1..3. New reference in *out. */
+CT_API ct_status ct_tensor_atleast(const ct_tensor *tensor, int ndim, ct_tensor **out);
+
+/** The NumPy-style joins, each cat of views of its inputs, as PyTorch composes them. */
+typedef enum ct_join_kind {
+    CT_JOIN_HSTACK = 0,      /**< torch.hstack: atleast_1d, then cat along 0 for vectors, else 1 */
+    CT_JOIN_VSTACK = 1,      /**< torch.vstack (row_stack): atleast_2d, then cat along 0 */
+    CT_JOIN_DSTACK = 2,      /**< torch.dstack: atleast_3d, then cat along 2 */
+    CT_JOIN_COLUMN_STACK = 3 /**< torch.column_stack: scalars and vectors as (n, 1) columns,
+                                  then cat along 1 */
+} ct_join_kind;
+
+/** torch.hstack(tensors) and the other kinds: a new tensor (as ct_tensor_cat) in *out.
+ *  Errors: CT_ERR_RUNTIME "hstack expects a non-empty TensorList" (n == 0; the kind's name);
+ *  those of ct_tensor_cat ("Tensors must have same number of dimensions: got 1 and 2", ...);
+ *  CT_ERR_MISUSE for an invalid kind or a NULL tensor. */
+CT_API ct_status ct_tensor_join_kind(ct_join_kind kind, const ct_tensor *const *tensors, size_t n,
+                                     ct_tensor **out);
+/** torch.hstack(tensors, out=out) and the other kinds: as ct_tensor_cat_out. */
+CT_API ct_status ct_tensor_join_kind_out(ct_join_kind kind, const ct_tensor *const *tensors,
+                                         size_t n, ct_tensor *out);
+
 /** Release every reference of a list returned below, then the array. NULL is fine. */
 CT_API void ct_tensor_list_release(ct_tensor **list, int64_t n);
 

@@ -104,3 +104,27 @@ def test_errors_like_torch(k):
     if want[0] == "err" and "torch." in want[2]:  # a type named in torch's message
         want = (want[0], want[1], want[2].replace("torch.", "ctensor."))
     assert got == want
+
+
+def test_type_as_like_torch():
+    """type_as(other) is self.to(other's dtype and device): self itself when those are
+    self's; memory format preserved."""
+    for L in (torch, ctensor):
+        x = L.ones(2, dtype=L.int32)
+        assert x.type_as(L.zeros(1, dtype=L.int32)) is x
+        assert str(x.type_as(L.ones(1, dtype=L.float64)).dtype).endswith("float64")
+        assert str(x.type_as(L.ones(1, device="meta")).device) == "meta"
+    cases = [lambda L: L.arange(6).reshape(2, 3).t().type_as(L.ones(1, dtype=L.float16)),
+             lambda L: L.ones(2, 3, 4, 5).contiguous(memory_format=L.channels_last).type_as(
+                 L.ones(1, dtype=L.bfloat16)),
+             lambda L: L.tensor([1.7, -2.5]).type_as(L.ones(1, dtype=L.int8))]
+    for f in cases:
+        t, c = f(torch), f(ctensor)
+        assert (tuple(c.shape), tuple(c.stride()), c.tolist()) == \
+            (tuple(t.shape), tuple(t.stride()), t.tolist())
+    for f in [lambda L: L.ones(2).type_as(3), lambda L: L.ones(2).type_as()]:
+        with pytest.raises(TypeError) as want:
+            f(torch)
+        with pytest.raises(TypeError) as got:
+            f(ctensor)
+        assert str(got.value) == str(want.value)

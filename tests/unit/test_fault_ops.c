@@ -1,7 +1,8 @@
 /* Allocation-failure injection over the ops that came after test_fault_all.c's table: the
  * binary rows from pow to logical_xor (ctensor/ops.def), the ternary ops (ternary.def), the
  * reductions beyond sum/prod/mean/amax (std/var, norm, aminmax, cumulative, nan-, count-,
- * logsumexp, softmax / log_softmax), joining and splitting (join.h), linspace / logspace /
+ * logsumexp, softmax / log_softmax), joining and splitting (join.h, hstack and the other
+ * NumPy-style joins too), linspace / logspace /
  * eye (range.h), reordering (reorder.h: flip, roll, repeat, tile, diagonal, unfold, transpose_, resize_), tril/triu,
  * linalg_add.h (addbmm, addr, addmv_), gather / scatter / index_add / index_fill /
  * index_copy (scatter.h), searchsorted / bucketize (search.h), unique_dim /
@@ -247,6 +248,17 @@ static ct_status op_cat_out(ct_tensor **o) {
     return ct_tensor_cat_out(LIST(f23, i21), 2, 1, target);
 }
 static ct_status op_stack(ct_tensor **o) { return ct_tensor_stack(LIST(f23, h23), 2, -1, o); }
+static ct_status op_hstack(ct_tensor **o) {
+    return ct_tensor_join_kind(CT_JOIN_HSTACK, LIST(f23, b23), 2, o);
+}
+static ct_status op_dstack(ct_tensor **o) {
+    return ct_tensor_join_kind(CT_JOIN_DSTACK, LIST(f23, h23, f23), 3, o);
+}
+static ct_status op_column_stack_out(ct_tensor **o) {
+    (void)o;
+    return ct_tensor_join_kind_out(CT_JOIN_COLUMN_STACK, LIST(d13, d13), 2, target);
+}
+static ct_status op_atleast_3d(ct_tensor **o) { return ct_tensor_atleast(i21, 3, o); }
 static ct_status op_stack_out(ct_tensor **o) {
     (void)o;
     return ct_tensor_stack_out(LIST(d13, d13, d13), 3, 1, target);
@@ -489,6 +501,10 @@ static const fault_case cases[] = {
     CASE(op_cat),
     CASE_ON(op_cat_out, prep_empty_d),
     CASE(op_stack),
+    CASE(op_hstack),
+    CASE(op_dstack),
+    CASE_ON(op_column_stack_out, prep_empty_d),
+    CASE(op_atleast_3d),
     CASE_ON(op_stack_out, prep_empty_d),
     CASE(op_split),
     CASE(op_split_sizes),
