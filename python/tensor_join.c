@@ -1,5 +1,6 @@
 /* Joining and splitting (include/ctensor/join.h): the functions cat (concat, concatenate),
- * stack, hstack, vstack (row_stack), dstack, column_stack, atleast_1d / 2d / 3d, split, chunk,
+ * stack, hstack, vstack (row_stack), dstack, column_stack, atleast_1d / 2d / 3d, meshgrid,
+ * split, chunk,
  * unbind, flatten, unflatten, movedim (moveaxis), swapaxes, swapdims
  * and the methods split, chunk, unflatten, movedim, moveaxis.
  *
@@ -363,6 +364,65 @@ static PyObject *run_atleast(const char *fname, int ndim, PyObject *args, PyObje
     return r;
 }
 
+/* meshgrid(*tensors, indexing=None): the tensors as arguments or as one sequence; indexing
+ * 'ij' (PyTorch's default, with its once-per-process warning when not given) or 'xy'. */
+static PyObject *py_meshgrid(PyObject *m, PyObject *args, PyObject *kwargs) {
+    (void)m;
+    static int warned; /* PyTorch's TORCH_WARN_ONCE */
+    PyObject *indexing = NULL;
+    Py_ssize_t nkw = kwargs != NULL ? PyDict_GET_SIZE(kwargs) : 0;
+    if (nkw > 0) {
+        indexing = PyDict_GetItemString(kwargs, "indexing");
+        if (indexing == NULL || nkw > 1) {
+            PyObject *key = NULL, *value;
+            Py_ssize_t pos = 0;
+            while (PyDict_Next(kwargs, &pos, &key, &value))
+                if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "indexing") != 0)
+                    break;
+            return PyErr_Format(PyExc_TypeError,
+                                "meshgrid() got an unexpected keyword argument '%S'", key);
+        }
+    }
+    bool xy = false;
+    if (indexing == NULL || indexing == Py_None) {
+        if (!warned) {
+            warned = 1;
+            if (PyErr_WarnEx(PyExc_UserWarning,
+                             "torch.meshgrid: in an upcoming release, it will be required to pass "
+                             "the indexing argument.",
+                             1) < 0)
+                return NULL;
+        }
+    } else if (PyUnicode_Check(indexing) && PyUnicode_CompareWithASCIIString(indexing, "xy") == 0) {
+        xy = true;
+    } else if (!PyUnicode_Check(indexing) ||
+               PyUnicode_CompareWithASCIIString(indexing, "ij") != 0) {
+        return PyUnicode_Check(indexing)
+                   ? PyErr_Format(PyExc_RuntimeError,
+                                  "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", "
+                                  "but received: %U",
+                                  indexing)
+                   : PyErr_Format(PyExc_TypeError,
+                                  "meshgrid(): argument 'indexing' must be str, not %s",
+                                  Py_TYPE(indexing)->tp_name);
+    }
+    PyObject *seq = args;
+    if (PyTuple_GET_SIZE(args) == 1 && !ctp_tensor_check(PyTuple_GET_ITEM(args, 0)))
+        seq = PyTuple_GET_ITEM(args, 0); /* meshgrid([a, b]) */
+    ct_tensor **v = NULL;
+    size_t n = 0;
+    if (tensors_of("meshgrid", seq, &v, &n) < 0)
+        return NULL;
+    if (refuse_global("meshgrid", seq) < 0) {
+        PyMem_Free(v);
+        return NULL;
+    }
+    ct_tensor **grids = NULL;
+    ct_status st = ct_tensor_meshgrid((const ct_tensor *const *)v, n, xy, &grids);
+    PyMem_Free(v);
+    return ctp_tensor_tuple_of_list(st, grids, (int64_t)n);
+}
+
 #define ATLEAST(n)                                                                                 \
     static PyObject *py_atleast_##n##d(PyObject *m, PyObject *args, PyObject *kwargs) {            \
         (void)m;                                                                                   \
@@ -537,6 +597,7 @@ static PyMethodDef join_functions[] = {
     FN(row_stack, "row_stack(tensors, *, out=None) -> Tensor\n\nAlias of vstack."),
     FN(dstack, "dstack(tensors, *, out=None) -> Tensor"),
     FN(column_stack, "column_stack(tensors, *, out=None) -> Tensor"),
+    FN(meshgrid, "meshgrid(*tensors, indexing=None) -> tuple of Tensors"),
     FN(atleast_1d, "atleast_1d(*tensors) -> Tensor or tuple of Tensors"),
     FN(atleast_2d, "atleast_2d(*tensors) -> Tensor or tuple of Tensors"),
     FN(atleast_3d, "atleast_3d(*tensors) -> Tensor or tuple of Tensors"),

@@ -13,6 +13,7 @@
 #ifndef CTENSOR_JOIN_H
 #define CTENSOR_JOIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,17 @@ CT_API ct_status ct_tensor_join_kind(ct_join_kind kind, const ct_tensor *const *
 /** torch.hstack(tensors, out=out) and the other kinds: as ct_tensor_cat_out. */
 CT_API ct_status ct_tensor_join_kind_out(ct_join_kind kind, const ct_tensor *const *tensors,
                                          size_t n, ct_tensor *out);
+
+/** torch.meshgrid(*tensors, indexing='ij' or 'xy' (xy true)): n >= 1 tensors of 0 or 1 dims,
+ *  one dtype and one device; grid i is input i viewed along dim i and expanded to the sizes
+ *  (numel of each input) — views with stride 0 along the other dims. 'xy' exchanges the
+ *  roles of the first two inputs (their grids' first two dims). A list of n new references
+ *  in *out (ct_tensor_list_release). Errors: CT_ERR_RUNTIME "meshgrid expects a non-empty
+ *  TensorList", "meshgrid expects all tensors to have the same dtype" (and "... device"),
+ *  "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of sizes [2,
+ *  2]" (PyTorch prints the tensor); CT_ERR_VALUE for more than CT_MAX_DIMS inputs. */
+CT_API ct_status ct_tensor_meshgrid(const ct_tensor *const *tensors, size_t n, bool xy,
+                                    ct_tensor ***out);
 
 /** Release every reference of a list returned below, then the array. NULL is fine. */
 CT_API void ct_tensor_list_release(ct_tensor **list, int64_t n);

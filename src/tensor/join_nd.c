@@ -114,3 +114,68 @@ ct_status ct_tensor_join_kind_out(ct_join_kind kind, const ct_tensor *const *ten
     CT_TRY(ct_tensor_impl_check(out, "ct_tensor_join_kind_out"));
     return join_kind(kind, tensors, n, out, NULL);
 }
+
+ct_status ct_tensor_meshgrid(const ct_tensor *const *tensors, size_t n, bool xy,
+                             ct_tensor ***out) {
+    if (out == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_meshgrid: out is NULL");
+    *out = NULL;
+    if (n > 0 && tensors == NULL)
+        return ct_set_error(CT_ERR_MISUSE, "ct_tensor_meshgrid: tensors is NULL");
+    if (n == 0)
+        return ct_set_error(CT_ERR_RUNTIME, "meshgrid expects a non-empty TensorList");
+    if (n > CT_MAX_DIMS)
+        return ct_set_error(CT_ERR_VALUE,
+                            "maximum supported dimension for a tensor is %d, found %zu",
+                            CT_MAX_DIMS, n);
+    for (size_t i = 0; i < n; i++)
+        CT_TRY(ct_tensor_impl_check(tensors[i], "ct_tensor_meshgrid"));
+    for (size_t i = 0; i + 1 < n; i++) { /* PyTorch checks these before the dims */
+        if (tensors[i]->dtype != tensors[i + 1]->dtype)
+            return ct_set_error(CT_ERR_RUNTIME, "meshgrid expects all tensors to have the same dtype");
+        if (!ct_device_equal(tensors[i]->device, tensors[i + 1]->device))
+            return ct_set_error(CT_ERR_RUNTIME,
+                                "meshgrid expects all tensors to have the same device");
+    }
+    for (size_t i = 0; i < n; i++)
+        if (tensors[i]->ndim > 1) { /* (PyTorch prints the tensor itself; its sizes here) */
+            char shape[128];
+            return ct_set_error(CT_ERR_RUNTIME,
+                                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                                "got a tensor of sizes %s",
+                                ct_tensor_impl_shape_format(shape, sizeof shape, tensors[i]->sizes,
+                                                            tensors[i]->ndim));
+        }
+    /* 'xy' is 'ij' with the first two inputs exchanged, and their grids exchanged back */
+    const ct_tensor *in[CT_MAX_DIMS];
+    for (size_t i = 0; i < n; i++)
+        in[i] = tensors[i];
+    bool swap = xy && n >= 2;
+    if (swap) {
+        in[0] = tensors[1];
+        in[1] = tensors[0];
+    }
+    int64_t sizes[CT_MAX_DIMS];
+    for (size_t i = 0; i < n; i++)
+        sizes[i] = in[i]->numel;
+    ct_tensor **grids = ct_tensor_impl_list_alloc((int64_t)n);
+    if (grids == NULL)
+        return CT_ERR_NOMEM;
+    ct_status st = CT_OK;
+    for (size_t i = 0; i < n && st == CT_OK; i++) { /* input i along dim i, expanded */
+        int64_t shape[CT_MAX_DIMS];
+        for (size_t k = 0; k < n; k++)
+            shape[k] = k == i ? sizes[i] : 1;
+        ct_tensor *v = NULL;
+        st = ct_tensor_view(in[i], shape, (int64_t)n, &v);
+        if (st == CT_OK)
+            st = ct_tensor_expand(v, sizes, (int64_t)n, &grids[swap && i < 2 ? 1 - i : i]);
+        ct_tensor_release(v);
+    }
+    if (st != CT_OK) {
+        ct_tensor_list_release(grids, (int64_t)n);
+        return st;
+    }
+    *out = grids;
+    return CT_OK;
+}

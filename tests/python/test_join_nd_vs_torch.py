@@ -139,3 +139,53 @@ def test_hypothesis_like_torch(kind, ndim, n, size, cat_size, transposed, dtypes
             ts.append(t)
         return getattr(L, kind)(ts)
     assert outcome(ctensor, call) == outcome(torch, call)
+
+
+MESH = [
+    lambda L: L.meshgrid(L.arange(3), L.arange(3), indexing="ij"),
+    lambda L: L.meshgrid([L.arange(3), L.arange(3) + 1, L.arange(2)], indexing="xy"),
+    lambda L: L.meshgrid((L.arange(4.0), L.arange(2.0)), indexing="xy"),
+    lambda L: L.meshgrid(L.arange(3), indexing="xy"),
+    lambda L: L.meshgrid(L.tensor(1), L.arange(3), indexing="ij"),
+    lambda L: L.meshgrid(L.arange(3), L.ones(0, dtype=L.int64), indexing="ij"),
+    lambda L: L.meshgrid(L.arange(6)[::2], L.arange(2), L.arange(2), indexing="ij"),
+    lambda L: L.meshgrid(L.arange(3), L.arange(2.0), indexing="ij"),
+    lambda L: L.meshgrid(indexing="ij"),
+    lambda L: L.meshgrid([], indexing="ij"),
+    lambda L: L.meshgrid(L.arange(3), indexing="ab"),
+    lambda L: L.meshgrid(L.arange(3), 1, indexing="ij"),
+    lambda L: L.meshgrid(L.arange(3), indexing="ij", sparse=True),
+]
+
+
+@pytest.mark.parametrize("k", range(len(MESH)))
+def test_meshgrid_like_torch(k):
+    assert outcome(ctensor, MESH[k]) == outcome(torch, MESH[k])
+
+
+def test_meshgrid_views_and_errors():
+    x, y = ctensor.arange(3), ctensor.arange(2)
+    gx, gy = ctensor.meshgrid(x, y, indexing="ij")
+    x[1] = 9  # views of the inputs
+    assert gx.tolist() == [[0, 0], [9, 9], [2, 2]] and gy.tolist() == [[0, 1]] * 3
+    with pytest.raises(RuntimeError, match="Expected 0D or 1D tensor"):
+        ctensor.meshgrid(ctensor.ones(2, 2), indexing="ij")
+    with pytest.raises(RuntimeError, match="Expected 0D or 1D tensor"):
+        torch.meshgrid(torch.ones(2, 2), indexing="ij")
+
+
+def test_meshgrid_warns_once_without_indexing():
+    """PyTorch's TORCH_WARN_ONCE: the first call without indexing= in a process warns."""
+    import subprocess
+    import sys
+    script = ("import warnings, ctensor\n"
+              "warnings.simplefilter('always')\n"
+              "with warnings.catch_warnings(record=True) as w:\n"
+              "    warnings.simplefilter('always')\n"
+              "    a, b = ctensor.meshgrid(ctensor.arange(2), ctensor.arange(3))\n"
+              "    ctensor.meshgrid(ctensor.arange(2))\n"
+              "print(len(w), tuple(a.shape), w[0].message if w else '')\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == ("1 (2, 3) torch.meshgrid: in an upcoming release, it will be required to "
+                   "pass the indexing argument.")

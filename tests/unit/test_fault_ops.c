@@ -280,6 +280,11 @@ static ct_status op_split(ct_tensor **o) {
     ct_status st = ct_tensor_split(x345, 2, 1, &l, &n);
     return take_last(st, l, n, o);
 }
+static ct_status op_meshgrid(ct_tensor **o) {
+    ct_tensor **l = NULL;
+    ct_status st = ct_tensor_meshgrid(LIST(w0, w0, w0), 3, true, &l);
+    return take_last(st, l, st == CT_OK ? 3 : 0, o);
+}
 static ct_status op_split_sizes(ct_tensor **o) {
     ct_tensor **l = NULL;
     int64_t n = 0;
@@ -508,6 +513,7 @@ static const fault_case cases[] = {
     CASE_ON(op_stack_out, prep_empty_d),
     CASE(op_split),
     CASE(op_split_sizes),
+    CASE(op_meshgrid),
     CASE(op_unbind),
     CASE(op_unflatten),
     CASE(op_movedim),
