@@ -26,6 +26,9 @@ def main():
     sq = torch.randn(10**4, 10**4)
     i32 = torch.randint(-1000, 1000, (10**7,), dtype=torch.int32)
     f7 = torch.randn(10**7)
+    rows = torch.randn(4096, 1024)
+    nchw = torch.randn(16, 32, 64, 64)
+    rows16 = rows.bfloat16()
     cases = [
         ("sum float32 1e8", big, lambda a: a.sum(), big.numel() * 4),
         ("sum float32 1e4x1e4 dim=0", sq, lambda a: a.sum(0), None),
@@ -43,6 +46,12 @@ def main():
         ("cumsum float32 1e3x1e4 dim=0", sq[:1000], lambda a: a.cumsum(0), None),
         ("aminmax float32 1e7", f7, lambda a: a.aminmax(), None),
         ("count_nonzero float32 1e7", f7, lambda a: a.count_nonzero(), None),
+        ("softmax float32 4096x1024 dim=1", rows, lambda a: a.softmax(1), None),
+        ("softmax float32 4096x1024 dim=0", rows, lambda a: a.softmax(0), None),
+        ("log_softmax float32 4096x1024 dim=1", rows, lambda a: a.log_softmax(1), None),
+        ("softmax float32 64x1000 dim=1", rows[:64, :1000], lambda a: a.softmax(1), None),
+        ("softmax float32 16x32x64x64 dim=1", nchw, lambda a: a.softmax(1), None),
+        ("softmax bfloat16 4096x1024 dim=1", rows16, lambda a: a.softmax(1), None),
     ]
     only = sys.argv[1:]  # optional substrings: run only the cases whose name has one
     if only:

@@ -70,6 +70,15 @@ static ct_status compute(bool log, const ct_tensor *x, int64_t d, ct_tensor *r, 
                              ct_tensor_data_ptr(*res), x->numel / n, n);
         return CT_OK;
     }
+    if (rows && math != x->dtype && r != NULL && n <= CT_SOFTMAX_HALF_ROW &&
+        ct_tensor_is_contiguous(x, CT_MEMFMT_CONTIGUOUS) &&
+        ct_tensor_is_contiguous(r, CT_MEMFMT_CONTIGUOUS) && r->dtype == x->dtype &&
+        (r->storage != x->storage || r == x)) {
+        /* float16 / bfloat16 rows widened one at a time (the same bytes as the buffer) */
+        ct_softmax_impl_rows_half(log, x->dtype, ct_tensor_data_ptr(x), ct_tensor_data_ptr(r),
+                                  x->numel / n, n);
+        return CT_OK;
+    }
     ct_tensor *y = NULL; /* a fresh contiguous buffer in the math dtype, worked in place */
     ct_status st = ct_tensor_to(x, math, NULL, true, CT_MEMFMT_CONTIGUOUS, &y);
     if (st == CT_OK && rows)

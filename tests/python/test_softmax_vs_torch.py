@@ -342,3 +342,22 @@ def test_each_isa_level(isa):
     out = subprocess.run([sys.executable, "-c", _LEVEL_SCRIPT.format(here=here)], env=env,
                          capture_output=True, text=True, check=True).stdout
     assert float(out.strip().splitlines()[-1]) <= 8
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_rows_same_bytes_as_float32(dtype):
+    """float16 / bfloat16 rows (widened one at a time up to 4096 elements, through a float32
+    buffer beyond) give the bytes of the float32 computation rounded once; out= may be the
+    input itself."""
+    g = torch.Generator().manual_seed(7)
+    for n in (1, 5, 4096, 4097):
+        t = (torch.randn(3, n, generator=g) * 5).to(getattr(torch, dtype))
+        t[0, 0] = -math.inf
+        c = to_ct(t)
+        for op in ("softmax", "log_softmax"):
+            want = getattr(ctensor, op)(c.float(), 1).to(getattr(ctensor, dtype))
+            got = getattr(ctensor, op)(c, 1)
+            assert got.view(ctensor.int16).tolist() == want.view(ctensor.int16).tolist()
+            same = c.clone()
+            assert getattr(ctensor, op)(same, 1, out=same) is same
+            assert same.view(ctensor.int16).tolist() == want.view(ctensor.int16).tolist()
