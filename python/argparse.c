@@ -634,13 +634,17 @@ int ctp_parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyOb
         global = is_global_tensor(value);
     if (global) {
         PyErr_Clear();
-        PyErr_Format(PyExc_RuntimeError,
-                     "%s(): Expected all tensors to be local, but found a global tensor (no "
-                     "global form of this function yet; x.to_local() gives this rank's "
-                     "component)",
-                     fname);
+        ctp_raise_global_in_local(fname);
     }
     return -1;
+}
+
+PyObject *ctp_raise_global_in_local(const char *fname) {
+    return PyErr_Format(PyExc_RuntimeError,
+                        "%s(): Expected all tensors to be local, but found a global tensor (no "
+                        "global form of this function yet; x.to_local() gives this rank's "
+                        "component)",
+                        fname);
 }
 
 static int parse_args(const char *fname, const ctp_signature *sigs, int nsigs, PyObject *args,

@@ -99,6 +99,10 @@ typedef struct ctp_signature {
     ctp_param params[CTP_MAX_PARAMS];
 } ctp_signature;
 
+/** Raise OneFlow's mixing error for a global tensor given to a function that has no global
+ *  form ("cat(): Expected all tensors to be local, but found a global tensor ..."); NULL. */
+PyObject *ctp_raise_global_in_local(const char *fname);
+
 /** Parse (args, kwargs) against `sigs` in order, as PyTorch's PythonArgParser does, and
  *  return the index of the first signature that matches, with its arguments (borrowed, in
  *  parameter order) in `out`. On failure returns -1 with the TypeError PyTorch would raise

@@ -63,59 +63,6 @@ static PyObject *call_method(const char *method, PyObject *const *a, int npos, c
     return r;
 }
 
-static PyObject *py_transpose(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("transpose", transpose_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("transpose", a, 3, NULL);
-}
-
-/* The method's own parser and the C API then decide the rest (a shape's -1, a dim's range,
- * narrow's 0-dim tensor start), with the method's messages, as torch's functions share one
- * implementation with their methods. */
-static PyObject *py_reshape(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("reshape", reshape_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("reshape", a, 2, NULL);
-}
-
-static PyObject *py_permute(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("permute", permute_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("permute", a, 2, NULL);
-}
-
-static PyObject *py_narrow(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("narrow", narrow_sigs, 2, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("narrow", a, 4, NULL);
-}
-
-static PyObject *py_select(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("select", select_sigs, 2, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("select", a, 3, NULL);
-}
-
-/* broadcast_to is expand without expand's `implicit` (PyTorch: at::broadcast_to calls
- * expand, so the messages are expand's). */
-static PyObject *py_broadcast_to(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("broadcast_to", broadcast_to_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("expand", a, 2, NULL);
-}
-
 static PyObject *tensor_broadcast_to(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *a[CTP_MAX_PARAMS + 1];
     if (ctp_parse_args("broadcast_to", size_sig, 1, args, kwargs, a + 1) < 0)
@@ -143,21 +90,31 @@ static PyObject *tensor_type_as(PyObject *self, PyObject *args, PyObject *kwargs
     return ctp_tensor_result(NULL, st, r);
 }
 
-static PyObject *py_t(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("t", t_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("t", a, 1, NULL);
-}
-
-static PyObject *py_clone(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("clone", clone_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("clone", a, 1, "memory_format");
-}
+/* name(input, ...): the arguments parsed with PyTorch's signatures of the function (its
+ * TypeErrors), then input.<method>(the first npos of them), with memory_format= when kw says
+ * so. The method and the C API then decide the rest (a shape's -1, a dim's range, narrow's
+ * 0-dim tensor start), with the method's messages, as torch's functions share one
+ * implementation with their methods. */
+#define METHOD_FORM(name, sigs, nsigs, method, npos, kw)                                           \
+    static PyObject *py_##name(PyObject *mod, PyObject *args, PyObject *kwargs) {                  \
+        (void)mod;                                                                                 \
+        PyObject *a[CTP_MAX_PARAMS];                                                               \
+        if (ctp_parse_args(#name, sigs, nsigs, args, kwargs, a) < 0)                               \
+            return NULL;                                                                           \
+        return call_method(method, a, npos, kw);                                                   \
+    }
+METHOD_FORM(transpose, transpose_sig, 1, "transpose", 3, NULL)
+METHOD_FORM(t, t_sig, 1, "t", 1, NULL)
+METHOD_FORM(clone, clone_sig, 1, "clone", 1, "memory_format")
+METHOD_FORM(unsqueeze, unsqueeze_sig, 1, "unsqueeze", 2, NULL)
+METHOD_FORM(is_signed, is_signed_sig, 1, "is_signed", 1, NULL)
+METHOD_FORM(reshape, reshape_sig, 1, "reshape", 2, NULL)
+METHOD_FORM(permute, permute_sig, 1, "permute", 2, NULL)
+METHOD_FORM(narrow, narrow_sigs, 2, "narrow", 4, NULL)
+METHOD_FORM(select, select_sigs, 2, "select", 3, NULL)
+/* broadcast_to is expand without expand's `implicit` (PyTorch: at::broadcast_to calls
+ * expand, so the messages are expand's). */
+METHOD_FORM(broadcast_to, broadcast_to_sig, 1, "expand", 2, NULL)
 
 /* negative is neg: the module's neg with the same arguments (sparse.c routes sparse ones). */
 static PyObject *py_negative(PyObject *mod, PyObject *args, PyObject *kwargs) {
@@ -179,22 +136,6 @@ static PyObject *py_squeeze(PyObject *mod, PyObject *args, PyObject *kwargs) {
     if (k < 0)
         return NULL;
     return call_method("squeeze", a, k == 0 ? 1 : 2, NULL);
-}
-
-static PyObject *py_unsqueeze(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("unsqueeze", unsqueeze_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("unsqueeze", a, 2, NULL);
-}
-
-static PyObject *py_is_signed(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    (void)mod;
-    PyObject *a[CTP_MAX_PARAMS];
-    if (ctp_parse_args("is_signed", is_signed_sig, 1, args, kwargs, a) < 0)
-        return NULL;
-    return call_method("is_signed", a, 1, NULL);
 }
 
 /* square is pow(input, 2) in PyTorch (its dtype rules and messages: bool gives int64, bool's

@@ -248,16 +248,12 @@ static PyObject *py_chunk(PyObject *m, PyObject *args, PyObject *kwargs) {
 
 /* ---- hstack, vstack, dstack, column_stack, atleast_Nd ---------------------------------------- */
 
-/* A global tensor among `seq`'s items: the error of a local function (argparse.c's wording),
- * as these have no global form. */
+/* A global tensor among `seq`'s items: the error of a local function, as these have no
+ * global form. */
 static int refuse_global(const char *fname, PyObject *seq) {
 #ifdef CT_HAVE_DIST
     if (ctp_dist_seq_has_global(seq)) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "%s(): Expected all tensors to be local, but found a global tensor (no "
-                     "global form of this function yet; x.to_local() gives this rank's "
-                     "component)",
-                     fname);
+        ctp_raise_global_in_local(fname);
         return -1;
     }
 #else

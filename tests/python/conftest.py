@@ -36,6 +36,21 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
+@pytest.fixture
+def npu():
+    """A host-emulated accelerator "npu" (one device) for the test, unregistered after it (a
+    test module may define its own, with another scope)."""
+    from ctensor import _testing
+    _testing.register_emulated_backend("npu", 1)
+    yield "npu"
+    import gc
+    gc.collect()
+    try:
+        _testing.unregister_backend("npu")
+    except RuntimeError:
+        pass
+
+
 # gc.freeze of the long-lived objects, as hooks of this conftest (gc_freeze.py says why)
 from gc_freeze import pytest_collection_finish, pytest_runtest_setup  # noqa: E402,F401
 

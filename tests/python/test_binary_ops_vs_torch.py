@@ -329,19 +329,6 @@ def test_int_min_by_minus_one_is_zero(dtype):
         assert (a % b).tolist() == [0, 0, 0, 0]
 
 
-@pytest.fixture
-def npu():
-    from ctensor import _testing
-    _testing.register_emulated_backend("npu", 1)
-    yield "npu"
-    import gc
-    gc.collect()
-    try:
-        _testing.unregister_backend("npu")
-    except RuntimeError:
-        pass
-
-
 @pytest.mark.parametrize("op", list(OPS))
 def test_meta_and_accelerator(op, npu):
     """Meta tensors get the dtype and shape (and the same errors); the host-emulated

@@ -251,19 +251,6 @@ def test_type_errors():
             f(ctensor)
 
 
-@pytest.fixture
-def npu():
-    from ctensor import _testing
-    _testing.register_emulated_backend("npu", 1)
-    yield "npu"
-    import gc
-    gc.collect()
-    try:
-        _testing.unregister_backend("npu")
-    except RuntimeError:
-        pass
-
-
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_meta_and_accelerator(op, npu):
     g = torch.Generator().manual_seed(3)
