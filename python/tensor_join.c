@@ -272,12 +272,10 @@ static PyObject *run_join_kind(const char *fname, ct_join_kind kind, PyObject *a
         return NULL;
     ct_tensor **v = NULL;
     size_t n = 0;
+    if (refuse_global(fname, a[0]) < 0)
+        return NULL;
     if (tensors_of(fname, a[0], &v, &n) < 0)
         return NULL;
-    if (refuse_global(fname, a[0]) < 0) {
-        PyMem_Free(v);
-        return NULL;
-    }
     PyObject *r;
     if (a[1] != NULL) {
         ct_status st = ct_tensor_join_kind_out(kind, (const ct_tensor *const *)v, n,
@@ -324,14 +322,13 @@ static PyObject *run_atleast(const char *fname, int ndim, PyObject *args, PyObje
         return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'",
                             fname, key);
     }
+    if (refuse_global(fname, args) < 0)
+        return NULL;
     PyObject *seq = args;
     if (PyTuple_GET_SIZE(args) == 1) {
         PyObject *only = PyTuple_GET_ITEM(args, 0);
-        if (ctp_tensor_check(only)) {
-            if (refuse_global(fname, args) < 0)
-                return NULL;
+        if (ctp_tensor_check(only))
             return atleast_one(only, ndim);
-        }
         if (!PyTuple_Check(only) && !PyList_Check(only)) /* the overloads' TypeError */
             return PyErr_Format(
                 PyExc_TypeError,
@@ -344,11 +341,11 @@ static PyObject *run_atleast(const char *fname, int ndim, PyObject *args, PyObje
     }
     ct_tensor **v = NULL;
     size_t n = 0;
+    if (refuse_global(fname, seq) < 0)
+        return NULL;
     if (tensors_of(fname, seq, &v, &n) < 0)
         return NULL;
     PyMem_Free(v); /* (checked: every item is a tensor) */
-    if (refuse_global(fname, seq) < 0)
-        return NULL;
     PyObject *r = PyTuple_New((Py_ssize_t)n);
     for (size_t i = 0; r != NULL && i < n; i++) {
         PyObject *item = atleast_one(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), ndim);
@@ -402,17 +399,17 @@ static PyObject *py_meshgrid(PyObject *m, PyObject *args, PyObject *kwargs) {
                                   "meshgrid(): argument 'indexing' must be str, not %s",
                                   Py_TYPE(indexing)->tp_name);
     }
+    if (refuse_global("meshgrid", args) < 0)
+        return NULL;
     PyObject *seq = args;
     if (PyTuple_GET_SIZE(args) == 1 && !ctp_tensor_check(PyTuple_GET_ITEM(args, 0)))
         seq = PyTuple_GET_ITEM(args, 0); /* meshgrid([a, b]) */
     ct_tensor **v = NULL;
     size_t n = 0;
+    if (refuse_global("meshgrid", seq) < 0)
+        return NULL;
     if (tensors_of("meshgrid", seq, &v, &n) < 0)
         return NULL;
-    if (refuse_global("meshgrid", seq) < 0) {
-        PyMem_Free(v);
-        return NULL;
-    }
     ct_tensor **grids = NULL;
     ct_status st = ct_tensor_meshgrid((const ct_tensor *const *)v, n, xy, &grids);
     PyMem_Free(v);

@@ -279,3 +279,22 @@ def test_local_function_error_wording():
     with pytest.raises(RuntimeError, match=r"^flip\(\): Expected all tensors to be local, "
                                            r"but found a global tensor"):
         ctensor.flip(g, [0])
+
+
+@pytest.mark.parametrize("call", [lambda g: ctensor.hstack([g, g]),
+                                  lambda g: ctensor.column_stack((ctensor.ones(4), g)),
+                                  lambda g: ctensor.atleast_2d(g),
+                                  lambda g: ctensor.atleast_3d([g]),
+                                  lambda g: ctensor.meshgrid(g, indexing="ij"),
+                                  lambda g: ctensor.softmax(g, 0),
+                                  lambda g: ctensor.reshape(g, (-1,)),
+                                  lambda g: ctensor.broadcast_to(g, (2, 4))],
+                         ids=["hstack", "column_stack", "atleast_2d", "atleast_3d", "meshgrid",
+                              "softmax", "reshape", "broadcast_to"])
+def test_local_only_functions_refuse_global_tensors(call):
+    """The functions without a global form: OneFlow's mixing error, never a TypeError or a
+    result computed on the meta stand-in."""
+    g = make(B)
+    with pytest.raises(RuntimeError, match=r"\(\): Expected all tensors to be local, "
+                                           r"but found a global tensor"):
+        call(g)
