@@ -19,17 +19,18 @@ typedef struct rows_ctx {
     row_f32_fn f32;
     row_f64_fn f64;
     ct_convert_loop_fn widen, narrow; /* half rows: to float32 and back */
-    int64_t item;                     /* bytes of a half element */
 } rows_ctx;
+
+enum { HALF_BYTES = 2 }; /* a float16 / bfloat16 element */
 
 static void half_body(void *p, int64_t begin, int64_t end) {
     const rows_ctx *c = p;
     float buf[CT_SOFTMAX_HALF_ROW];
     size_t n = (size_t)c->n;
     for (int64_t r = begin; r < end; r++) {
-        c->widen(buf, 4, (const char *)c->x + r * c->n * c->item, c->item, n);
+        c->widen(buf, 4, (const char *)c->x + r * c->n * HALF_BYTES, HALF_BYTES, n);
         c->f32(c->log, buf, buf, c->n);
-        c->narrow((char *)c->out + r * c->n * c->item, c->item, buf, 4, n);
+        c->narrow((char *)c->out + r * c->n * HALF_BYTES, HALF_BYTES, buf, 4, n);
     }
 }
 
@@ -82,7 +83,7 @@ void ct_softmax_impl_rows_half(bool log, ct_dtype dtype, const void *x, void *ou
     if (n < 1 || rows < 1 || n > CT_SOFTMAX_HALF_ROW)
         return;
     const ct_convert_loop_table *loops = ct_convert_impl_active_loops();
-    rows_ctx c = {.log = log, .x = x, .out = out, .n = n, .item = 2,
+    rows_ctx c = {.log = log, .x = x, .out = out, .n = n,
                   .widen = (*loops)[CT_FLOAT32][dtype], .narrow = (*loops)[dtype][CT_FLOAT32]};
     pick_rows(&c);
     ct_parallel_for(0, rows, grain_of(n), half_body, &c);

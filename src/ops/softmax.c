@@ -4,8 +4,9 @@
  * these (meta gives the shape and dtype).
  *
  * The input (cast to dtype= first, as PyTorch does) is copied once, unless the fused rows can
- * read it as it is, into a contiguous buffer of the computation dtype (float32 for float16 and bfloat16: one rounding at the end, as
- * PyTorch's CPU kernels, which compute in float), and the steps run in place on it:
+ * read it as it is, into a contiguous buffer of the computation dtype (float32 for float16
+ * and bfloat16: one rounding at the end, as PyTorch's CPU kernels, which compute in float),
+ * and the steps run in place on it:
  *   y = x - max(x)  (along dim; a line with NaN, or only -inf, becomes NaN, as in PyTorch)
  *   softmax:      exp(y) / sum(exp(y))
  *   log_softmax:  y - log(sum(exp(y)))
